@@ -1,0 +1,63 @@
+"""A cancellation token: one run's "stop now", observable by polling or awaiting."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Generator
+from contextlib import contextmanager
+
+import anyio
+
+
+class CancelToken:
+    """Set once, never reset. Cancel scopes opened with :meth:`scope` are cancelled with it.
+
+    ``cancel`` must be called from the event loop's thread (use
+    ``anyio.from_thread.run_sync`` elsewhere).
+    """
+
+    __slots__ = ("__weakref__", "_children", "_event", "_scopes")
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self._scopes: set[anyio.CancelScope] = set()
+        self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (here or on a parent)."""
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        """Cancel the token, every scope opened with it, and every child token."""
+        if self._event.is_set():
+            return
+        self._event.set()
+        for scope in list(self._scopes):
+            scope.cancel()
+        for child in list(self._children):
+            child.cancel()
+
+    async def wait(self) -> None:
+        """Return once the token is cancelled."""
+        await self._event.wait()
+
+    def child(self) -> CancelToken:
+        """A token cancelled whenever this one is, and cancellable on its own."""
+        token = CancelToken()
+        self._children.add(token)
+        if self.cancelled:
+            token.cancel()
+        return token
+
+    @contextmanager
+    def scope(self) -> Generator[anyio.CancelScope]:
+        """A cancel scope that this token cancels (at once, if it already is cancelled)."""
+        with anyio.CancelScope() as scope:
+            self._scopes.add(scope)
+            try:
+                if self._event.is_set():
+                    scope.cancel()
+                yield scope
+            finally:
+                self._scopes.discard(scope)
