@@ -1,5 +1,6 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
+from .agent import Agent, AgentBusyError
 from .cancel import CancelToken
 from .config import (
     AnthropicCompat,
@@ -42,7 +43,32 @@ from .events import (
     event_adapter,
 )
 from .function_tool import FunctionTool, tool
+from .hooks import (
+    Allow,
+    Deny,
+    FilterResult,
+    InputFilter,
+    Modify,
+    Pass,
+    Reject,
+    ToolCallRequest,
+    ToolDecision,
+    ToolMiddleware,
+    TurnContext,
+    TurnHook,
+    Warn,
+)
 from .keys import PROVIDER_KEY_VARIABLES, resolve_api_key
+from .limits import ExecutionLimits
+from .loop import (
+    AGENT_STOPPED_PREFIX,
+    CANCELLED_MARKER,
+    LOOP_ABORT_PREFIX,
+    agent_loop,
+    agent_loop_continue,
+    is_loop_injected,
+)
+from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
 from .messages import (
     AgentMessage,
     AssistantMessage,
@@ -56,21 +82,37 @@ from .messages import (
     message_adapter,
     messages_adapter,
 )
+from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
 from .pricing import cost_of, resolve_cost, set_price_resolver
 from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
 from .registry import ProviderNotFoundError, ProviderRegistry, default_registry
+from .retry import RetryConfig
 from .stats import SessionStats, SubAgentSpend
+from .structured import (
+    NoStructuredOutputError,
+    StructuredOutputError,
+    StructuredParseError,
+    StructuredProviderError,
+)
 from .tool import AgentTool, ToolContext, ToolError, ToolResult
 
 __all__ = [
+    "AGENT_STOPPED_PREFIX",
+    "CANCELLED_MARKER",
+    "LOOP_ABORT_PREFIX",
     "OVERFLOW_PHRASES",
     "PROVIDER_KEY_VARIABLES",
     "RATE_LIMIT_CODES",
+    "Agent",
+    "AgentBusyError",
+    "AgentContext",
     "AgentEnd",
     "AgentEvent",
+    "AgentLoopConfig",
     "AgentMessage",
     "AgentStart",
     "AgentTool",
+    "Allow",
     "AnthropicCompat",
     "ApiProtocol",
     "AssistantMessage",
@@ -79,27 +121,41 @@ __all__ = [
     "CostConfig",
     "CustomMessage",
     "DeltaSink",
+    "Deny",
     "ErrorKind",
+    "ExecutionLimits",
+    "FilterResult",
     "FunctionTool",
     "GoogleCompat",
     "ImageContent",
+    "InputFilter",
     "InputRejected",
     "Message",
     "MessageEnd",
     "MessageStart",
     "MessageUpdate",
+    "MockProvider",
+    "MockReply",
     "ModelConfig",
+    "Modify",
+    "NoStructuredOutputError",
     "OpenAiCompat",
     "OutputSchema",
+    "Pass",
     "ProgressMessage",
     "ProviderError",
     "ProviderNotFoundError",
     "ProviderRegistry",
     "ProviderRetry",
+    "Reject",
+    "RetryConfig",
     "SessionStats",
     "StopReason",
     "StreamConfig",
     "StreamProvider",
+    "StructuredOutputError",
+    "StructuredParseError",
+    "StructuredProviderError",
     "SubAgentSpend",
     "TextContent",
     "TextDelta",
@@ -108,23 +164,34 @@ __all__ = [
     "ThinkingLevel",
     "ToolCall",
     "ToolCallDelta",
+    "ToolCallRequest",
     "ToolContext",
+    "ToolDecision",
     "ToolDefinition",
     "ToolError",
+    "ToolExecution",
     "ToolExecutionEnd",
     "ToolExecutionStart",
     "ToolExecutionUpdate",
+    "ToolMiddleware",
     "ToolResult",
     "ToolResultMessage",
+    "TranscriptError",
+    "TurnContext",
     "TurnEnd",
+    "TurnHook",
     "TurnStart",
     "Usage",
     "UserMessage",
+    "Warn",
+    "agent_loop",
+    "agent_loop_continue",
     "classify",
     "context_messages",
     "cost_of",
     "default_registry",
     "event_adapter",
+    "is_loop_injected",
     "is_overflow_text",
     "message_adapter",
     "messages_adapter",
@@ -133,4 +200,5 @@ __all__ = [
     "resolve_cost",
     "set_price_resolver",
     "tool",
+    "validate_transcript",
 ]

@@ -63,7 +63,6 @@ OVERFLOW_PHRASES: tuple[str, ...] = (
     "exceeds the maximum number of tokens",  # Gemini, Vertex
     "request too large",  # Anthropic 413
     "model_context_window_exceeded",  # Anthropic stop reason / xAI
-    "context window",  # Mistral: "Prompt contains N tokens ... too large for model with context window"
     "too large for model",  # Mistral
     "string too long",  # Azure
     "input_too_long",

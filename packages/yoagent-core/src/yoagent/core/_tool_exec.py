@@ -1,0 +1,222 @@
+"""Running a reply's tool calls. Every call goes through one choke point, ``_execute``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+
+from ._logging import logger
+from .content import ImageContent, TextContent, ToolCall, UserContent
+from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
+from .hooks import Deny, Modify, ToolCallRequest, middleware_callable, resolve
+from .loop_config import ToolExecution
+from .messages import AnyMessage, ToolResultMessage
+from .provider import ToolDefinition
+from .telemetry import SPAN_TOOL, tracer
+from .tool import AgentTool, ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from .loop import RunState
+
+CANCELLED_RESULT = "Tool execution cancelled."
+
+
+def truncate_text(text: str, limit: int | None) -> str:
+    """Cut ``text`` to about ``limit`` characters, keeping its head and tail.
+
+    The cut is marked in the text itself so the model knows output is missing.
+    """
+    if limit is None or len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n\n[... {cut} characters truncated ...]\n\n{text[len(text) - tail :]}"
+
+
+def _truncate_content(content: list[UserContent], limit: int | None) -> list[UserContent]:
+    if limit is None:
+        return content
+    texts = [block for block in content if isinstance(block, TextContent)]
+    if sum(len(block.text) for block in texts) <= limit:
+        return content
+    images: list[UserContent] = [block for block in content if isinstance(block, ImageContent)]
+    joined = "\n".join(block.text for block in texts)
+    return [TextContent(text=truncate_text(joined, limit)), *images]
+
+
+class ToolRunner:
+    """Runs tool calls for one run, under its middleware, cancellation and output limits."""
+
+    def __init__(self, run: RunState) -> None:
+        self.owner = run
+        self.by_name: dict[str, AgentTool] = {}
+        for agent_tool in run.context.tools:
+            self.by_name.setdefault(agent_tool.name, agent_tool)
+        self.definitions: list[ToolDefinition] = [
+            ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self.by_name.values()
+        ]
+        self.middleware = [middleware_callable(m) for m in run.config.tool_middleware]
+
+    async def run_calls(
+        self, calls: list[ToolCall], strategy: ToolExecution
+    ) -> tuple[list[ToolResultMessage], list[AnyMessage]]:
+        """Run ``calls`` with ``strategy``; returns their results (in call order, appended to
+        the history) and any steering messages that arrived, which skip calls not yet begun."""
+        results: list[ToolResultMessage | None] = [None] * len(calls)
+        steering: list[AnyMessage] = []
+        size = len(calls)
+        if strategy is ToolExecution.SEQUENTIAL:
+            size = 1
+        elif strategy is ToolExecution.BATCHED:
+            size = max(self.owner.config.batch_size, 1)
+        for start in range(0, len(calls), size):
+            batch = range(start, min(start + size, len(calls)))
+            await self._run_batch(calls, batch, results)
+            steering = self.owner.take_steering()
+            if steering:
+                break
+        for index, call in enumerate(calls):
+            if results[index] is None:
+                results[index] = self._resolve_unrun(call, SKIPPED_FOR_STEERING)
+        final = [result for result in results if result is not None]
+        for result in final:
+            self.owner.append(result)
+        return final, steering
+
+    def refuse(self, calls: list[ToolCall], reason: str) -> list[ToolResultMessage]:
+        """Answer every call with an error without running it; append the answers."""
+        results = [self._resolve_unrun(call, reason) for call in calls]
+        for result in results:
+            self.owner.append(result)
+        return results
+
+    def _resolve_unrun(self, call: ToolCall, reason: str) -> ToolResultMessage:
+        self.owner.emit(
+            ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
+        )
+        result = _error_result(call, reason)
+        self.owner.emit(ToolExecutionEnd(result=result))
+        return result
+
+    async def _run_batch(
+        self, calls: Sequence[ToolCall], batch: range, results: list[ToolResultMessage | None]
+    ) -> None:
+        if len(batch) == 1:
+            results[batch[0]] = await self._execute(calls[batch[0]])
+            return
+
+        async def one(index: int) -> None:
+            results[index] = await self._execute(calls[index])
+
+        async with anyio.create_task_group() as group:
+            for index in batch:
+                group.start_soon(one, index)
+
+    async def _execute(self, call: ToolCall) -> ToolResultMessage:
+        """The one place a tool call runs: events, middleware, containment, truncation."""
+        run = self.owner
+        run.emit(
+            ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
+        )
+        with tracer.start_as_current_span(SPAN_TOOL) as span:
+            span.set_attribute("yoagent.tool.name", call.name)
+            span.set_attribute("yoagent.tool.call_id", call.id)
+            result = await self._guarded(call)
+            span.set_attribute("yoagent.tool.is_error", result.is_error)
+        run.emit(ToolExecutionEnd(result=result))
+        return result
+
+    async def _guarded(self, call: ToolCall) -> ToolResultMessage:
+        run = self.owner
+        agent_tool = self.by_name.get(call.name)
+        if agent_tool is None:
+            available = ", ".join(sorted(self.by_name)) or "none"
+            return _error_result(
+                call, f"Tool {call.name!r} not found. Available tools: {available}."
+            )
+        arguments = call.arguments
+        for before_tool in self.middleware:
+            request = ToolCallRequest(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                arguments=arguments,
+                messages=tuple(run.context.messages),
+            )
+            try:
+                decision = await resolve(before_tool(request))
+            except Exception as error:  # a raising middleware is a denial, never a crash
+                logger.exception("tool middleware failed on %s", call.id)
+                return _error_result(
+                    call, f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
+                )
+            if isinstance(decision, Deny):
+                return _error_result(call, f"Tool call denied: {decision.reason}")
+            if isinstance(decision, Modify):
+                arguments = decision.arguments
+
+        def on_update(partial: ToolResult) -> None:
+            run.emit(
+                ToolExecutionUpdate(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=list(partial.content),
+                    details=partial.details,
+                )
+            )
+
+        def on_progress(text: str) -> None:
+            run.emit(ProgressMessage(tool_call_id=call.id, tool_name=call.name, text=text))
+
+        ctx = ToolContext(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            cancel=run.cancel,
+            on_update=on_update,
+            on_progress=on_progress,
+        )
+        try:
+            outcome = await _execute_cancellable(agent_tool, arguments, ctx)
+        except ToolError as error:
+            return _error_result(call, str(error) or type(error).__name__)
+        except Exception as error:  # contained: the model reads what went wrong, the run goes on
+            logger.exception("tool %s raised on call %s", call.name, call.id)
+            return _error_result(call, f"{type(error).__name__}: {error}")
+        if outcome is None:
+            return _error_result(call, CANCELLED_RESULT)
+        return ToolResultMessage(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=_truncate_content(list(outcome.content), run.config.max_tool_output_chars),
+            details=outcome.details,
+        )
+
+
+async def _execute_cancellable(
+    agent_tool: AgentTool, arguments: dict[str, Any], ctx: ToolContext
+) -> ToolResult | None:
+    """The tool's result, or ``None`` when the run was cancelled while it ran."""
+    with ctx.cancel.scope():
+        outcome = cast(object, await agent_tool.execute(arguments, ctx))
+        if not isinstance(outcome, ToolResult):
+            raise ToolError(
+                f"tool {agent_tool.name} returned {type(outcome).__name__}, not a ToolResult"
+            )
+        return outcome
+    return None
+
+
+def _error_result(call: ToolCall, text: str, details: Any = None) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=[TextContent(text=text)],
+        is_error=True,
+        details=details,
+    )
+
+
+SKIPPED_FOR_STEERING = "Skipped: the user sent a new message before this tool ran."

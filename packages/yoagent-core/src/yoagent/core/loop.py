@@ -1,0 +1,290 @@
+"""The agent loop: stream a reply, run its tool calls, append the results, repeat until done.
+
+``agent_loop`` and ``agent_loop_continue`` are free functions; :class:`~yoagent.core.Agent`
+is an optional stateful wrapper around them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import anyio
+from opentelemetry.trace import Status, StatusCode
+
+from ._logging import logger
+from ._streaming import stream_reply
+from ._tool_exec import ToolRunner
+from .cancel import CancelToken
+from .content import TextContent, ToolCall
+from .events import (
+    AgentEnd,
+    AgentStart,
+    AnyEvent,
+    InputRejected,
+    MessageEnd,
+    MessageStart,
+    TurnEnd,
+    TurnStart,
+)
+from .hooks import Reject, TurnContext, Warn, resolve
+from .limits import ExecutionLimits, ExecutionTracker
+from .loop_config import AgentContext, AgentLoopConfig
+from .messages import (
+    AnyMessage,
+    AssistantMessage,
+    LlmMessage,
+    StopReason,
+    UserMessage,
+    context_messages,
+)
+from .pricing import cost_of, resolve_cost
+from .stats import SessionStats
+from .telemetry import SPAN_AGENT_LOOP, tracer
+
+AGENT_STOPPED_PREFIX = "[Agent stopped: "
+"""Every marker the loop appends when it stops a run on its own starts with this."""
+CANCELLED_MARKER = "[Agent stopped: cancelled]"
+LOOP_ABORT_PREFIX = "[Agent stopped: loop detected"
+NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
+
+EventSink = Callable[[AnyEvent], None]
+_ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
+
+
+def is_loop_injected(message: AnyMessage) -> bool:
+    """True for a user message the loop wrote itself (a stop marker), not the user."""
+    return isinstance(message, UserMessage) and message.text.startswith(AGENT_STOPPED_PREFIX)
+
+
+def _ignore(_: AnyEvent) -> None:
+    return None
+
+
+async def agent_loop(
+    prompts: Sequence[AnyMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: EventSink | None = None,
+    *,
+    cancel: CancelToken | None = None,
+    stats: SessionStats | None = None,
+) -> list[AnyMessage]:
+    """Run the agent on new ``prompts``: append them to ``context.messages``, then loop.
+
+    Returns the messages this run added (the history is appended to in place, so a
+    cancelled or failed run keeps what it did). ``emit`` receives every event; ``cancel``
+    stops the run; ``stats`` accumulates what it spent.
+    """
+    run = RunState(
+        context, config, emit or _ignore, cancel or CancelToken(), stats or SessionStats()
+    )
+    return await run.run(list(prompts))
+
+
+async def agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: EventSink | None = None,
+    *,
+    cancel: CancelToken | None = None,
+    stats: SessionStats | None = None,
+) -> list[AnyMessage]:
+    """Resume from the history as it is; it must end on a user message or tool results."""
+    sendable = context_messages(context.messages)
+    if not sendable or isinstance(sendable[-1], AssistantMessage):
+        raise ValueError(
+            "nothing to continue from: the history must end with a user message or tool results"
+        )
+    run = RunState(
+        context, config, emit or _ignore, cancel or CancelToken(), stats or SessionStats()
+    )
+    return await run.run(None)
+
+
+class RunState:
+    """The state of one run. Everything the loop does to the history goes through here."""
+
+    def __init__(
+        self,
+        context: AgentContext,
+        config: AgentLoopConfig,
+        emit: EventSink,
+        cancel: CancelToken,
+        stats: SessionStats,
+    ) -> None:
+        self.context = context
+        self.config = config
+        self.emit = emit
+        self.cancel = cancel
+        self.stats = stats
+        self.new_messages: list[AnyMessage] = []
+        self.sendable: list[LlmMessage] = context_messages(context.messages)
+        self.tracker = ExecutionTracker(
+            config.limits
+            or ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None)
+        )
+        self.turn = 0
+        self.produced_reply = False
+        self._repeat_signature: tuple[tuple[str, str], ...] | None = None
+        self._repeat_count = 0
+        self.tools = ToolRunner(self)
+
+    # --- history -------------------------------------------------------------------------
+
+    def append(self, message: AnyMessage) -> None:
+        """Add a message to the history and tell the caller."""
+        self.context.messages.append(message)
+        self.new_messages.append(message)
+        self.sendable.extend(context_messages((message,)))
+        if not isinstance(message, AssistantMessage):
+            self.emit(MessageStart(message=message))
+        self.emit(MessageEnd(message=message))
+
+    def append_marker(self, text: str) -> None:
+        self.append(UserMessage.from_text(text))
+
+    # --- the run -------------------------------------------------------------------------
+
+    async def run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
+        with tracer.start_as_current_span(SPAN_AGENT_LOOP) as span:
+            span.set_attribute("gen_ai.request.model", self.config.model.id)
+            span.set_attribute("yoagent.provider", self.config.model.provider)
+            self.emit(AgentStart())
+            if prompts is not None:
+                accepted = await self._filter_input(prompts)
+                if accepted is None:
+                    self.emit(AgentEnd(messages=[], stats=self.stats))
+                    return []
+                for message in accepted:
+                    self.append(message)
+            await self._turns()
+            span.set_attribute("yoagent.turns", self.turn)
+            span.set_attribute("gen_ai.usage.input_tokens", self.stats.usage.input)
+            span.set_attribute("gen_ai.usage.output_tokens", self.stats.usage.output)
+            if self.stats.cost_usd is not None:
+                span.set_attribute("yoagent.cost_usd", self.stats.cost_usd)
+            last = self.new_messages[-1] if self.new_messages else None
+            if isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR:
+                span.set_status(Status(StatusCode.ERROR, last.error_message or "error"))
+        self.emit(AgentEnd(messages=list(self.new_messages), stats=self.stats))
+        return self.new_messages
+
+    async def _filter_input(self, prompts: list[AnyMessage]) -> list[AnyMessage] | None:
+        filters = self.config.input_filters
+        if not filters:
+            return prompts
+        text = "\n".join(m.text for m in prompts if isinstance(m, UserMessage))
+        warnings: list[str] = []
+        for check in filters:
+            try:
+                verdict = await resolve(check(text))
+            except Exception as error:  # a failing filter refuses: it could not vouch for the input
+                logger.exception("input filter failed")
+                verdict = Reject(f"input filter failed: {type(error).__name__}: {error}")
+            if isinstance(verdict, Reject):
+                self.emit(InputRejected(reason=verdict.reason))
+                return None
+            if isinstance(verdict, Warn):
+                warnings.append(verdict.message)
+        if not warnings:
+            return prompts
+        for index in range(len(prompts) - 1, -1, -1):
+            message = prompts[index]
+            if isinstance(message, UserMessage):
+                notes = [TextContent(text=w) for w in warnings]
+                prompts[index] = UserMessage(
+                    content=[*message.content, *notes], timestamp=message.timestamp
+                )
+                break
+        return prompts
+
+    async def _turns(self) -> None:
+        while True:
+            if self.cancel.cancelled:
+                if self.produced_reply:
+                    self.append_marker(CANCELLED_MARKER)
+                return
+            stop = self.tracker.exceeded()
+            if stop is not None:
+                self.append_marker(f"{AGENT_STOPPED_PREFIX}{stop}]")
+                return
+            if self.config.turn_delay and self.turn > 0:
+                with self.cancel.scope():
+                    await anyio.sleep(self.config.turn_delay)
+                if self.cancel.cancelled:
+                    continue  # the check at the top ends the run
+            self.turn += 1
+            self.tracker.turns += 1
+            self.emit(TurnStart(turn=self.turn))
+            notes = await self._turn_notes()
+            reply = await stream_reply(self, notes)
+            self.produced_reply = True
+            self.stats.record_turn(
+                reply.usage, cost_of(reply.usage, resolve_cost(self.config.model))
+            )
+            self.tracker.record(reply.usage)
+            if reply.stop_reason in _ENDS_RUN:
+                self.emit(TurnEnd(turn=self.turn, message=reply))
+                if reply.stop_reason is StopReason.ABORTED:
+                    self.append_marker(CANCELLED_MARKER)
+                return
+            calls = reply.tool_calls
+            if calls:
+                if self._repeated(calls):
+                    results = self.tools.refuse(
+                        calls, NOT_RUN_REPEATED.format(count=self._repeat_count)
+                    )
+                    self.emit(TurnEnd(turn=self.turn, message=reply, tool_results=results))
+                    names = ", ".join(sorted({call.name for call in calls}))
+                    self.append_marker(
+                        f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments "
+                        f"{self._repeat_count} turns in a row]"
+                    )
+                    return
+                results, steering = await self.tools.run_calls(calls, self.config.tool_execution)
+                self.emit(TurnEnd(turn=self.turn, message=reply, tool_results=results))
+                for message in steering:
+                    self.append(message)
+                continue
+            self.emit(TurnEnd(turn=self.turn, message=reply))
+            queued = self.take_steering() or self._take_follow_ups()
+            if not queued:
+                return
+            for message in queued:
+                self.append(message)
+
+    async def _turn_notes(self) -> list[str]:
+        notes: list[str] = []
+        if not self.config.turn_hooks:
+            return notes
+        context = TurnContext(turn=self.turn, messages=tuple(self.context.messages))
+        for hook in self.config.turn_hooks:
+            try:
+                notes.extend(await resolve(hook(context)))
+            except Exception:  # a broken hook must not end the run; it adds nothing
+                logger.exception("turn hook failed")
+        return notes
+
+    def take_steering(self) -> list[AnyMessage]:
+        getter = self.config.get_steering_messages
+        return list(getter()) if getter is not None else []
+
+    def _take_follow_ups(self) -> list[AnyMessage]:
+        getter = self.config.get_follow_up_messages
+        return list(getter()) if getter is not None else []
+
+    def _repeated(self, calls: list[ToolCall]) -> bool:
+        limit = self.config.max_repeated_tool_calls
+        signature = tuple(
+            sorted(
+                (call.name, json.dumps(call.arguments, sort_keys=True, default=str))
+                for call in calls
+            )
+        )
+        if signature == self._repeat_signature:
+            self._repeat_count += 1
+        else:
+            self._repeat_signature = signature
+            self._repeat_count = 1
+        return limit is not None and self._repeat_count >= limit

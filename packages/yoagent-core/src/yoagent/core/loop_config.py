@@ -1,0 +1,63 @@
+"""What one run of the agent loop works on (AgentContext) and how it behaves (AgentLoopConfig)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .config import CacheConfig, ModelConfig, ThinkingLevel
+from .hooks import InputFilter, MiddlewareLike, TurnHook
+from .limits import ExecutionLimits
+from .messages import AnyMessage
+from .provider import OutputSchema, StreamProvider
+from .retry import RetryConfig
+from .tool import AgentTool
+
+
+class ToolExecution(StrEnum):
+    """How the tool calls of one reply run."""
+
+    PARALLEL = "parallel"
+    """All at once (the default); steering is checked when they are all done."""
+    SEQUENTIAL = "sequential"
+    """One at a time; steering is checked after each, and skips the rest."""
+    BATCHED = "batched"
+    """``batch_size`` at a time; steering is checked between batches."""
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentContext:
+    """The system prompt, the history (appended to in place by the loop) and the tools."""
+
+    system_prompt: str = ""
+    messages: list[AnyMessage] = field(default_factory=list[AnyMessage])
+    tools: Sequence[AgentTool] = ()
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentLoopConfig:
+    """How a run behaves: the model and provider, and every policy the loop applies."""
+
+    provider: StreamProvider
+    model: ModelConfig
+    thinking_level: ThinkingLevel = ThinkingLevel.OFF
+    max_tokens: int | None = None
+    temperature: float | None = None
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    tool_execution: ToolExecution = ToolExecution.PARALLEL
+    batch_size: int = 4
+    limits: ExecutionLimits | None = field(default_factory=ExecutionLimits)
+    retry: RetryConfig = field(default_factory=RetryConfig)
+    tool_middleware: Sequence[MiddlewareLike] = ()
+    input_filters: Sequence[InputFilter] = ()
+    turn_hooks: Sequence[TurnHook] = ()
+    get_steering_messages: Callable[[], list[AnyMessage]] | None = None
+    get_follow_up_messages: Callable[[], list[AnyMessage]] | None = None
+    output_schema: OutputSchema | None = None
+    max_tool_output_chars: int | None = 50_000
+    """Longer tool output is cut in the middle, with a visible marker; ``None`` keeps it all."""
+    max_repeated_tool_calls: int | None = 3
+    """The same calls this many turns in a row abort the run; ``None`` turns the check off."""
+    turn_delay: float | None = None
+    """Seconds to wait between turns (throttling for rate-limit-sensitive providers)."""
