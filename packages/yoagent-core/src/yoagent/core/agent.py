@@ -287,9 +287,14 @@ class Agent:
 
         async with anyio.create_task_group() as group:
             group.start_soon(produce)
-            async with receive:
-                async for event in receive:
-                    yield event
+            try:
+                async with receive:
+                    async for event in receive:
+                        yield event
+            except GeneratorExit:
+                # The consumer stopped listening: end the run the way abort() does, so the
+                # history closes cleanly, and finish without yielding again.
+                self.abort()
 
     @overload
     async def prompt_structured(self, prompt: PromptInput, schema: type[ModelT]) -> ModelT: ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, cast, get_type_hints, overload
+from typing import Any, cast, get_args, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -38,7 +38,7 @@ class FunctionTool:
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(f"@tool does not support *args/**kwargs ({func.__qualname__})")
             annotation = hints.get(param.name, Any)
-            if annotation is ToolContext:
+            if _is_context(annotation):
                 self._context_param = param.name
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
@@ -77,6 +77,11 @@ class FunctionTool:
 
     def __repr__(self) -> str:
         return f"FunctionTool({self._name!r})"
+
+
+def _is_context(annotation: Any) -> bool:
+    """True for ``ToolContext`` and ``ToolContext | None``."""
+    return annotation is ToolContext or ToolContext in get_args(annotation)
 
 
 def _to_result(value: Any) -> ToolResult:

@@ -1,0 +1,52 @@
+"""Helpers for yoagent-core's tests: scripted replies and event recording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yoagent.core import (
+    AssistantMessage,
+    RetryConfig,
+    StopReason,
+    TextContent,
+    ToolCall,
+    Usage,
+)
+from yoagent.core.events import AnyEvent
+
+FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.001, max_delay=0.01, jitter=0.2)
+
+
+def text_reply(text: str, *, usage: Usage | None = None) -> AssistantMessage:
+    """A final text answer."""
+    return AssistantMessage(content=[TextContent(text=text)], usage=usage or Usage())
+
+
+def call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
+    """One tool call; the id defaults to the name."""
+    return ToolCall(id=call_id or f"call_{name}", name=name, arguments=arguments)
+
+
+def tool_reply(*calls: ToolCall, text: str = "", usage: Usage | None = None) -> AssistantMessage:
+    """A reply asking for tool calls."""
+    content: list[Any] = [TextContent(text=text)] if text else []
+    return AssistantMessage(
+        content=[*content, *calls], stop_reason=StopReason.TOOL_USE, usage=usage or Usage()
+    )
+
+
+class Recorder:
+    """Collects emitted events; ``types`` lists their type names in order."""
+
+    def __init__(self) -> None:
+        self.events: list[AnyEvent] = []
+
+    def __call__(self, event: AnyEvent) -> None:
+        self.events.append(event)
+
+    @property
+    def types(self) -> list[str]:
+        return [event.type for event in self.events]
+
+    def of(self, cls: type[Any]) -> list[Any]:
+        return [event for event in self.events if isinstance(event, cls)]

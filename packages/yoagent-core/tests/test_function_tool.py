@@ -1,0 +1,107 @@
+"""@tool: typed async functions become tools with a schema from their signature."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from yoagent.core import AgentTool, FunctionTool, ToolContext, ToolError, ToolResult, tool
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+def context() -> ToolContext:
+    return ToolContext(tool_call_id="c1", tool_name="t")
+
+
+async def test_schema_description_and_name_come_from_the_function() -> None:
+    @tool
+    async def move(
+        point: Point, unit: Literal["m", "km"] = "m", ctx: ToolContext | None = None
+    ) -> str:
+        """Move to a point.
+
+        Longer text.
+        """
+        return "moved"
+
+    assert isinstance(move, AgentTool)
+    assert move.name == "move"
+    assert move.description == "Move to a point.\n\nLonger text."
+    params = move.parameters
+    assert params["type"] == "object"
+    assert params["required"] == ["point"]
+    assert params["properties"]["unit"] == {
+        "default": "m",
+        "enum": ["m", "km"],
+        "title": "Unit",
+        "type": "string",
+    }
+    assert params["additionalProperties"] is False
+
+
+async def test_the_context_parameter_is_injected_and_hidden() -> None:
+    @tool(name="whoami", description="Says the call id.")
+    async def who(ctx: ToolContext, shout: bool = False) -> str:
+        return ctx.tool_call_id.upper() if shout else ctx.tool_call_id
+
+    assert who.name == "whoami" and who.description == "Says the call id."
+    assert "ctx" not in who.parameters["properties"]
+    result = await who.execute({"shout": True}, context())
+    assert result.text == "C1"
+
+
+async def test_invalid_arguments_raise_a_tool_error_naming_each_problem() -> None:
+    @tool
+    async def area(width: int, height: int = Field(gt=0)) -> int:
+        """Area."""
+        return width * height
+
+    with pytest.raises(ToolError) as caught:
+        await area.execute({"width": "wide", "height": -1}, context())
+    message = str(caught.value)
+    assert message.startswith("invalid arguments for area: ")
+    assert "width: Input should be a valid integer" in message
+    assert "height: Input should be greater than 0" in message
+
+
+async def test_return_values_become_results() -> None:
+    @tool
+    async def as_dict() -> dict[str, int]:
+        """Dict."""
+        return {"a": 1}
+
+    @tool
+    async def as_model() -> Point:
+        """Model."""
+        return Point(x=1, y=2)
+
+    @tool
+    async def as_result() -> ToolResult:
+        """Result."""
+        return ToolResult.from_text("direct", details={"k": "v"})
+
+    assert (await as_dict.execute({}, context())).text == '{"a": 1}'
+    model_result = await as_model.execute({}, context())
+    assert model_result.text == '{"x":1,"y":2}' and model_result.details == {"x": 1, "y": 2}
+    direct = await as_result.execute({}, context())
+    assert direct.text == "direct" and direct.details == {"k": "v"}
+
+
+def test_sync_functions_and_varargs_are_refused() -> None:
+    def sync(a: int) -> str:
+        return ""
+
+    with pytest.raises(TypeError, match="needs an async function"):
+        FunctionTool(sync)  # type: ignore[arg-type]
+
+    async def varargs(*items: int) -> str:
+        return ""
+
+    with pytest.raises(TypeError, match=r"\*args"):
+        tool(varargs)
