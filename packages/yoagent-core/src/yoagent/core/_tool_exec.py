@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from ._logging import logger
+from .cancel import unless_cancelled
 from .content import ImageContent, TextContent, ToolCall, UserContent
 from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from .hooks import Deny, Modify, ToolCallRequest, middleware_callable, resolve
@@ -53,13 +54,19 @@ class ToolRunner:
     def __init__(self, run: RunState) -> None:
         self.owner = run
         self.by_name: dict[str, AgentTool] = {}
-        for agent_tool in run.context.tools:
+        self.definitions: list[ToolDefinition] = []
+        self.set_tools(run.context.tools)
+        self.middleware = [middleware_callable(m) for m in run.config.tool_middleware]
+
+    def set_tools(self, tools: Sequence[AgentTool]) -> None:
+        """Offer ``tools`` from the next request on (the first of a name wins)."""
+        self.by_name = {}
+        for agent_tool in tools:
             self.by_name.setdefault(agent_tool.name, agent_tool)
-        self.definitions: list[ToolDefinition] = [
+        self.definitions = [
             ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
             for t in self.by_name.values()
         ]
-        self.middleware = [middleware_callable(m) for m in run.config.tool_middleware]
 
     async def run_calls(
         self, calls: list[ToolCall], strategy: ToolExecution
@@ -177,6 +184,7 @@ class ToolRunner:
             cancel=run.cancel,
             on_update=on_update,
             on_progress=on_progress,
+            on_delegated_run=run.stats.add_delegated,
         )
         try:
             outcome = await _execute_cancellable(agent_tool, arguments, ctx)
@@ -199,14 +207,16 @@ async def _execute_cancellable(
     agent_tool: AgentTool, arguments: dict[str, Any], ctx: ToolContext
 ) -> ToolResult | None:
     """The tool's result, or ``None`` when the run was cancelled while it ran."""
-    with ctx.cancel.scope():
+
+    async def work() -> ToolResult:
         outcome = cast(object, await agent_tool.execute(arguments, ctx))
         if not isinstance(outcome, ToolResult):
             raise ToolError(
                 f"tool {agent_tool.name} returned {type(outcome).__name__}, not a ToolResult"
             )
         return outcome
-    return None
+
+    return await unless_cancelled(ctx.cancel, work)
 
 
 def _error_result(call: ToolCall, text: str, details: Any = None) -> ToolResultMessage:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import suppress
-from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 import anyio
 from pydantic import BaseModel
 
 from .cancel import CancelToken
-from .config import ApiProtocol, CacheConfig, ModelConfig, ThinkingLevel
+from .config import CacheConfig, ModelConfig, ThinkingLevel
 from .events import AnyEvent
 from .hooks import InputFilter, MiddlewareLike, TurnHook
-from .keys import resolve_api_key
+from .keys import with_env_key
 from .limits import ExecutionLimits
 from .loop import EventSink, agent_loop, agent_loop_continue
 from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
@@ -26,6 +25,7 @@ from .retry import RetryConfig
 from .stats import SessionStats
 from .structured import output_schema_for, parse_structured
 from .tool import AgentTool
+from .tool_source import ToolSource
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PromptInput = str | AnyMessage | Sequence[AnyMessage]
@@ -41,14 +41,6 @@ def _as_messages(value: PromptInput) -> list[AnyMessage]:
     if isinstance(value, Sequence):
         return list(value)
     return [value]
-
-
-def _with_env_key(config: ModelConfig) -> ModelConfig:
-    # Bedrock reads AWS credentials itself, per request; a stray API_KEY must not be sent.
-    if config.api_key or config.api is ApiProtocol.BEDROCK_CONVERSE_STREAM:
-        return config
-    found = resolve_api_key(config.provider)
-    return replace(config, api_key=found[1]) if found else config
 
 
 class Agent:
@@ -83,6 +75,7 @@ class Agent:
         max_tool_output_chars: int | None = 50_000,
         max_repeated_tool_calls: int | None = 3,
         turn_delay: float | None = None,
+        tool_sources: Sequence[ToolSource] = (),
     ) -> None:
         self.provider = provider
         self.model = config
@@ -102,6 +95,7 @@ class Agent:
         self.max_tool_output_chars = max_tool_output_chars
         self.max_repeated_tool_calls = max_repeated_tool_calls
         self.turn_delay = turn_delay
+        self.tool_sources: list[ToolSource] = list(tool_sources)
         self._messages: list[AnyMessage] = list(messages)
         self._steering: list[AnyMessage] = []
         self._follow_ups: list[AnyMessage] = []
@@ -123,7 +117,7 @@ class Agent:
         (e.g. ``ANTHROPIC_API_KEY``), else ``YOAGENT_API_KEY`` / ``API_KEY``.
         """
         chosen = registry or default_registry()
-        resolved = _with_env_key(config)
+        resolved = with_env_key(config)
         agent = cls(chosen.create(resolved), resolved, **options)
         agent._registry = chosen
         return agent
@@ -140,7 +134,7 @@ class Agent:
         provider is re-selected only when it came from the registry; an explicit provider
         is kept.
         """
-        resolved = _with_env_key(config)
+        resolved = with_env_key(config)
         if self._registry is not None:
             self.provider = self._registry.create(resolved)
         self.model = resolved
@@ -225,6 +219,7 @@ class Agent:
             max_tool_output_chars=self.max_tool_output_chars,
             max_repeated_tool_calls=self.max_repeated_tool_calls,
             turn_delay=self.turn_delay,
+            tool_sources=tuple(self.tool_sources),
         )
 
     async def _run(

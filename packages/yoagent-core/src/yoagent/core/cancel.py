@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import anyio
+
+T = TypeVar("T")
 
 
 class CancelToken:
@@ -61,3 +64,10 @@ class CancelToken:
                 yield scope
             finally:
                 self._scopes.discard(scope)
+
+
+async def unless_cancelled(cancel: CancelToken, work: Callable[[], Awaitable[T]]) -> T | None:
+    """``await work()``, or ``None`` when ``cancel`` fires first (the work is cancelled)."""
+    with cancel.scope():
+        return await work()
+    return None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from types import MappingProxyType
+
+from .config import ApiProtocol, ModelConfig
 
 PROVIDER_KEY_VARIABLES: MappingProxyType[str, str] = MappingProxyType(
     {
@@ -50,3 +53,15 @@ def resolve_api_key(provider: str) -> tuple[str, str] | None:
         if value:
             return variable, value
     return None
+
+
+def with_env_key(config: ModelConfig) -> ModelConfig:
+    """``config`` with an empty ``api_key`` filled from the environment, when one is set.
+
+    Bedrock is left alone: its provider reads AWS credentials itself, per request, and a
+    stray ``API_KEY`` must never be sent there.
+    """
+    if config.api_key or config.api is ApiProtocol.BEDROCK_CONVERSE_STREAM:
+        return config
+    found = resolve_api_key(config.provider)
+    return replace(config, api_key=found[1]) if found else config

@@ -41,6 +41,7 @@ from .messages import (
 from .pricing import cost_of, resolve_cost
 from .stats import SessionStats
 from .telemetry import SPAN_AGENT_LOOP, tracer
+from .tool_source import SourcedTools
 
 AGENT_STOPPED_PREFIX = "[Agent stopped: "
 """Every marker the loop appends when it stops a run on its own starts with this."""
@@ -129,6 +130,7 @@ class RunState:
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
         self.tools = ToolRunner(self)
+        self.sourced = SourcedTools(config.tool_sources)
 
     # --- history -------------------------------------------------------------------------
 
@@ -147,6 +149,9 @@ class RunState:
     # --- the run -------------------------------------------------------------------------
 
     async def run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
+        if self.config.tool_sources:
+            await self.sourced.collect()
+            self.tools.set_tools(self.sourced.merge(self.context.tools))
         with tracer.start_as_current_span(SPAN_AGENT_LOOP) as span:
             span.set_attribute("gen_ai.request.model", self.config.model.id)
             span.set_attribute("yoagent.provider", self.config.model.provider)
@@ -214,6 +219,12 @@ class RunState:
                     await anyio.sleep(self.config.turn_delay)
                 if self.cancel.cancelled:
                     continue  # the check at the top ends the run
+            if (
+                self.turn > 0
+                and self.config.tool_sources
+                and await self.sourced.refresh(self.cancel)
+            ):
+                self.tools.set_tools(self.sourced.merge(self.context.tools))
             self.turn += 1
             self.tracker.turns += 1
             self.emit(TurnStart(turn=self.turn))

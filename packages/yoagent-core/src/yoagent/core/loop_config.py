@@ -13,6 +13,7 @@ from .messages import AnyMessage
 from .provider import OutputSchema, StreamProvider
 from .retry import RetryConfig
 from .tool import AgentTool
+from .tool_source import ToolSource
 
 
 class ToolExecution(StrEnum):
@@ -61,3 +62,5 @@ class AgentLoopConfig:
     """The same calls this many turns in a row abort the run; ``None`` turns the check off."""
     turn_delay: float | None = None
     """Seconds to wait between turns (throttling for rate-limit-sensitive providers)."""
+    tool_sources: Sequence[ToolSource] = ()
+    """Asked at the start of the run, and again before a later turn when their set moved."""

@@ -66,6 +66,13 @@ class SessionStats:
         sub = other.sub_agents
         self.sub_agents.merge(sub.usage, sub.cost_usd, sub.runs)
 
+    def add_delegated(self, child: SessionStats) -> None:
+        """Fold a delegated run's figures (its own and its children's) into ``sub_agents``."""
+        self.sub_agents.merge(child.usage, child.cost_usd, runs=1)
+        nested = child.sub_agents
+        if nested.runs or not nested.usage.is_zero():
+            self.sub_agents.merge(nested.usage, nested.cost_usd, runs=nested.runs)
+
     def total_usage(self) -> Usage:
         """Own usage plus every delegated run's."""
         return self.usage + self.sub_agents.usage

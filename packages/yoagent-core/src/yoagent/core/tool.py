@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .cancel import CancelToken
 from .content import TextContent, UserContent
+from .stats import SessionStats
 
 
 @dataclass(slots=True, kw_only=True)
@@ -38,7 +39,14 @@ class ToolError(Exception):
 class ToolContext:
     """What a running tool can see and do: its call, cancellation, and progress reports."""
 
-    __slots__ = ("_on_progress", "_on_update", "cancel", "tool_call_id", "tool_name")
+    __slots__ = (
+        "_on_delegated",
+        "_on_progress",
+        "_on_update",
+        "cancel",
+        "tool_call_id",
+        "tool_name",
+    )
 
     def __init__(
         self,
@@ -48,12 +56,14 @@ class ToolContext:
         cancel: CancelToken | None = None,
         on_update: Callable[[ToolResult], None] | None = None,
         on_progress: Callable[[str], None] | None = None,
+        on_delegated_run: Callable[[SessionStats], None] | None = None,
     ) -> None:
         self.tool_call_id = tool_call_id
         self.tool_name = tool_name
         self.cancel = cancel if cancel is not None else CancelToken()
         self._on_update = on_update
         self._on_progress = on_progress
+        self._on_delegated = on_delegated_run
 
     @property
     def cancelled(self) -> bool:
@@ -69,6 +79,14 @@ class ToolContext:
         """Say what the tool is doing, for people (becomes a ``ProgressMessage`` event)."""
         if self._on_progress is not None:
             self._on_progress(text)
+
+    def report_delegated_run(self, stats: SessionStats) -> None:
+        """Report what a run this tool delegated to spent (call before returning or raising).
+
+        The figures go into the parent's ``SessionStats.sub_agents``, never into its own.
+        """
+        if self._on_delegated is not None:
+            self._on_delegated(stats)
 
 
 @runtime_checkable

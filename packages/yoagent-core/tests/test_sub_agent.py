@@ -1,0 +1,231 @@
+"""SubAgentTool: delegation to a child loop — nesting, cancel, spend, failures."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from core_helpers import FAST_RETRY, call, text_reply, tool_reply
+
+from yoagent.core import (
+    Agent,
+    CostConfig,
+    ErrorKind,
+    ExecutionLimits,
+    MockProvider,
+    MockReply,
+    ModelConfig,
+    ProviderError,
+    Reject,
+    RetryConfig,
+    ToolResultMessage,
+    Usage,
+    tool,
+)
+from yoagent.core.sub_agent import SubAgentTool
+
+
+def priced(id: str, rate: float) -> ModelConfig:
+    config = ModelConfig.mock(id)
+    config.cost = CostConfig(input=rate, output=rate)
+    return config
+
+
+@tool
+async def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+def results(agent: Agent) -> list[ToolResultMessage]:
+    return [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+
+
+async def test_the_child_answers_and_its_spend_goes_in_its_own_bucket() -> None:
+    child_provider = MockProvider(
+        [
+            tool_reply(call("lookup", key="k"), usage=Usage(input=100, output=10)),
+            text_reply("k is 42", usage=Usage(input=200, output=5)),
+        ]
+    )
+    researcher = SubAgentTool(
+        "research",
+        "Researches a question.",
+        provider=child_provider,
+        model=priced("child", 1.0),
+        tools=[lookup],
+        system_prompt="You research.",
+    )
+    parent_provider = MockProvider(
+        [
+            tool_reply(call("research", task="what is k?"), usage=Usage(input=1000, output=50)),
+            text_reply("k is 42", usage=Usage(input=1100, output=5)),
+        ]
+    )
+    agent = Agent.from_provider(parent_provider, priced("parent", 2.0), tools=[researcher])
+    await agent.prompt("find k")
+
+    (result,) = results(agent)
+    assert not result.is_error and result.text == "k is 42"
+    assert result.details["turns"] == 2
+    assert child_provider.requests[0].system_prompt == "You research."
+    stats = agent.last_run_stats
+    assert stats.usage == Usage(input=2100, output=55)
+    assert stats.cost_usd == pytest.approx(2155 * 2.0 / 1e6)
+    assert stats.sub_agents.usage == Usage(input=300, output=15)
+    assert stats.sub_agents.cost_usd == pytest.approx(315 * 1.0 / 1e6)
+    assert stats.sub_agents.runs == 1
+    assert stats.total_cost_usd() == pytest.approx((2155 * 2.0 + 315) / 1e6)
+
+
+async def test_sub_agents_nest_and_spend_rolls_up_the_whole_tree() -> None:
+    grandchild = SubAgentTool(
+        "leaf",
+        "Leaf.",
+        provider=MockProvider([text_reply("leaf done", usage=Usage(input=1))]),
+        model=priced("leaf", 1.0),
+    )
+    child = SubAgentTool(
+        "middle",
+        "Middle.",
+        provider=MockProvider(
+            [
+                tool_reply(call("leaf", task="go deeper"), usage=Usage(input=10)),
+                text_reply("middle done", usage=Usage(input=10)),
+            ]
+        ),
+        model=priced("middle", 1.0),
+        tools=[grandchild],
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("middle", task="delegate")), text_reply("all done")]),
+        priced("top", 1.0),
+        tools=[child],
+    )
+    await parent.prompt("start")
+    assert results(parent)[0].text == "middle done"
+    spend = parent.last_run_stats.sub_agents
+    assert spend.runs == 2
+    assert spend.usage == Usage(input=21)
+    assert spend.cost_usd == pytest.approx(21 / 1e6)
+
+
+async def test_a_failing_child_is_an_error_result_and_still_reports_spend() -> None:
+    child = SubAgentTool(
+        "worker",
+        "Works.",
+        provider=MockProvider(
+            [
+                tool_reply(call("lookup", key="a"), usage=Usage(input=7)),
+                ProviderError(ErrorKind.AUTH, "bad key"),
+            ]
+        ),
+        model=ModelConfig.mock(),
+        tools=[lookup],
+        retry=RetryConfig.none(),
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("worker", task="t")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    (result,) = results(parent)
+    assert result.is_error
+    assert result.text == "the sub-agent failed: AUTH: bad key"
+    assert parent.last_run_stats.sub_agents.usage == Usage(input=7)
+
+
+async def test_a_child_stopped_by_its_limit_returns_what_it_has_with_the_marker() -> None:
+    child = SubAgentTool(
+        "worker",
+        "Works.",
+        provider=MockProvider(
+            [
+                tool_reply(call("lookup", "c1", key="a"), text="looking"),
+                tool_reply(call("lookup", "c2", key="b")),
+            ]
+        ),
+        model=ModelConfig.mock(),
+        tools=[lookup],
+    ).with_max_turns(2)
+    assert child.limits.max_turns == 2 and child.limits.max_duration == 300.0
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("worker", task="t")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    (result,) = results(parent)
+    assert not result.is_error
+    assert result.text == "[Agent stopped: turn limit reached (2 turns)]"
+
+
+async def test_a_rejected_task_and_a_bad_argument_fail_the_call() -> None:
+    child = SubAgentTool(
+        "worker",
+        "Works.",
+        provider=MockProvider([text_reply("never")]),
+        model=ModelConfig.mock(),
+        input_filters=[lambda text: Reject("no tasks today")],
+    )
+    parent = Agent.from_provider(
+        MockProvider(
+            [
+                tool_reply(call("worker", "a", task="t"), call("worker", "b", task="  ")),
+                text_reply("ok"),
+            ]
+        ),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    first, second = results(parent)
+    assert first.is_error and first.text == "the sub-agent refused the task: no tasks today"
+    assert second.is_error
+    assert second.text == "worker: 'task' must be a non-empty string"
+
+
+async def test_the_parents_cancel_reaches_the_child() -> None:
+    slow_child = MockProvider([MockReply(message=text_reply("z" * 500), delay=0.01, chunk_size=5)])
+    child = SubAgentTool("worker", "Works.", provider=slow_child, model=ModelConfig.mock())
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("worker", task="long")), text_reply("never")]),
+        ModelConfig.mock(),
+        tools=[child],
+        retry=FAST_RETRY,
+    )
+
+    async def abort_when_child_streams() -> None:
+        while not slow_child.requests:
+            await anyio.sleep(0.005)
+        await anyio.sleep(0.03)
+        parent.abort()
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(abort_when_child_streams)
+            await parent.prompt("go")
+    (result,) = results(parent)
+    assert result.is_error
+    # The parent's cancel ends the call (and, through its child token, the child's stream).
+    assert result.text == "Tool execution cancelled."
+    assert slow_child.remaining == 0
+
+
+async def test_from_config_uses_the_registry_and_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoagent.core import ApiProtocol, ProviderRegistry
+
+    monkeypatch.setenv("MISTRAL_API_KEY", "mk")
+    seen: list[ModelConfig] = []
+    registry = ProviderRegistry(load_entry_points=False)
+    registry.register(ApiProtocol.OPENAI_COMPLETIONS, lambda c: seen.append(c) or MockProvider())  # type: ignore[func-returns-value]
+    sub = SubAgentTool.from_config(
+        "w",
+        "d",
+        ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="mistral", id="m"),
+        registry=registry,
+        limits=ExecutionLimits(max_turns=3),
+    )
+    assert seen[0].api_key == "mk"
+    assert sub.limits.max_turns == 3
+    assert sub.parameters["required"] == ["task"]
