@@ -8,7 +8,9 @@ from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
     Agent,
+    AssistantMessage,
     CostConfig,
+    DeltaSink,
     ErrorKind,
     ExecutionLimits,
     MockProvider,
@@ -17,6 +19,7 @@ from yoagent.core import (
     ProviderError,
     Reject,
     RetryConfig,
+    StreamConfig,
     ToolResultMessage,
     Usage,
     tool,
@@ -186,7 +189,14 @@ async def test_a_rejected_task_and_a_bad_argument_fail_the_call() -> None:
 
 
 async def test_the_parents_cancel_reaches_the_child() -> None:
-    slow_child = MockProvider([MockReply(message=text_reply("z" * 500), delay=0.01, chunk_size=5)])
+    streaming = anyio.Event()
+
+    class SlowChild(MockProvider):
+        async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
+            streaming.set()
+            return await super().stream(config, sink)
+
+    slow_child = SlowChild([MockReply(message=text_reply("z" * 500), delay=0.01, chunk_size=5)])
     child = SubAgentTool("worker", "Works.", provider=slow_child, model=ModelConfig.mock())
     parent = Agent.from_provider(
         MockProvider([tool_reply(call("worker", task="long")), text_reply("never")]),
@@ -196,8 +206,7 @@ async def test_the_parents_cancel_reaches_the_child() -> None:
     )
 
     async def abort_when_child_streams() -> None:
-        while not slow_child.requests:
-            await anyio.sleep(0.005)
+        await streaming.wait()
         await anyio.sleep(0.03)
         parent.abort()
 
