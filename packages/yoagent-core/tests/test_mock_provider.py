@@ -119,3 +119,18 @@ def test_a_well_formed_transcript_passes() -> None:
             UserMessage.from_text("next"),
         ]
     )
+
+
+def test_the_incremental_check_still_catches_problems_in_new_and_replaced_messages() -> None:
+    from yoagent.core.mock import TranscriptValidator
+
+    validator = TranscriptValidator()
+    first = UserMessage.from_text("q")
+    history: list[object] = [first, tool_reply(call("t", "a")), result("a")]
+    validator.check(history)  # type: ignore[arg-type]
+    with pytest.raises(TranscriptError, match="tool result 'b' has no matching tool call"):
+        validator.check([*history, result("b")])  # type: ignore[arg-type]
+    # A history whose middle was replaced (e.g. compacted) is checked from the start again.
+    replaced: list[object] = [first, result("ghost"), *history[2:]]
+    with pytest.raises(TranscriptError, match="'ghost'"):
+        validator.check(replaced)  # type: ignore[arg-type]

@@ -94,7 +94,9 @@ from .structured import (
     StructuredParseError,
     StructuredProviderError,
 )
+from .sub_agent import SubAgentTool
 from .tool import AgentTool, ToolContext, ToolError, ToolResult
+from .tool_source import ToolSource
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
@@ -157,6 +159,7 @@ __all__ = [
     "StructuredParseError",
     "StructuredProviderError",
     "SubAgentSpend",
+    "SubAgentTool",
     "TextContent",
     "TextDelta",
     "ThinkingContent",
@@ -176,6 +179,7 @@ __all__ = [
     "ToolMiddleware",
     "ToolResult",
     "ToolResultMessage",
+    "ToolSource",
     "TranscriptError",
     "TurnContext",
     "TurnEnd",

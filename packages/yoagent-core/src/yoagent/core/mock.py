@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import anyio
 
@@ -60,6 +59,7 @@ class MockProvider:
         self._replies: deque[Script] = deque(replies)
         self.validate = validate
         self.requests: list[StreamConfig] = []
+        self._validator = TranscriptValidator()
 
     @classmethod
     def text(cls, *texts: str) -> MockProvider:
@@ -79,7 +79,7 @@ class MockProvider:
         """Validate the request, then stream and return the next scripted reply."""
         self.requests.append(config)
         if self.validate:
-            validate_transcript(config.messages)
+            self._validator.check(config.messages)
         if not self._replies:
             raise ProviderError(ErrorKind.OTHER, "MockProvider has no more scripted replies")
         script = self._replies.popleft()
@@ -94,10 +94,17 @@ class MockProvider:
     async def _play(
         self, reply: MockReply, config: StreamConfig, sink: DeltaSink
     ) -> AssistantMessage:
-        message = copy.deepcopy(reply.message) if reply.message is not None else AssistantMessage()
-        message.model = message.model or config.model.id
-        message.provider = message.provider or config.model.provider
-        message.timestamp = now_ms()
+        scripted = reply.message or AssistantMessage()
+        # A fresh message each time (the script may be replayed); blocks are shared, as
+        # nothing downstream mutates them.
+        message = replace(
+            scripted,
+            content=list(scripted.content),
+            usage=replace(scripted.usage),
+            model=scripted.model or config.model.id,
+            provider=scripted.provider or config.model.provider,
+            timestamp=now_ms(),
+        )
         sent = 0
         for delta in _deltas(message, reply.chunk_size):
             if reply.fail_after is not None and sent >= reply.fail_after:
@@ -144,12 +151,49 @@ def validate_transcript(messages: Sequence[LlmMessage]) -> None:
     answers a call of the assistant message before it, once; every tool call is answered
     before anything else follows; nothing ends on unanswered calls; no message is empty.
     """
-    if not messages:
-        raise TranscriptError("no messages")
-    if not isinstance(messages[0], UserMessage):
-        raise TranscriptError(f"the first message is {messages[0].role}, not user")
+    TranscriptValidator().check(messages)
+
+
+class TranscriptValidator:
+    """:func:`validate_transcript` for a growing conversation.
+
+    A request that extends the last one checked (same first and last shared message) is
+    checked from where the last check stopped, so a long run costs O(new messages) per
+    request rather than O(history).
+    """
+
+    __slots__ = ("_first", "_last", "_length")
+
+    def __init__(self) -> None:
+        self._length = 0
+        self._first: object = None
+        self._last: object = None
+
+    def check(self, messages: Sequence[LlmMessage]) -> None:
+        if not messages:
+            raise TranscriptError("no messages")
+        if not isinstance(messages[0], UserMessage):
+            raise TranscriptError(f"the first message is {messages[0].role}, not user")
+        # A checked transcript never ends on open calls, so the check resumes with none.
+        start = 0
+        length = self._length
+        if (
+            0 < length <= len(messages)
+            and messages[0] is self._first
+            and messages[length - 1] is self._last
+        ):
+            start = length
+        _check_from(messages, start)
+        self._length = len(messages)
+        self._first = messages[0]
+        self._last = messages[-1]
+
+
+def _check_from(messages: Sequence[LlmMessage], start: int) -> None:
+    """Check ``messages[start:]``; ``messages[:start]`` were checked and closed every call."""
     open_calls: dict[str, str] = {}
-    for position, message in enumerate(messages):
+    for position in range(start, len(messages)):
+        message = messages[position]
         if isinstance(message, ToolResultMessage):
             if message.tool_call_id not in open_calls:
                 raise TranscriptError(

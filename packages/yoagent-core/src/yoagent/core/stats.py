@@ -46,6 +46,8 @@ class SessionStats:
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
     turns: int = 0
+    compactions: int = 0
+    """How many times the history was compacted to fit the model's context."""
     sub_agents: SubAgentSpend = field(default_factory=SubAgentSpend)
 
     def is_unpriced(self) -> bool:
@@ -63,6 +65,7 @@ class SessionStats:
         self.cost_usd = combine_cost(self.cost_usd, self.usage, other.cost_usd, other.usage)
         self.usage = self.usage + other.usage
         self.turns += other.turns
+        self.compactions += other.compactions
         sub = other.sub_agents
         self.sub_agents.merge(sub.usage, sub.cost_usd, sub.runs)
 
