@@ -473,7 +473,7 @@ def truncate_old_tool_outputs(
         content: list[TextContent | ImageContent] = []
         for block in message.content:
             if isinstance(block, TextContent) and len(block.text) > limit:
-                content.append(TextContent(text=block.text[:limit]))
+                content.append(TextContent(text=_truncate_text(block.text, limit)))
                 changed = True
             elif isinstance(block, ImageContent):
                 content.append(TextContent(text="[image omitted to save context]"))

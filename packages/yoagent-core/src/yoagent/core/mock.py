@@ -157,17 +157,15 @@ def validate_transcript(messages: Sequence[LlmMessage]) -> None:
 class TranscriptValidator:
     """:func:`validate_transcript` for a growing conversation.
 
-    A request that extends the last one checked (same first and last shared message) is
-    checked from where the last check stopped, so a long run costs O(new messages) per
-    request rather than O(history).
+    A request that extends the last one checked (the very same message objects first) is
+    checked from where the last check stopped; the prefix comparison is by identity, in C,
+    so a long run costs little more than its new messages per request.
     """
 
-    __slots__ = ("_first", "_last", "_length")
+    __slots__ = ("_checked",)
 
     def __init__(self) -> None:
-        self._length = 0
-        self._first: object = None
-        self._last: object = None
+        self._checked: list[LlmMessage] = []
 
     def check(self, messages: Sequence[LlmMessage]) -> None:
         if not messages:
