@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -173,18 +174,10 @@ class TranscriptValidator:
         if not isinstance(messages[0], UserMessage):
             raise TranscriptError(f"the first message is {messages[0].role}, not user")
         # A checked transcript never ends on open calls, so the check resumes with none.
-        start = 0
-        length = self._length
-        if (
-            0 < length <= len(messages)
-            and messages[0] is self._first
-            and messages[length - 1] is self._last
-        ):
-            start = length
-        _check_from(messages, start)
-        self._length = len(messages)
-        self._first = messages[0]
-        self._last = messages[-1]
+        checked = self._checked
+        extends = len(checked) <= len(messages) and all(map(operator.is_, checked, messages))
+        _check_from(messages, len(checked) if extends else 0)
+        self._checked = list(messages)
 
 
 def _check_from(messages: Sequence[LlmMessage], start: int) -> None:
