@@ -23,8 +23,11 @@ from yoagent.core import (
     ProviderRetry,
     RetryConfig,
     StopReason,
+    ToolContext,
+    ToolError,
     ToolExecution,
     ToolExecutionEnd,
+    ToolResult,
     ToolResultMessage,
     TurnEnd,
     Usage,
@@ -33,7 +36,6 @@ from yoagent.core import (
     agent_loop_continue,
     tool,
 )
-from yoagent.core.tool import ToolContext, ToolError, ToolResult
 
 MODEL = ModelConfig.mock()
 

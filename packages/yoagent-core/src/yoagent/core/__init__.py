@@ -1,6 +1,7 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
 from .agent import Agent, AgentBusyError
+from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
 from .cancel import CancelToken
 from .config import (
     AnthropicCompat,
@@ -95,7 +96,6 @@ from .structured import (
     StructuredProviderError,
 )
 from .sub_agent import SubAgentTool
-from .tool import AgentTool, ToolContext, ToolError, ToolResult
 from .tool_source import ToolSource
 
 __all__ = [

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from ._logging import logger
+from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
 from .cancel import unless_cancelled
 from .content import ImageContent, TextContent, ToolCall, UserContent
 from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
@@ -16,7 +17,6 @@ from .loop_config import ToolExecution
 from .messages import AnyMessage, ToolResultMessage
 from .provider import ToolDefinition
 from .telemetry import SPAN_TOOL, tracer
-from .tool import AgentTool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from .loop import RunState

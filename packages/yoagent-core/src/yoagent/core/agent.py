@@ -10,6 +10,7 @@ from typing import Any, TypeVar, overload
 import anyio
 from pydantic import BaseModel
 
+from .agent_tool import AgentTool
 from .cancel import CancelToken
 from .config import CacheConfig, ModelConfig, ThinkingLevel
 from .events import AnyEvent
@@ -24,7 +25,6 @@ from .registry import ProviderRegistry, default_registry
 from .retry import RetryConfig
 from .stats import SessionStats
 from .structured import output_schema_for, parse_structured
-from .tool import AgentTool
 from .tool_source import ToolSource
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -6,13 +6,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from .agent_tool import AgentTool
 from .config import CacheConfig, ModelConfig, ThinkingLevel
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .limits import ExecutionLimits
 from .messages import AnyMessage
 from .provider import OutputSchema, StreamProvider
 from .retry import RetryConfig
-from .tool import AgentTool
 from .tool_source import ToolSource
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
 from .config import ModelConfig, ThinkingLevel
 from .events import AnyEvent, InputRejected, MessageEnd, ToolExecutionStart
 from .hooks import InputFilter, MiddlewareLike, TurnHook
@@ -17,7 +18,6 @@ from .provider import StreamProvider
 from .registry import ProviderRegistry, default_registry
 from .retry import RetryConfig
 from .stats import SessionStats
-from .tool import AgentTool, ToolContext, ToolError, ToolResult
 from .tool_source import ToolSource
 
 SUB_AGENT_LIMITS = ExecutionLimits(max_turns=10, max_total_tokens=1_000_000, max_duration=300.0)

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from ._logging import logger, warn_once
+from .agent_tool import AgentTool
 from .cancel import CancelToken, unless_cancelled
-from .tool import AgentTool
 
 
 @runtime_checkable
