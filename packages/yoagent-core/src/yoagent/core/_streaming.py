@@ -22,7 +22,7 @@ from .events import (
 from .messages import AssistantMessage, StopReason
 from .pricing import cost_of, resolve_cost
 from .provider import StreamConfig
-from .telemetry import SPAN_LLM_STREAM, tracer
+from .telemetry import SPAN_LLM_STREAM, start_span
 
 if TYPE_CHECKING:
     from .loop import RunState
@@ -102,7 +102,7 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
     """
     retry = run.config.retry
     retries = 0
-    with tracer.start_as_current_span(SPAN_LLM_STREAM) as span:
+    with start_span(SPAN_LLM_STREAM, run.tracing) as span:
         span.set_attribute("gen_ai.request.model", run.config.model.id)
         span.set_attribute("yoagent.turn", run.turn)
         while True:

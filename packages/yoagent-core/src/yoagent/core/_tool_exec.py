@@ -9,14 +9,13 @@ import anyio
 
 from ._logging import logger
 from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
-from .cancel import unless_cancelled
 from .content import ImageContent, TextContent, ToolCall, UserContent
 from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from .hooks import Deny, Modify, ToolCallRequest, middleware_callable, resolve
 from .loop_config import ToolExecution
 from .messages import AnyMessage, ToolResultMessage
 from .provider import ToolDefinition
-from .telemetry import SPAN_TOOL, tracer
+from .telemetry import SPAN_TOOL, start_span
 
 if TYPE_CHECKING:
     from .loop import RunState
@@ -72,7 +71,8 @@ class ToolRunner:
         self, calls: list[ToolCall], strategy: ToolExecution
     ) -> tuple[list[ToolResultMessage], list[AnyMessage]]:
         """Run ``calls`` with ``strategy``; returns their results (in call order, appended to
-        the history) and any steering messages that arrived, which skip calls not yet begun."""
+        the history) and any steering messages that arrived, which skip calls not yet begun.
+        A cancel answers every unfinished call "cancelled"."""
         results: list[ToolResultMessage | None] = [None] * len(calls)
         steering: list[AnyMessage] = []
         size = len(calls)
@@ -81,14 +81,16 @@ class ToolRunner:
         elif strategy is ToolExecution.BATCHED:
             size = max(self.owner.config.batch_size, 1)
         for start in range(0, len(calls), size):
-            batch = range(start, min(start + size, len(calls)))
-            await self._run_batch(calls, batch, results)
+            if self.owner.cancel.cancelled:
+                break
+            await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
             steering = self.owner.take_steering()
             if steering:
                 break
+        unrun = CANCELLED_RESULT if self.owner.cancel.cancelled else SKIPPED_FOR_STEERING
         for index, call in enumerate(calls):
             if results[index] is None:
-                results[index] = self._resolve_unrun(call, SKIPPED_FOR_STEERING)
+                results[index] = self._resolve_unrun(call, unrun)
         final = [result for result in results if result is not None]
         for result in final:
             self.owner.append(result)
@@ -112,16 +114,27 @@ class ToolRunner:
     async def _run_batch(
         self, calls: Sequence[ToolCall], batch: range, results: list[ToolResultMessage | None]
     ) -> None:
-        if len(batch) == 1:
-            results[batch[0]] = await self._execute(calls[batch[0]])
-            return
+        started: set[int] = set()
 
         async def one(index: int) -> None:
+            started.add(index)
             results[index] = await self._execute(calls[index])
 
-        async with anyio.create_task_group() as group:
-            for index in batch:
-                group.start_soon(one, index)
+        # One cancel scope for the batch: a cancel stops every call in it at once.
+        with self.owner.cancel.scope():
+            if len(batch) == 1:
+                await one(batch[0])
+            else:
+                async with anyio.create_task_group() as group:
+                    for index in batch[1:]:
+                        group.start_soon(one, index)
+                    await one(batch[0])  # the first call runs in this task: one spawn fewer
+        for index in batch:
+            if results[index] is None and index in started:
+                # Cancelled while running: it has its start event; it gets its end.
+                result = _error_result(calls[index], CANCELLED_RESULT)
+                self.owner.emit(ToolExecutionEnd(result=result))
+                results[index] = result
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
         """The one place a tool call runs: events, middleware, containment, truncation."""
@@ -129,7 +142,7 @@ class ToolRunner:
         run.emit(
             ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
         )
-        with tracer.start_as_current_span(SPAN_TOOL) as span:
+        with start_span(SPAN_TOOL, run.tracing) as span:
             span.set_attribute("yoagent.tool.name", call.name)
             span.set_attribute("yoagent.tool.call_id", call.id)
             result = await self._guarded(call)
@@ -187,14 +200,12 @@ class ToolRunner:
             on_delegated_run=run.stats.add_delegated,
         )
         try:
-            outcome = await _execute_cancellable(agent_tool, arguments, ctx)
+            outcome = await _execute_checked(agent_tool, arguments, ctx)
         except ToolError as error:
             return _error_result(call, str(error) or type(error).__name__)
         except Exception as error:  # contained: the model reads what went wrong, the run goes on
             logger.exception("tool %s raised on call %s", call.name, call.id)
             return _error_result(call, f"{type(error).__name__}: {error}")
-        if outcome is None:
-            return _error_result(call, CANCELLED_RESULT)
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -203,20 +214,15 @@ class ToolRunner:
         )
 
 
-async def _execute_cancellable(
+async def _execute_checked(
     agent_tool: AgentTool, arguments: dict[str, Any], ctx: ToolContext
-) -> ToolResult | None:
-    """The tool's result, or ``None`` when the run was cancelled while it ran."""
-
-    async def work() -> ToolResult:
-        outcome = cast(object, await agent_tool.execute(arguments, ctx))
-        if not isinstance(outcome, ToolResult):
-            raise ToolError(
-                f"tool {agent_tool.name} returned {type(outcome).__name__}, not a ToolResult"
-            )
-        return outcome
-
-    return await unless_cancelled(ctx.cancel, work)
+) -> ToolResult:
+    outcome = cast(object, await agent_tool.execute(arguments, ctx))
+    if not isinstance(outcome, ToolResult):
+        raise ToolError(
+            f"tool {agent_tool.name} returned {type(outcome).__name__}, not a ToolResult"
+        )
+    return outcome
 
 
 def _error_result(call: ToolCall, text: str, details: Any = None) -> ToolResultMessage:

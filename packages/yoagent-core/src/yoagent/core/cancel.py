@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Awaitable, Callable, Generator
-from contextlib import contextmanager
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 
@@ -53,17 +52,30 @@ class CancelToken:
             token.cancel()
         return token
 
-    @contextmanager
-    def scope(self) -> Generator[anyio.CancelScope]:
+    def scope(self) -> _TokenScope:
         """A cancel scope that this token cancels (at once, if it already is cancelled)."""
-        with anyio.CancelScope() as scope:
-            self._scopes.add(scope)
-            try:
-                if self._event.is_set():
-                    scope.cancel()
-                yield scope
-            finally:
-                self._scopes.discard(scope)
+        return _TokenScope(self)
+
+
+class _TokenScope:
+    """``with token.scope() as scope:`` — an anyio cancel scope registered with a token."""
+
+    __slots__ = ("_scope", "_token")
+
+    def __init__(self, token: CancelToken) -> None:
+        self._token = token
+        self._scope = anyio.CancelScope()
+
+    def __enter__(self) -> anyio.CancelScope:
+        scope = self._scope.__enter__()
+        self._token._scopes.add(scope)  # pyright: ignore[reportPrivateUsage]
+        if self._token.cancelled:
+            scope.cancel()
+        return scope
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        self._token._scopes.discard(self._scope)  # pyright: ignore[reportPrivateUsage]
+        return bool(self._scope.__exit__(*exc_info))
 
 
 async def unless_cancelled(cancel: CancelToken, work: Callable[[], Awaitable[T]]) -> T | None:

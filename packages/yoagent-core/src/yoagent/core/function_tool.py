@@ -70,7 +70,7 @@ class FunctionTool:
                 for e in error.errors()
             )
             raise ToolError(f"invalid arguments for {self._name}: {problems}") from None
-        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+        kwargs = dict(parsed)  # field name → validated value, nested models kept as models
         if self._context_param is not None:
             kwargs[self._context_param] = ctx
         return _to_result(await self._func(**kwargs))

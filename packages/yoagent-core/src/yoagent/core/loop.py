@@ -40,7 +40,7 @@ from .messages import (
 )
 from .pricing import cost_of, resolve_cost
 from .stats import SessionStats
-from .telemetry import SPAN_AGENT_LOOP, tracer
+from .telemetry import SPAN_AGENT_LOOP, start_span, tracing_enabled
 from .tool_source import SourcedTools
 
 AGENT_STOPPED_PREFIX = "[Agent stopped: "
@@ -129,6 +129,7 @@ class RunState:
         self.produced_reply = False
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
+        self.tracing = tracing_enabled()
         self.tools = ToolRunner(self)
         self.sourced = SourcedTools(config.tool_sources)
 
@@ -152,7 +153,7 @@ class RunState:
         if self.config.tool_sources:
             await self.sourced.collect()
             self.tools.set_tools(self.sourced.merge(self.context.tools))
-        with tracer.start_as_current_span(SPAN_AGENT_LOOP) as span:
+        with start_span(SPAN_AGENT_LOOP, self.tracing) as span:
             span.set_attribute("gen_ai.request.model", self.config.model.id)
             span.set_attribute("yoagent.provider", self.config.model.provider)
             self.emit(AgentStart())
@@ -287,6 +288,8 @@ class RunState:
 
     def _repeated(self, calls: list[ToolCall]) -> bool:
         limit = self.config.max_repeated_tool_calls
+        if limit is None:
+            return False
         signature = tuple(
             sorted(
                 (call.name, json.dumps(call.arguments, sort_keys=True, default=str))
@@ -298,4 +301,4 @@ class RunState:
         else:
             self._repeat_signature = signature
             self._repeat_count = 1
-        return limit is not None and self._repeat_count >= limit
+        return self._repeat_count >= limit

@@ -6,7 +6,7 @@ import json
 import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import anyio
 
@@ -17,8 +17,8 @@ from .messages import (
     AssistantMessage,
     LlmMessage,
     ToolResultMessage,
+    Usage,
     UserMessage,
-    now_ms,
 )
 from .provider import DeltaSink, StreamConfig
 
@@ -96,15 +96,20 @@ class MockProvider:
         self, reply: MockReply, config: StreamConfig, sink: DeltaSink
     ) -> AssistantMessage:
         scripted = reply.message or AssistantMessage()
-        # A fresh message each time (the script may be replayed); blocks are shared, as
+        # A fresh message each time (a script may be replayed); blocks are shared, as
         # nothing downstream mutates them.
-        message = replace(
-            scripted,
+        message = AssistantMessage(
             content=list(scripted.content),
-            usage=replace(scripted.usage),
+            stop_reason=scripted.stop_reason,
+            usage=Usage(
+                input=scripted.usage.input,
+                output=scripted.usage.output,
+                cache_read=scripted.usage.cache_read,
+                cache_write=scripted.usage.cache_write,
+            ),
             model=scripted.model or config.model.id,
             provider=scripted.provider or config.model.provider,
-            timestamp=now_ms(),
+            error_message=scripted.error_message,
         )
         sent = 0
         for delta in _deltas(message, reply.chunk_size):

@@ -1,11 +1,51 @@
-"""OpenTelemetry spans for runs, model calls and tool calls (API only; the app brings an SDK)."""
+"""OpenTelemetry spans for runs, model calls and tool calls (API only; the app brings an SDK).
+
+Spans are made only once an application has installed a tracer provider: until then the
+API's proxy would hand out non-recording spans anyway, and skipping them keeps the loop's
+per-turn cost down.
+"""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from typing import Any
+
 from opentelemetry import trace
+from opentelemetry.util.types import AttributeValue
 
 tracer = trace.get_tracer("yoagent.core")
 
 SPAN_AGENT_LOOP = "agent_loop"
 SPAN_LLM_STREAM = "llm_stream"
 SPAN_TOOL = "tool"
+
+
+class _NoSpan(AbstractContextManager["_NoSpan"]):
+    """Stands in for a span while no tracer provider is installed."""
+
+    __slots__ = ()
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def set_attribute(self, key: str, value: AttributeValue) -> None:
+        return None
+
+    def set_status(self, status: Any) -> None:
+        return None
+
+
+_NO_SPAN = _NoSpan()
+
+
+def tracing_enabled() -> bool:
+    """True once the application has installed a tracer provider."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def start_span(name: str, enabled: bool = True) -> AbstractContextManager[Any]:
+    """A current span named ``name``; a no-op one unless ``enabled`` (the run's
+    :func:`tracing_enabled`, read once per run)."""
+    if enabled:
+        return tracer.start_as_current_span(name)
+    return _NO_SPAN
