@@ -102,6 +102,7 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
     """
     retry = run.config.retry
     retries = 0
+    overflow_compacted = False
     with start_span(SPAN_LLM_STREAM, run.tracing) as span:
         span.set_attribute("gen_ai.request.model", run.config.model.id)
         span.set_attribute("yoagent.turn", run.turn)
@@ -124,6 +125,15 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
             if scope.cancelled_caught or (reply is None and error is None):
                 reply = attempt.partial(StopReason.ABORTED, "cancelled")
             elif error is not None:
+                if (
+                    error.kind is ErrorKind.CONTEXT_OVERFLOW
+                    and not overflow_compacted
+                    and not run.cancel.cancelled
+                    and run.compact(overflowed=True)
+                ):
+                    overflow_compacted = True  # once: a second overflow is the answer
+                    attempt.close_failed(error)
+                    continue
                 if retry.should_retry(error, retries) and not run.cancel.cancelled:
                     attempt.close_failed(error)
                     delay = retry.delay(retries, error.retry_after)

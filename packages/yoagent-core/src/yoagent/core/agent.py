@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from .agent_tool import AgentTool
 from .cancel import CancelToken
 from .config import CacheConfig, ModelConfig, ThinkingLevel
+from .context import ContextConfig, ContextTracker
 from .events import AnyEvent
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .keys import with_env_key
@@ -76,6 +77,8 @@ class Agent:
         max_repeated_tool_calls: int | None = 3,
         turn_delay: float | None = None,
         tool_sources: Sequence[ToolSource] = (),
+        compaction: bool = True,
+        context: ContextConfig | None = None,
     ) -> None:
         self.provider = provider
         self.model = config
@@ -96,6 +99,11 @@ class Agent:
         self.max_repeated_tool_calls = max_repeated_tool_calls
         self.turn_delay = turn_delay
         self.tool_sources: list[ToolSource] = list(tool_sources)
+        self.compaction = compaction
+        """Compact the history automatically when it would not fit the model's context."""
+        self.context = context
+        """Compaction settings; ``None`` derives them from the model's context window."""
+        self._context_tracker = ContextTracker()
         self._messages: list[AnyMessage] = list(messages)
         self._steering: list[AnyMessage] = []
         self._follow_ups: list[AnyMessage] = []
@@ -138,6 +146,7 @@ class Agent:
         if self._registry is not None:
             self.provider = self._registry.create(resolved)
         self.model = resolved
+        self._context_tracker = ContextTracker()  # another model counts tokens differently
 
     # --- history and queues --------------------------------------------------------------
 
@@ -150,6 +159,7 @@ class Agent:
         """Replace the history."""
         self._require_idle()
         self._messages = list(messages)
+        self._context_tracker.reset()
 
     def append_message(self, message: AnyMessage) -> None:
         """Add one message to the history (e.g. a :class:`CustomMessage`)."""
@@ -220,6 +230,10 @@ class Agent:
             max_repeated_tool_calls=self.max_repeated_tool_calls,
             turn_delay=self.turn_delay,
             tool_sources=tuple(self.tool_sources),
+            context=(self.context or ContextConfig.for_model(self.model))
+            if self.compaction
+            else None,
+            context_tracker=self._context_tracker,
         )
 
     async def _run(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import anyio
 from opentelemetry.trace import Status, StatusCode
@@ -17,6 +18,7 @@ from ._streaming import stream_reply
 from ._tool_exec import ToolRunner
 from .cancel import CancelToken
 from .content import TextContent, ToolCall
+from .context import ContextTracker, compact_messages, estimate_text, is_injected
 from .events import (
     AgentEnd,
     AgentStart,
@@ -54,8 +56,9 @@ _ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
 
 
 def is_loop_injected(message: AnyMessage) -> bool:
-    """True for a user message the loop wrote itself (a stop marker), not the user."""
-    return isinstance(message, UserMessage) and message.text.startswith(AGENT_STOPPED_PREFIX)
+    """True for a user message the loop wrote itself (a stop marker, a compaction summary
+    or marker), not the user."""
+    return is_injected(message)
 
 
 def _ignore(_: AnyEvent) -> None:
@@ -130,8 +133,22 @@ class RunState:
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
         self.tracing = tracing_enabled()
+        self.context_tracker = self._tracker()
         self.tools = ToolRunner(self)
         self.sourced = SourcedTools(config.tool_sources)
+
+    def _tracker(self) -> ContextTracker | None:
+        settings = self.config.context
+        if settings is None:
+            return None
+        # What every request sends besides the history: the system prompt and tool schemas.
+        fixed = self.context.system_prompt + "".join(
+            json.dumps(t.parameters) + t.name + t.description for t in self.context.tools
+        )
+        settings = replace(settings, system_prompt_tokens=estimate_text(fixed))
+        tracker = self.config.context_tracker or ContextTracker(settings)
+        tracker.config = settings
+        return tracker
 
     # --- history -------------------------------------------------------------------------
 
@@ -146,6 +163,37 @@ class RunState:
 
     def append_marker(self, text: str) -> None:
         self.append(UserMessage.from_text(text))
+
+    def compact(self, *, overflowed: bool = False) -> bool:
+        """Compact the history in place when the next request would not fit; True if it did.
+
+        After the model reported an overflow (``overflowed``) the estimate was too low:
+        compact to 70 % of it, whatever the budget says.
+        """
+        tracker = self.context_tracker
+        if tracker is None:
+            return False
+        messages = self.context.messages
+        if not overflowed and not tracker.needs_compaction(messages):
+            return False
+        settings = tracker.calibrated_config()
+        if overflowed:
+            settings = replace(settings, budget_tokens=int(settings.tokens(messages) * 0.7))
+        result = compact_messages(messages, settings)
+        if not result.compacted:
+            return False
+        messages[:] = result.messages
+        self.sendable = context_messages(messages)
+        tracker.reset()
+        self.stats.compactions += 1
+        logger.info(
+            "compacted the history (level %d): %d → %d estimated tokens, budget %d",
+            result.level,
+            result.tokens_before,
+            result.tokens_after,
+            result.budget,
+        )
+        return True
 
     # --- the run -------------------------------------------------------------------------
 
@@ -229,8 +277,12 @@ class RunState:
             self.turn += 1
             self.tracker.turns += 1
             self.emit(TurnStart(turn=self.turn))
+            self.compact()
             notes = await self._turn_notes()
+            sent_count = len(self.context.messages)
             reply = await stream_reply(self, notes)
+            if self.context_tracker is not None:
+                self.context_tracker.record_usage(reply.usage, sent_count)
             self.produced_reply = True
             self.stats.record_turn(
                 reply.usage, cost_of(reply.usage, resolve_cost(self.config.model))

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 from .agent_tool import AgentTool
 from .config import CacheConfig, ModelConfig, ThinkingLevel
+from .context import ContextConfig, ContextTracker
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .limits import ExecutionLimits
 from .messages import AnyMessage
@@ -64,3 +65,9 @@ class AgentLoopConfig:
     """Seconds to wait between turns (throttling for rate-limit-sensitive providers)."""
     tool_sources: Sequence[ToolSource] = ()
     """Asked at the start of the run, and again before a later turn when their set moved."""
+    context: ContextConfig | None = None
+    """Automatic compaction: before a request that would not fit, and once after the model
+    reports a context overflow. ``None`` turns it off."""
+    context_tracker: ContextTracker | None = None
+    """Carries the real-usage calibration across runs (the Agent keeps one); made per run
+    when ``None``."""

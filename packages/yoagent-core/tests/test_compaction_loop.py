@@ -1,0 +1,130 @@
+"""The loop compacts as it goes: before a request that would not fit, and after an overflow."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core_helpers import call, text_reply, tool_reply
+
+from yoagent.core import (
+    Agent,
+    AssistantMessage,
+    ErrorKind,
+    ExecutionLimits,
+    MockProvider,
+    ModelConfig,
+    ProviderError,
+    RetryConfig,
+    StopReason,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+    tool,
+)
+from yoagent.core.context import COMPACTION_MARKER, SUMMARY_PREFIX, ContextConfig, estimate_messages
+from yoagent.core.messages import AnyMessage
+
+TASK = "Refactor the parser module and keep every test green."
+
+
+@tool
+async def read_chunk(n: int) -> str:
+    """Read one chunk of a big file."""
+    return f"chunk {n}: " + ("lorem ipsum dolor sit amet " * 120)
+
+
+def small_model() -> ModelConfig:
+    return replace(ModelConfig.mock(), context_window=24_000, max_tokens=2_000)
+
+
+async def test_a_300_turn_session_compacts_as_it_goes_and_keeps_the_task() -> None:
+    turns = 300
+    provider = MockProvider(
+        [
+            *(tool_reply(call("read_chunk", f"c{i}", n=i)) for i in range(turns)),
+            text_reply("refactored"),
+        ]
+    )
+    agent = Agent.from_provider(
+        provider,
+        small_model(),
+        tools=[read_chunk],
+        limits=ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None),
+    )
+    await agent.prompt(TASK)
+
+    final = agent.messages[-1]
+    assert isinstance(final, AssistantMessage) and final.text == "refactored"
+    compactions = agent.last_run_stats.compactions
+    assert compactions >= 5
+    budget = ContextConfig.for_model(small_model()).budget()
+    for request in provider.requests:
+        first = request.messages[0]
+        assert isinstance(first, UserMessage) and first.text == TASK
+        assert estimate_messages(request.messages) <= budget
+    last_request = provider.requests[-1].messages
+    assert any(
+        isinstance(m, UserMessage) and m.text.startswith((SUMMARY_PREFIX, COMPACTION_MARKER))
+        for m in last_request
+    )
+    # The newest turn always survives whole: its call and its result.
+    assert (
+        isinstance(last_request[-1], ToolResultMessage)
+        and last_request[-1].tool_call_id == f"c{turns - 1}"
+    )
+    print(f"compactions over {turns} turns: {compactions}")
+
+
+async def test_an_overflow_compacts_once_and_retries() -> None:
+    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    for i in range(12):
+        history += [
+            tool_reply(call("read_chunk", f"h{i}", n=i)),
+            ToolResultMessage(
+                tool_call_id=f"h{i}", tool_name="read_chunk", content=[TextContent(text="x" * 3000)]
+            ),
+        ]
+    overflow = ProviderError(
+        ErrorKind.CONTEXT_OVERFLOW, "prompt is too long: 250000 tokens > 200000 maximum", status=400
+    )
+    provider = MockProvider([overflow, text_reply("fits now")])
+    agent = Agent.from_provider(
+        provider, ModelConfig.mock(), messages=history, retry=RetryConfig.none()
+    )
+    await agent.prompt("continue")
+    assert agent.last_run_stats.compactions == 1
+    assert len(provider.requests) == 2
+    assert len(provider.requests[1].messages) < len(provider.requests[0].messages)
+    final = agent.messages[-1]
+    assert isinstance(final, AssistantMessage) and final.text == "fits now"
+
+
+async def test_a_second_overflow_is_the_answer() -> None:
+    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    for i in range(6):
+        history += [
+            tool_reply(call("read_chunk", f"h{i}", n=i)),
+            ToolResultMessage(
+                tool_call_id=f"h{i}", tool_name="read_chunk", content=[TextContent(text="y" * 3000)]
+            ),
+        ]
+    overflow = ProviderError(ErrorKind.CONTEXT_OVERFLOW, "maximum context length exceeded")
+    provider = MockProvider([overflow, overflow, text_reply("never")])
+    agent = Agent.from_provider(
+        provider, ModelConfig.mock(), messages=history, retry=RetryConfig.none()
+    )
+    await agent.prompt("continue")
+    final = agent.messages[-1]
+    assert isinstance(final, AssistantMessage) and final.stop_reason is StopReason.ERROR
+    assert final.error_message == "CONTEXT_OVERFLOW: maximum context length exceeded"
+    assert len(provider.requests) == 2
+
+
+async def test_compaction_can_be_turned_off() -> None:
+    provider = MockProvider([ProviderError(ErrorKind.CONTEXT_OVERFLOW, "prompt is too long")])
+    agent = Agent.from_provider(
+        provider, ModelConfig.mock(), compaction=False, retry=RetryConfig.none()
+    )
+    await agent.prompt("hi")
+    assert agent.last_run_stats.compactions == 0
+    assert len(provider.requests) == 1
