@@ -1,0 +1,142 @@
+"""The one place that turns what went wrong on the wire into a :class:`ProviderError`.
+
+HTTP statuses and error bodies, in-stream error events, transport failures and bodies
+that end early all pass through here, so the rules hold everywhere: rate limits are
+checked before overflow phrases (``yoagent.core.classify``), an auth failure names the
+variable the key came from, and no text that leaves this module contains the key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import httpx
+
+from yoagent.core import ErrorKind, ProviderError, classify, parse_retry_after
+
+from ._logging import logger
+
+_MAX_MESSAGE = 500
+# Key-shaped tokens (sk-..., sk-ant-..., gsk_..., xai-..., Bearer <token>) are scrubbed even
+# when they are not the configured key: a gateway may echo a different credential.
+_KEY_SHAPES = re.compile(
+    r"(?i)\b(?:sk-ant-[\w-]{8,}|sk-[\w-]{16,}|gsk_[\w-]{16,}|xai-[\w-]{16,}|bearer\s+[\w.~+/=-]{8,})"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KeySource:
+    """Where a request's API key came from, for messages, and the secrets to scrub."""
+
+    origin: str
+    """Environment variable (``ANTHROPIC_API_KEY``), ``ModelConfig.api_key``, or ``""``."""
+    hint: str
+    """The variable a user should set when no key was sent."""
+    secrets: tuple[str, ...] = ()
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret, and anything shaped like an API key, replaced."""
+    for secret in secrets:
+        if len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPES.sub("[redacted]", text)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
+
+
+def _error_fields(payload: object) -> tuple[str, tuple[object, ...]]:
+    """The message and the structured ``type``/``code``/``status`` values of an error body."""
+    if isinstance(payload, list) and payload:
+        payload = cast(list[object], payload)[0]
+    if not isinstance(payload, dict):
+        return "", ()
+    body = cast(dict[str, Any], payload)
+    inner: object = body.get("error")
+    error = cast(dict[str, Any], inner) if isinstance(inner, dict) else body
+    codes: list[object] = []
+    for name in ("type", "code", "status"):
+        value = error.get(name)
+        if isinstance(value, str | int) and value != "error":
+            codes.append(value)
+    message: object = error.get("message") or error.get("detail") or body.get("message")
+    if isinstance(inner, str) and not message:
+        message = inner
+    return (message if isinstance(message, str) else ""), tuple(codes)
+
+
+def _with_auth_hint(error: ProviderError, key: KeySource) -> ProviderError:
+    if error.kind is not ErrorKind.AUTH:
+        return error
+    status = f" ({error.status})" if error.status is not None else ""
+    if key.origin:
+        text = f"the server refused the key from {key.origin}{status}: {error.message}"
+    else:
+        text = f"the server refused the request{status}: no API key was sent; set {key.hint}"
+        text += f" ({error.message})"
+    return ProviderError(ErrorKind.AUTH, text, status=error.status)
+
+
+def from_http_status(
+    status: int, headers: Mapping[str, str], body: bytes, key: KeySource
+) -> ProviderError:
+    """The error for a non-2xx response, from its status, headers and body."""
+    raw = body.decode("utf-8", errors="replace")
+    try:
+        parsed: object = json.loads(raw)
+    except ValueError:
+        parsed = None
+    message, codes = _error_fields(parsed)
+    text = scrub(_short(message or raw), key.secrets)
+    error = classify(
+        status=status, codes=codes, message=text, retry_after=parse_retry_after(headers)
+    )
+    error = _with_auth_hint(error, key)
+    logger.debug("HTTP %s from provider: %s", status, error.message)
+    return error
+
+
+def from_stream_error(payload: object, key: KeySource) -> ProviderError:
+    """The error for an error event inside a stream (Anthropic ``error``, ``{"error": ...}``)."""
+    message, codes = _error_fields(payload)
+    text = scrub(_short(message or "the server sent an error event"), key.secrets)
+    error = classify(codes=codes, message=text)
+    logger.debug("error event in stream: %s", error.message)
+    return error
+
+
+def from_transport(exc: Exception, key: KeySource) -> ProviderError:
+    """A NETWORK error for a failed connection, a timeout or a broken body."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        what = "connecting timed out"
+    elif isinstance(exc, httpx.ReadTimeout):
+        what = "the stream stalled (no data within the read timeout)"
+    elif isinstance(exc, httpx.TimeoutException):
+        what = "the request timed out"
+    elif isinstance(exc, httpx.ConnectError):
+        what = "could not connect"
+    elif isinstance(exc, httpx.RemoteProtocolError):
+        what = "the connection broke mid-response"
+    else:
+        what = f"transport error ({type(exc).__name__})"
+    detail = scrub(_short(str(exc)), key.secrets)
+    text = f"{what}: {detail}" if detail else what
+    logger.debug("network failure: %s", text)
+    return ProviderError(ErrorKind.NETWORK, text)
+
+
+def ended_early(what: str) -> ProviderError:
+    """A NETWORK error for a stream whose body ended before the reply was complete."""
+    return ProviderError(ErrorKind.NETWORK, f"the stream ended early: {what}")
+
+
+def malformed(what: str) -> ProviderError:
+    """An API error for a stream event that could not be understood."""
+    return ProviderError(ErrorKind.API, f"malformed stream: {what}")

@@ -1,0 +1,412 @@
+"""The OpenAI Chat Completions API and its many compatible servers (streamed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, cast
+
+import httpx
+
+from yoagent.core import (
+    AssistantMessage,
+    DeltaSink,
+    ErrorKind,
+    ImageContent,
+    ModelConfig,
+    OpenAiCompat,
+    ProviderError,
+    StopReason,
+    StreamConfig,
+    TextContent,
+    ThinkingContent,
+    ThinkingLevel,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from yoagent.core.messages import LlmMessage
+
+from ._assembly import ReplyBuilder
+from ._http import Transport, encode_body, resolve_key
+from ._http_errors import KeySource, ended_early, from_stream_error
+from ._logging import logger, warn_once
+from ._messages import WireMessage, merge_same_role, notes_index
+from ._sse import SseEvent
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": StopReason.STOP,
+    "end_turn": StopReason.STOP,
+    "length": StopReason.LENGTH,
+    "tool_calls": StopReason.TOOL_USE,
+    "function_call": StopReason.TOOL_USE,
+    "content_filter": StopReason.REFUSAL,
+}
+
+_LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
+
+
+def _compat(model: ModelConfig) -> OpenAiCompat:
+    return model.compat if isinstance(model.compat, OpenAiCompat) else OpenAiCompat()
+
+
+def reasoning_effort(level: ThinkingLevel, ceiling: ThinkingLevel) -> str | None:
+    """The ``reasoning_effort`` value for ``level``, capped at the vendor's ``ceiling``."""
+    if level is ThinkingLevel.OFF:
+        return None
+    if ceiling is ThinkingLevel.OFF:
+        return None
+    return _LEVEL_ORDER[min(_LEVEL_ORDER.index(level), _LEVEL_ORDER.index(ceiling))].value
+
+
+def _parts(blocks: Sequence[TextContent | ImageContent]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, TextContent):
+            if block.text:
+                parts.append({"type": "text", "text": block.text})
+        else:
+            url = f"data:{block.mime_type};base64,{block.data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+    return parts
+
+
+def _assistant(message: AssistantMessage, compat: OpenAiCompat) -> WireMessage:
+    wire: WireMessage = {"role": "assistant"}
+    text = [{"type": "text", "text": b.text} for b in message.content if isinstance(b, TextContent)]
+    wire["content"] = [part for part in text if part["text"]]
+    calls = [
+        {
+            "id": block.id,
+            "type": "function",
+            "function": {"name": block.name, "arguments": json.dumps(block.arguments)},
+        }
+        for block in message.content
+        if isinstance(block, ToolCall)
+    ]
+    if calls:
+        wire["tool_calls"] = calls
+    if compat.replay_reasoning:
+        reasoning = "".join(
+            block.thinking
+            for block in message.content
+            if isinstance(block, ThinkingContent) and block.redacted is None
+        )
+        if reasoning:
+            field = "reasoning" if compat.reasoning_field == "reasoning" else "reasoning_content"
+            wire[field] = reasoning
+    return wire
+
+
+def _finalize(message: WireMessage) -> WireMessage:
+    """Collapse the content list built for merging into what the API expects."""
+    role = message["role"]
+    parts = cast(list[dict[str, Any]], message.get("content", []))
+    if role == "tool":
+        return message
+    if all(part["type"] == "text" for part in parts):
+        text = "\n\n".join(part["text"] for part in parts)
+        if role == "assistant":
+            message["content"] = text or None
+        else:
+            message["content"] = text
+    return message
+
+
+def build_messages(
+    system_prompt: str,
+    messages: Sequence[LlmMessage],
+    turn_notes: Sequence[str],
+    compat: OpenAiCompat,
+) -> list[WireMessage]:
+    """The ``messages`` array: system prompt, history with tool results as ``tool`` messages."""
+    wire: list[WireMessage] = []
+    # Tool messages carry text only, and must directly follow their assistant message:
+    # images from a run of tool results follow the whole run as one user message.
+    images: list[dict[str, Any]] = []
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) and images:
+            wire.append({"role": "user", "content": images})
+            images = []
+        if isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": _parts(message.content)})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant(message, compat))
+        else:
+            text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": text})
+            pictures = [b for b in message.content if isinstance(b, ImageContent)]
+            if pictures:
+                note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
+                images += [note, *_parts(pictures)]
+    if images:
+        wire.append({"role": "user", "content": images})
+    # A tool message always stays (every call needs its answer); others only when non-empty.
+    wire = [m for m in wire if m["role"] == "tool" or m.get("content") or m.get("tool_calls")]
+    wire = merge_same_role(wire, ("content", "tool_calls"), keep_apart=frozenset({"tool"}))
+    notes = [{"type": "text", "text": note} for note in turn_notes if note]
+    if notes:
+        index = notes_index(wire)
+        if index is None:
+            wire.append({"role": "user", "content": notes})
+        else:
+            wire[index]["content"] = [*wire[index]["content"], *notes]
+    out = [_finalize(m) for m in wire]
+    if system_prompt:
+        role = "developer" if compat.supports_developer_role else "system"
+        out.insert(0, {"role": role, "content": system_prompt})
+    return out
+
+
+def build_request_body(config: StreamConfig) -> dict[str, Any]:
+    """The JSON body of one streamed Chat Completions request for ``config``.
+
+    Vendor differences come from ``OpenAiCompat``: the max-tokens field name, whether usage
+    can be requested in the stream, the reasoning-effort field and its ceiling, DeepSeek's
+    thinking toggle, and which optional fields the vendor rejects.
+    """
+    model = config.model
+    compat = _compat(model)
+    body: dict[str, Any] = {
+        "model": model.id,
+        "messages": build_messages(
+            config.system_prompt, config.messages, config.turn_notes, compat
+        ),
+        "stream": True,
+    }
+    if compat.supports_usage_in_streaming:
+        body["stream_options"] = {"include_usage": True}
+    body[compat.max_tokens_field] = config.max_tokens or model.max_tokens
+    if config.temperature is not None:
+        body["temperature"] = config.temperature
+    if config.tools:
+        tools: list[dict[str, Any]] = []
+        for tool in config.tools:
+            function: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            if (
+                compat.supports_strict_tools
+                and tool.parameters.get("additionalProperties") is False
+            ):
+                function["strict"] = True
+            tools.append({"type": "function", "function": function})
+        body["tools"] = tools
+    if compat.thinking_toggle:
+        off = config.thinking_level is ThinkingLevel.OFF
+        body["thinking"] = {"type": "disabled" if off else "enabled"}
+    elif compat.supports_reasoning_effort and model.reasoning:
+        effort = reasoning_effort(config.thinking_level, compat.max_reasoning_effort)
+        if effort is not None:
+            body["reasoning_effort"] = effort
+    schema = config.output_schema
+    if schema is not None:
+        if compat.supports_structured_output:
+            json_schema: dict[str, Any] = {"name": schema.name, "schema": schema.schema}
+            if schema.description:
+                json_schema["description"] = schema.description
+            json_schema["strict"] = schema.strict
+            body["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+        else:
+            warn_once(
+                f"openai-structured:{model.provider}",
+                "%s does not support structured output; the schema is not sent",
+                model.provider,
+            )
+    return body
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return cast(list[Any], value) if isinstance(value, list) else []
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class _Reader:
+    """Reads one Chat Completions chunk stream (choice 0) into a reply."""
+
+    def __init__(self, config: StreamConfig, sink: DeltaSink, key: KeySource) -> None:
+        self.config = config
+        self.key = key
+        self.builder = ReplyBuilder(sink)
+        self.current: int | None = None
+        self.tools: dict[int, int] = {}
+        self.tool_ids: dict[str, int] = {}
+        self.usage = Usage()
+        self.finish_reason: StopReason | None = None
+        self.refused = False
+        self.done = False
+
+    def on_event(self, event: SseEvent) -> bool:
+        if event.data.strip() == "[DONE]":
+            self.done = True
+            return True
+        try:
+            payload: object = json.loads(event.data)
+        except ValueError:
+            logger.warning("skipped an unparseable event in a chat completions stream")
+            return False
+        data = _dict(payload)
+        if data.get("error"):
+            raise from_stream_error(data, self.key)
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self._read_usage(cast(dict[str, Any], usage))
+        for raw_choice in _list(data.get("choices")):
+            choice = _dict(raw_choice)
+            if (_int(choice.get("index")) or 0) == 0:
+                self._choice(choice)
+        return False
+
+    def _read_usage(self, usage: dict[str, Any]) -> None:
+        prompt = _int(usage.get("prompt_tokens")) or 0
+        details = _dict(usage.get("prompt_tokens_details"))
+        cached = _int(details.get("cached_tokens"))
+        if cached is None:
+            cached = _int(usage.get("prompt_cache_hit_tokens")) or 0  # DeepSeek
+        self.usage = Usage(
+            input=max(prompt - cached, 0),
+            output=_int(usage.get("completion_tokens")) or 0,
+            cache_read=cached,
+        )
+
+    def _open(self, kind: str) -> int:
+        if self.current is None or self.builder.kind(self.current) != kind:
+            self.current = (
+                self.builder.open_text() if kind == "text" else self.builder.open_thinking()
+            )
+        return self.current
+
+    def _reasoning(self, delta: dict[str, Any]) -> None:
+        text = _str(delta.get("reasoning_content")) or _str(delta.get("reasoning"))
+        if text:
+            self.builder.add_thinking(self._open("thinking"), text)
+            return
+        for raw in _list(delta.get("reasoning_details")):
+            item = _dict(raw)
+            kind = _str(item.get("type"))
+            if kind in ("reasoning.text", "reasoning.summary"):
+                piece = _str(item.get("text")) or _str(item.get("summary"))
+                if piece:
+                    self.builder.add_thinking(self._open("thinking"), piece)
+            signature = _str(item.get("signature"))
+            if signature:
+                self.builder.add_signature(self._open("thinking"), signature)
+
+    def _choice(self, choice: dict[str, Any]) -> None:
+        delta = _dict(choice.get("delta"))
+        self._reasoning(delta)
+        content = _str(delta.get("content"))
+        if content:
+            self.builder.add_text(self._open("text"), content)
+        refusal = _str(delta.get("refusal"))
+        if refusal:
+            self.refused = True
+            self.builder.add_text(self._open("text"), refusal)
+        for raw_call in _list(delta.get("tool_calls")):
+            self._tool_call(_dict(raw_call))
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            if reason == "error":
+                raise ProviderError(ErrorKind.API, "the server ended the reply with an error")
+            found = FINISH_REASONS.get(reason)
+            if found is None:
+                warn_once(f"openai-finish:{reason}", "unknown finish_reason %r", reason)
+                found = StopReason.STOP
+            self.finish_reason = found
+
+    def _tool_call(self, call: dict[str, Any]) -> None:
+        index = _int(call.get("index"))
+        function = _dict(call.get("function"))
+        call_id = _str(call.get("id"))
+        name = _str(function.get("name"))
+        if index is None:
+            # No index (some local servers): a new id starts a call, else the last continues.
+            if call_id and call_id not in self.tool_ids:
+                index = len(self.tools)
+            else:
+                index = self.tool_ids.get(call_id, max(self.tools, default=0))
+        if call_id:
+            self.tool_ids.setdefault(call_id, index)
+        slot = self.tools.get(index)
+        if slot is None:
+            slot = self.builder.open_tool(call_id, name)
+            self.tools[index] = slot
+        else:
+            self.builder.name_tool(slot, call_id, name)
+        self.current = None
+        arguments = _str(function.get("arguments"))
+        if arguments:
+            self.builder.add_tool_arguments(slot, arguments)
+
+    def finish(self, cut: bool) -> AssistantMessage:
+        if not self.done and self.finish_reason is None:
+            what = "mid-event" if cut else "before finish_reason"
+            raise ended_early(f"the chat completions stream ended {what}")
+        stop = self.finish_reason or StopReason.STOP
+        if self.refused:
+            stop = StopReason.REFUSAL
+        # A call cut off by the token limit is the last one; earlier calls are complete.
+        self.builder.close_all(except_last_tool=stop is StopReason.LENGTH)
+        model = self.config.model
+        return self.builder.finish(
+            stop_reason=stop, usage=self.usage, model=model.id, provider=model.provider
+        )
+
+
+class OpenAiCompletionsProvider:
+    """Streams replies from OpenAI Chat Completions or any compatible server.
+
+    Vendor quirks come from ``ModelConfig.compat`` (:class:`~yoagent.core.OpenAiCompat`).
+    One ``httpx.AsyncClient`` per instance is reused across turns.
+    """
+
+    def __init__(
+        self,
+        config: ModelConfig | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float | None = None,
+    ) -> None:
+        self.config = config
+        self._transport = Transport(client, timeout)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client this provider created."""
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> OpenAiCompletionsProvider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
+        """Send one request and return the complete reply, reporting deltas to ``sink``."""
+        model = config.model
+        key, source = resolve_key(model)
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if key:
+            headers["authorization"] = f"Bearer {key}"
+        headers.update(model.headers)
+        url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        reader = _Reader(config, sink, source)
+        cut = await self._transport.post_sse(
+            url, headers, encode_body(build_request_body(config)), source, reader.on_event
+        )
+        return reader.finish(cut)

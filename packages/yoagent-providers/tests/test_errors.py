@@ -1,0 +1,185 @@
+"""HTTP and transport failures become the right ProviderError, and never show the key."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+import respx
+from provider_helpers import (
+    ANTHROPIC_URL,
+    OPENAI_URL,
+    SECRET,
+    anthropic_config,
+    openai_config,
+    replay,
+    stream_config,
+)
+from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
+
+from yoagent.core import ErrorKind, ProviderError
+from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+
+
+def anthropic_error(kind: str, message: str) -> bytes:
+    return f'{{"type":"error","error":{{"type":"{kind}","message":"{message}"}}}}'.encode()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "headers", "kind", "retry_after"),
+    [
+        (
+            429,
+            anthropic_error("rate_limit_error", "slow down"),
+            {"retry-after": "7"},
+            ErrorKind.RATE_LIMITED,
+            7.0,
+        ),
+        (529, anthropic_error("overloaded_error", "Overloaded"), {}, ErrorKind.RATE_LIMITED, None),
+        (503, b"upstream unavailable", {"retry-after-ms": "1500"}, ErrorKind.RATE_LIMITED, 1.5),
+        # A capacity error whose text looks like an overflow is still a rate limit.
+        (
+            429,
+            anthropic_error("rate_limit_error", "too many tokens per minute"),
+            {},
+            ErrorKind.RATE_LIMITED,
+            None,
+        ),
+        (
+            400,
+            anthropic_error("invalid_request_error", "prompt is too long: 250000 tokens > 200000"),
+            {},
+            ErrorKind.CONTEXT_OVERFLOW,
+            None,
+        ),
+        (
+            413,
+            anthropic_error("request_too_large", "Request exceeds the maximum size"),
+            {},
+            ErrorKind.CONTEXT_OVERFLOW,
+            None,
+        ),
+        (
+            400,
+            b'{"error": {"message": "bad field", "type": "invalid_request_error"}}',
+            {},
+            ErrorKind.API,
+            None,
+        ),
+        (500, b"<html>oops</html>", {}, ErrorKind.API, None),
+        (
+            200,
+            b'{"error": {"type": "overloaded_error", "message": "busy"}}',
+            {"content-type": "application/json"},
+            ErrorKind.RATE_LIMITED,
+            None,
+        ),
+    ],
+)
+async def test_http_statuses_and_bodies_are_classified(
+    status: int, body: bytes, headers: dict[str, str], kind: ErrorKind, retry_after: float | None
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        await replay(body, anthropic=True, status=status, headers=headers)
+    assert caught.value.kind is kind
+    assert caught.value.retry_after == retry_after
+
+
+async def test_auth_failure_names_the_variable_never_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    config = stream_config(anthropic_config(api_key=""))
+    with pytest.raises(ProviderError) as caught:
+        await replay(
+            anthropic_error("authentication_error", "invalid x-api-key"),
+            anthropic=True,
+            status=401,
+            config=config,
+        )
+    assert caught.value.kind is ErrorKind.AUTH
+    assert "ANTHROPIC_API_KEY" in str(caught.value)
+    assert SECRET not in str(caught.value)
+
+
+async def test_auth_failure_without_a_key_says_which_variable_to_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "YOAGENT_API_KEY", "API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    config = stream_config(openai_config(api_key=""))
+    with pytest.raises(ProviderError) as caught:
+        await replay(
+            b'{"error": {"message": "missing key"}}', anthropic=False, status=403, config=config
+        )
+    assert caught.value.kind is ErrorKind.AUTH
+    assert "set OPENAI_API_KEY" in str(caught.value)
+
+
+async def test_connection_refused_is_a_network_error() -> None:
+    config = stream_config(openai_config(base_url="http://127.0.0.1:9/v1"))
+    async with OpenAiCompletionsProvider(config.model) as provider:
+        with pytest.raises(ProviderError) as caught:
+            await provider.stream(config, lambda d: None)
+    assert caught.value.kind is ErrorKind.NETWORK
+
+
+def _leaky_paths() -> list[tuple[str, bool, int, bytes | None, type[Exception] | None]]:
+    echo = f'{{"error": {{"message": "bad key {SECRET} (Bearer {SECRET})", "type": "x"}}}}'.encode()
+    return [
+        ("401", True, 401, echo, None),
+        ("429", False, 429, echo, None),
+        ("500 echoing the key", True, 500, echo, None),
+        ("in-stream error", False, 200, None, None),
+        ("network error", True, 200, None, httpx.ConnectError),
+        ("read timeout", False, 200, None, httpx.ReadTimeout),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("label", "anthropic", "status", "body", "exc"),
+    _leaky_paths(),
+    ids=[p[0] for p in _leaky_paths()],
+)
+async def test_the_key_never_appears_in_errors_or_logs(
+    caplog: pytest.LogCaptureFixture,
+    label: str,
+    anthropic: bool,
+    status: int,
+    body: bytes | None,
+    exc: type[Exception] | None,
+) -> None:
+    config = stream_config(anthropic_config() if anthropic else openai_config())
+    url = ANTHROPIC_URL + "/v1/messages" if anthropic else OPENAI_URL + "/chat/completions"
+    if body is None and exc is None:
+        in_stream = {"error": {"message": f"key {SECRET} rejected", "code": "invalid_api_key"}}
+        body = (
+            anthropic_sse([*anthropic_text()[:2], {"type": "error", **in_stream}])
+            if anthropic
+            else openai_sse([*openai_text()[:1], in_stream], done=False)
+        )
+    provider = (
+        AnthropicProvider(config.model) if anthropic else OpenAiCompletionsProvider(config.model)
+    )
+    with caplog.at_level(logging.DEBUG):
+        async with provider, respx.mock() as mock:
+            route = mock.post(url)
+            if exc is not None:
+                route.mock(side_effect=exc(f"failed talking with key {SECRET}"))
+            else:
+                assert body is not None
+                route.mock(
+                    return_value=httpx.Response(
+                        status, content=body, headers={"content-type": "text/event-stream"}
+                    )
+                )
+            with pytest.raises(ProviderError) as caught:
+                await provider.stream(config, lambda d: None)
+    texts = [str(caught.value), repr(caught.value), caught.value.message]
+    texts += [record.getMessage() for record in caplog.records]
+    texts += [str(record.args) for record in caplog.records]
+    # The server's text did reach the error, scrubbed.
+    assert "[redacted]" in caught.value.message, label
+    for text in texts:
+        assert SECRET not in text, label

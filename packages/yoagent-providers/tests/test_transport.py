@@ -1,0 +1,66 @@
+"""Real HTTP on loopback: connection reuse, stalled streams, cancellation, entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio
+import pytest
+from provider_helpers import anthropic_config, openai_config, stream_config
+from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
+
+from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
+from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedSseServer]:
+    with ScriptedSseServer() as running:
+        yield running
+
+
+async def test_one_connection_is_reused_across_turns(server: ScriptedSseServer) -> None:
+    config = stream_config(anthropic_config(base_url=server.url))
+    server.enqueue(anthropic_sse(anthropic_text("one")))
+    server.enqueue(anthropic_sse(anthropic_text("two")))
+    async with AnthropicProvider(config.model) as provider:
+        first = await provider.stream(config, lambda d: None)
+        second = await provider.stream(config, lambda d: None)
+    assert (first.text, second.text) == ("one", "two")
+    assert len(server.requests) == 2
+    assert server.connections == 1
+    assert server.requests[0].path == "/v1/messages"
+
+
+async def test_a_stalled_stream_ends_with_a_network_error(server: ScriptedSseServer) -> None:
+    body = openai_sse(openai_text())
+    server.enqueue(ScriptedReply([body[:40], body[40:]], delay=0.6))
+    config = stream_config(openai_config(base_url=server.url + "/v1"))
+    async with OpenAiCompletionsProvider(config.model, timeout=0.3) as provider:
+        with anyio.fail_after(5), pytest.raises(ProviderError) as caught:
+            await provider.stream(config, lambda d: None)
+    assert caught.value.kind is ErrorKind.NETWORK
+    assert "stalled" in caught.value.message
+
+
+async def test_cancellation_closes_the_response(server: ScriptedSseServer) -> None:
+    body = anthropic_sse(anthropic_text("x" * 50))
+    server.enqueue(ScriptedReply([body[i : i + 20] for i in range(0, len(body), 20)], delay=0.05))
+    config = stream_config(anthropic_config(base_url=server.url))
+    seen: list[object] = []
+    async with AnthropicProvider(config.model) as provider:
+        with anyio.move_on_after(0.3) as scope:
+            await provider.stream(config, seen.append)
+    assert scope.cancelled_caught
+    assert await anyio.to_thread.run_sync(server.disconnected.wait, 5)
+    assert server.disconnects == 1
+
+
+def test_providers_are_found_through_entry_points() -> None:
+    registry = ProviderRegistry()
+    assert isinstance(registry.create(anthropic_config()), AnthropicProvider)
+    assert isinstance(registry.create(openai_config()), OpenAiCompletionsProvider)
+    assert {ApiProtocol.ANTHROPIC_MESSAGES, ApiProtocol.OPENAI_COMPLETIONS} <= set(
+        registry.protocols()
+    )
