@@ -1,0 +1,320 @@
+"""EditFileTool: replace exact, unique snippets of a file, all edits or none."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+
+from yoagent.core import ToolContext, ToolError, ToolResult
+
+from ._args import get_str
+from ._fs import atomic_write, decode_text, open_for_read, read_all
+from .sandbox import PathSandbox, StrPath
+
+MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
+_DIFF_LINES: Final = 80
+_SIMILAR_ENOUGH: Final = 0.6
+_LINE_NUMBER_PREFIX: Final = re.compile(r"^ *\d+\t", re.MULTILINE)
+
+_DESCRIPTION = """\
+Edit a file by replacing an exact piece of its text with new text.
+
+`old_text` must appear exactly once in the file, character for character
+(whitespace and indentation included; without the line numbers read_file shows).
+Include a few surrounding lines to make it unique. If it is not found, the answer
+shows the closest lines of the file; if it is found several times, it says how
+many times and where. To make several changes in one call, pass `edits` (a list
+of {old_text, new_text}) instead: they are applied in order, each to the result of
+the previous one, and if any fails, none is applied. The file keeps its line
+endings (LF or CRLF) and encoding. To create a file, use write_file."""
+
+
+class EditError(ToolError):
+    """An edit could not be applied; the file was left unchanged."""
+
+
+@dataclass(slots=True, frozen=True)
+class Edit:
+    """One replacement: ``old_text`` (exact, unique) becomes ``new_text``."""
+
+    old_text: str
+    new_text: str
+
+
+@dataclass(slots=True, frozen=True)
+class EditOutcome:
+    """The edited bytes and what changed."""
+
+    data: bytes
+    diff: str
+    encoding: str
+    line_endings: str
+
+
+def apply_edits(data: bytes, edits: list[Edit], *, shown: str = "the file") -> EditOutcome:
+    """Apply ``edits`` in order to the file content ``data``; all of them or none.
+
+    Raises :class:`EditError` (naming the failed edit and why) when any edit's
+    ``old_text`` is empty, missing or not unique, or the result cannot be encoded
+    like the original.
+    """
+    if not edits:
+        raise EditError("edit_file: no edit given (pass old_text and new_text, or edits)")
+    decoded = decode_text(data)
+    text = decoded.text
+    crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+    work = text.replace("\r\n", "\n") if crlf else text
+    has_cr = "\r" in work
+    for index, edit in enumerate(edits):
+        where = f"edit {index + 1} of {len(edits)}: " if len(edits) > 1 else ""
+        old, new = edit.old_text, edit.new_text
+        if crlf or not has_cr:
+            old = old.replace("\r\n", "\n")
+            new = new.replace("\r\n", "\n")
+        if not old:
+            raise EditError(f"edit_file: {where}old_text is empty; nothing to find in {shown}")
+        if old == new:
+            raise EditError(f"edit_file: {where}old_text and new_text are the same")
+        first = work.find(old)
+        if first < 0:
+            raise EditError(f"edit_file: {where}{_not_found(work, old, shown)}")
+        positions = _positions(work, old, first)
+        if len(positions) > 1:
+            lines = ", ".join(str(work.count("\n", 0, pos) + 1) for pos in positions[:10])
+            more = ", …" if len(positions) > 10 else ""
+            raise EditError(
+                f"edit_file: {where}old_text was found {len(positions)} times in {shown} "
+                f"(starting on lines {lines}{more}); it must be unique: include more "
+                f"surrounding lines. No edit was applied."
+            )
+        work = work[:first] + new + work[first + len(old) :]
+    result = work.replace("\n", "\r\n") if crlf else work
+    try:
+        out = decoded.encode(result)
+    except UnicodeEncodeError as error:
+        raise EditError(
+            f"edit_file: {shown} is {decoded.encoding}-encoded and the new text has "
+            f"characters it cannot hold ({error.object[error.start : error.end]!r}). "
+            f"No edit was applied."
+        ) from None
+    before = text.replace("\r\n", "\n") if crlf else text
+    return EditOutcome(
+        data=out,
+        diff=_diff(before, work, shown),
+        encoding=decoded.encoding,
+        line_endings="CRLF" if crlf else "LF",
+    )
+
+
+def _positions(work: str, old: str, first: int) -> list[int]:
+    found = [first]
+    while len(found) <= 100:
+        nxt = work.find(old, found[-1] + 1)
+        if nxt < 0:
+            break
+        found.append(nxt)
+    return found
+
+
+def _not_found(work: str, old: str, shown: str) -> str:
+    message = f"old_text was not found in {shown}. No edit was applied."
+    hints: list[str] = []
+    if _LINE_NUMBER_PREFIX.search(old) and all(
+        _LINE_NUMBER_PREFIX.match(line) for line in old.split("\n") if line
+    ):
+        hints.append(
+            "old_text seems to start its lines with the line numbers read_file shows; "
+            "leave them out."
+        )
+    squeezed = " ".join(old.split())
+    if squeezed and squeezed in " ".join(work.split()):
+        hints.append("The text is there with different whitespace or indentation.")
+    closest = _closest(work, old)
+    if closest is not None:
+        start, ratio, lines = closest
+        numbered = "\n".join(f"{start + i:>6}\t{line}" for i, line in enumerate(lines))
+        hints.append(
+            f"Did you mean lines {start}-{start + len(lines) - 1} "
+            f"({round(ratio * 100)}% similar)?\n{numbered}"
+        )
+    return "\n".join([message, *hints])
+
+
+def _closest(work: str, old: str) -> tuple[int, float, list[str]] | None:
+    """The window of file lines most like ``old`` (1-based start, similarity, lines)."""
+    file_lines = work.split("\n")
+    old_lines = old.strip("\n").split("\n")
+    size = min(len(old_lines), len(file_lines))
+    if size == 0:
+        return None
+    target = "\n".join(old_lines)
+    starts: range | list[int] = range(len(file_lines) - size + 1)
+    if len(file_lines) * size > 400_000:
+        # large file: anchor on the lines most like the first line of old_text
+        anchor = old_lines[0].strip()
+        scored = sorted(
+            range(len(file_lines)),
+            key=lambda i: (
+                -difflib.SequenceMatcher(
+                    None, file_lines[i].strip(), anchor, autojunk=False
+                ).quick_ratio()
+            ),
+        )
+        starts = sorted({min(i, len(file_lines) - size) for i in scored[:50]})
+    best_ratio = 0.0
+    best_start = -1
+    for start in starts:
+        candidate = "\n".join(file_lines[start : start + size])
+        matcher = difflib.SequenceMatcher(None, candidate, target, autojunk=False)
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best_ratio, best_start = ratio, start
+    if best_start < 0 or best_ratio < _SIMILAR_ENOUGH:
+        return None
+    return best_start + 1, best_ratio, file_lines[best_start : best_start + size]
+
+
+def _diff(before: str, after: str, shown: str) -> str:
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(),
+            after.splitlines(),
+            fromfile=f"a/{shown}",
+            tofile=f"b/{shown}",
+            n=2,
+            lineterm="",
+        )
+    )
+    if len(lines) > _DIFF_LINES:
+        dropped = len(lines) - _DIFF_LINES
+        lines = [*lines[:_DIFF_LINES], f"[... {dropped} more diff lines ...]"]
+    return "\n".join(lines)
+
+
+class EditFileTool:
+    """The ``edit_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default)."""
+
+    def __init__(
+        self, sandbox: PathSandbox | None = None, *, allowed_paths: list[StrPath] | None = None
+    ) -> None:
+        self.sandbox = sandbox if sandbox is not None else PathSandbox(allowed_paths)
+
+    @property
+    def name(self) -> str:
+        """The tool's wire name."""
+        return "edit_file"
+
+    @property
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        return _DESCRIPTION
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments."""
+        edit = {
+            "type": "object",
+            "properties": {
+                "old_text": {"type": "string", "description": "Exact text to replace."},
+                "new_text": {"type": "string", "description": "The text to put in its place."},
+            },
+            "required": ["old_text", "new_text"],
+            "additionalProperties": False,
+        }
+        return {
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": (
+                        "The file to edit (relative to the working folder, or absolute)."
+                    ),
+                },
+                "old_text": {
+                    "type": "string",
+                    "description": "The exact text to replace; must occur exactly once.",
+                },
+                "new_text": {
+                    "type": "string",
+                    "description": "The text to put in its place (may be empty to delete).",
+                },
+                "edits": {
+                    "type": "array",
+                    "items": edit,
+                    "minItems": 1,
+                    "description": "Several replacements, applied in order, all or none "
+                    "(instead of old_text/new_text).",
+                },
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        }
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Apply the edits and write the file atomically."""
+        path = get_str("edit_file", arguments, "path")
+        edits = _parse_edits(arguments)
+        target = self.sandbox.check(path, tool="edit_file")
+        outcome = await anyio.to_thread.run_sync(lambda: self._edit(path, target, edits))
+        count = f"{len(edits)} edits" if len(edits) > 1 else "1 edit"
+        return ToolResult.from_text(
+            f"Edited {path} ({count} applied).\n{outcome.diff}",
+            {
+                "path": path,
+                "edits": len(edits),
+                "diff": outcome.diff,
+                "encoding": outcome.encoding,
+                "line_endings": outcome.line_endings,
+            },
+        )
+
+    def _edit(self, shown: str, target: str, edits: list[Edit]) -> EditOutcome:
+        nofollow = self.sandbox.restricted
+        try:
+            fd, st = open_for_read("edit_file", shown, target, nofollow=nofollow)
+        except ToolError as error:
+            if str(error).endswith("does not exist"):
+                raise ToolError(f"{error}; use write_file to create it") from None
+            raise
+        if st.st_size > MAX_EDIT_BYTES:
+            os.close(fd)
+            raise ToolError(
+                f"edit_file: {shown} is {st.st_size} bytes, more than {MAX_EDIT_BYTES}; "
+                "edit it with bash instead"
+            )
+        data = read_all(fd)
+        outcome = apply_edits(data, edits, shown=shown)
+        atomic_write("edit_file", shown, target, outcome.data, nofollow=nofollow)
+        return outcome
+
+
+def _parse_edits(arguments: dict[str, Any]) -> list[Edit]:
+    raw = arguments.get("edits")
+    single = arguments.get("old_text") is not None or arguments.get("new_text") is not None
+    if raw is not None and raw != []:
+        if single:
+            raise ToolError("edit_file: pass either old_text/new_text or edits, not both")
+        if not isinstance(raw, list):
+            raise ToolError("edit_file: 'edits' must be a list of {old_text, new_text}")
+        edits: list[Edit] = []
+        for index, item in enumerate(raw):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            if not isinstance(item, dict):
+                raise ToolError(f"edit_file: edits[{index}] must be an object")
+            entry: dict[str, Any] = item  # pyright: ignore[reportUnknownVariableType]
+            old, new = entry.get("old_text"), entry.get("new_text")
+            if not isinstance(old, str) or not isinstance(new, str):
+                raise ToolError(f"edit_file: edits[{index}] needs old_text and new_text (strings)")
+            edits.append(Edit(old, new))
+        return edits
+    old = arguments.get("old_text")
+    new = arguments.get("new_text")
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise ToolError("edit_file: old_text and new_text are required (strings), or edits")
+    return [Edit(old, new)]
