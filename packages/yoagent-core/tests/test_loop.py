@@ -725,3 +725,18 @@ async def test_usage_and_cost_are_recorded_per_turn() -> None:
     assert stats.turns == 2
     assert stats.usage == Usage(input=3000, output=110)
     assert stats.cost_usd == pytest.approx((3000 * 3.0 + 110 * 15.0) / 1e6)
+
+
+async def test_a_tool_error_can_carry_details_for_the_application() -> None:
+    @tool
+    async def failing() -> str:
+        """Fails with an exit code."""
+        raise ToolError("Exit code: 2\nstderr: boom", details={"exit_code": 2})
+
+    provider = MockProvider([tool_reply(call("failing")), text_reply("ok")])
+    new = await agent_loop(
+        [UserMessage.from_text("go")], AgentContext(tools=[failing]), loop_config(provider)
+    )
+    result = results_of(new)[0]
+    assert result.is_error and result.details == {"exit_code": 2}
+    assert result.text == "Exit code: 2\nstderr: boom"

@@ -284,3 +284,13 @@ def test_trio_cancellation_kills_the_group() -> None:
     pgid, child = _ids(seen[-1])
     assert wait_group_gone(pgid) == []
     assert not is_alive(child)
+
+
+async def test_a_failing_command_keeps_its_exit_code_in_the_error_details() -> None:
+    from yoagent.core import ToolError
+
+    tool = BashTool()
+    with pytest.raises(ToolError) as caught:
+        await tool.execute({"command": "echo out; exit 3"}, make_ctx())
+    assert caught.value.details["exit_code"] == 3
+    assert "Exit code: 3" in str(caught.value)

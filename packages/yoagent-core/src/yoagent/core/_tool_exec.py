@@ -202,7 +202,7 @@ class ToolRunner:
         try:
             outcome = await _execute_checked(agent_tool, arguments, ctx)
         except ToolError as error:
-            return _error_result(call, str(error) or type(error).__name__)
+            return _error_result(call, str(error) or type(error).__name__, error.details)
         except Exception as error:  # contained: the model reads what went wrong, the run goes on
             logger.exception("tool %s raised on call %s", call.name, call.id)
             return _error_result(call, f"{type(error).__name__}: {error}")

@@ -32,8 +32,13 @@ class ToolResult:
 class ToolError(Exception):
     """Raised by a tool to fail the call with a message the model reads.
 
-    The run goes on: the model gets an error result carrying ``str(error)``.
+    The run goes on: the model gets an error result carrying ``str(error)``; ``details``
+    (e.g. an exit code) go to the result's ``details`` for the application.
     """
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 class ToolContext:

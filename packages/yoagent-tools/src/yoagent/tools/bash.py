@@ -269,19 +269,21 @@ class _Run:
             text = _render(out_text, err_text, None, notes)
             raise ToolError(
                 f"bash: the command timed out after {timeout:g} s and was killed "
-                f"(with every process it started). Output so far:\n{text}"
+                f"(with every process it started). Output so far:\n{text}",
+                details=details,
             )
         if self.state == "cancelled":
             text = _render(out_text, err_text, None, notes)
             raise ToolError(
                 f"bash: cancelled; the command was killed (with every process it "
-                f"started). Output so far:\n{text}"
+                f"started). Output so far:\n{text}",
+                details=details,
             )
         text = _render(out_text, err_text, code, notes)
         if self.state == "cancelled_after_exit":
-            raise ToolError(f"bash: cancelled after the command finished.\n{text}")
+            raise ToolError(f"bash: cancelled after the command finished.\n{text}", details=details)
         if code != 0:
-            raise ToolError(text)
+            raise ToolError(text, details=details)
         return ToolResult.from_text(text, details)
 
 
