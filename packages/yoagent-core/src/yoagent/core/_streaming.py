@@ -112,6 +112,7 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
             reply: AssistantMessage | None = None
             with run.cancel.scope() as scope:
                 try:
+                    run.sent_count = len(run.context.messages)
                     reply = await run.config.provider.stream(
                         _stream_config(run, notes), attempt.sink
                     )

@@ -15,6 +15,7 @@ from .hooks import Deny, Modify, ToolCallRequest, middleware_callable, resolve
 from .loop_config import ToolExecution
 from .messages import AnyMessage, ToolResultMessage
 from .provider import ToolDefinition
+from .shared_state import ToolOutputSink
 from .telemetry import SPAN_TOOL, start_span
 
 if TYPE_CHECKING:
@@ -23,20 +24,25 @@ if TYPE_CHECKING:
 CANCELLED_RESULT = "Tool execution cancelled."
 
 
-def truncate_text(text: str, limit: int | None) -> str:
+def truncate_text(text: str, limit: int | None, *, kept_at: str | None = None) -> str:
     """Cut ``text`` to about ``limit`` characters, keeping its head and tail.
 
-    The cut is marked in the text itself so the model knows output is missing.
+    The cut is marked in the text itself so the model knows output is missing; when the
+    whole text was stashed, the marker names the key it is ``kept_at``.
     """
     if limit is None or len(text) <= limit:
         return text
     head = limit // 2
     tail = limit - head
     cut = len(text) - head - tail
-    return f"{text[:head]}\n\n[... {cut} characters truncated ...]\n\n{text[len(text) - tail :]}"
+    where = f"; the full output is in shared state under {kept_at!r}" if kept_at else ""
+    marker = f"\n\n[... {cut} characters truncated{where} ...]\n\n"
+    return f"{text[:head]}{marker}{text[len(text) - tail :]}"
 
 
-def _truncate_content(content: list[UserContent], limit: int | None) -> list[UserContent]:
+async def _truncate_content(
+    content: list[UserContent], limit: int | None, call: ToolCall, sink: ToolOutputSink | None
+) -> list[UserContent]:
     if limit is None:
         return content
     texts = [block for block in content if isinstance(block, TextContent)]
@@ -44,7 +50,15 @@ def _truncate_content(content: list[UserContent], limit: int | None) -> list[Use
         return content
     images: list[UserContent] = [block for block in content if isinstance(block, ImageContent)]
     joined = "\n".join(block.text for block in texts)
-    return [TextContent(text=truncate_text(joined, limit)), *images]
+    key: str | None = None
+    if sink is not None:
+        try:
+            key = await sink(call.id, call.name, joined)
+        except Exception:  # a full or failing store: truncate without naming a key
+            logger.warning(
+                "could not stash the full output of %s (%s)", call.name, call.id, exc_info=True
+            )
+    return [TextContent(text=truncate_text(joined, limit, kept_at=key)), *images]
 
 
 class ToolRunner:
@@ -209,7 +223,12 @@ class ToolRunner:
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
-            content=_truncate_content(list(outcome.content), run.config.max_tool_output_chars),
+            content=await _truncate_content(
+                list(outcome.content),
+                run.config.max_tool_output_chars,
+                call,
+                run.config.tool_output_sink,
+            ),
             details=outcome.details,
         )
 

@@ -24,6 +24,8 @@ from .messages import AnyMessage, UserMessage
 from .provider import OutputSchema, StreamProvider
 from .registry import ProviderRegistry, default_registry
 from .retry import RetryConfig
+from .shared_state import SharedState, SharedStateSink
+from .shared_state_tool import SharedStateTool
 from .stats import SessionStats
 from .structured import output_schema_for, parse_structured
 from .tool_source import ToolSource
@@ -79,6 +81,7 @@ class Agent:
         tool_sources: Sequence[ToolSource] = (),
         compaction: bool = True,
         context: ContextConfig | None = None,
+        shared_state: SharedState | None = None,
     ) -> None:
         self.provider = provider
         self.model = config
@@ -104,6 +107,9 @@ class Agent:
         self.context = context
         """Compaction settings; ``None`` derives them from the model's context window."""
         self._context_tracker = ContextTracker()
+        self.shared_state = shared_state
+        """When set, every run offers the ``shared_state`` tool, and a truncated tool
+        output is stashed there in full, under a key its truncation marker names."""
         self._messages: list[AnyMessage] = list(messages)
         self._steering: list[AnyMessage] = []
         self._follow_ups: list[AnyMessage] = []
@@ -208,6 +214,12 @@ class Agent:
 
     # --- runs ----------------------------------------------------------------------------
 
+    def _run_tools(self) -> tuple[AgentTool, ...]:
+        tools = tuple(self.tools)
+        if self.shared_state is not None and all(t.name != SharedStateTool.name for t in tools):
+            tools = (*tools, SharedStateTool(self.shared_state))
+        return tools
+
     def _loop_config(self, output_schema: OutputSchema | None) -> AgentLoopConfig:
         return AgentLoopConfig(
             provider=self.provider,
@@ -234,6 +246,7 @@ class Agent:
             if self.compaction
             else None,
             context_tracker=self._context_tracker,
+            tool_output_sink=SharedStateSink(self.shared_state) if self.shared_state else None,
         )
 
     async def _run(
@@ -247,7 +260,7 @@ class Agent:
         self._cancel = cancel
         stats = SessionStats()
         context = AgentContext(
-            system_prompt=self.system_prompt, messages=self._messages, tools=tuple(self.tools)
+            system_prompt=self.system_prompt, messages=self._messages, tools=self._run_tools()
         )
         config = self._loop_config(output_schema)
         try:

@@ -257,6 +257,7 @@ class ContextTracker:
         "_anchor_tokens",
         "_calibration",
         "_learned",
+        "_prefix",
         "config",
         "max_calibration",
         "min_calibration",
@@ -279,6 +280,9 @@ class ContextTracker:
         self._anchor_tokens = 0
         self._anchor_last: AnyMessage | None = None
         self._learned = True
+        # (count, last message, raw estimate) of the longest prefix estimated so far, so a
+        # growing history is estimated in O(new messages) per request, not O(history).
+        self._prefix: tuple[int, AnyMessage | None, int] = (0, None, 0)
 
     @property
     def calibration(self) -> float:
@@ -309,6 +313,17 @@ class ContextTracker:
         self._anchor_count = None
         self._anchor_last = None
         self._learned = True
+        self._prefix = (0, None, 0)
+
+    def _raw_estimate(self, messages: Sequence[AnyMessage], count: int) -> int:
+        """Uncalibrated estimate of ``messages[:count]``, reusing the last prefix's figure."""
+        known, last, tokens = self._prefix
+        if not (0 < known <= count and messages[known - 1] is last):
+            known, tokens = 0, 0
+        tokens += estimate_messages(messages[known:count])
+        if count:
+            self._prefix = (count, messages[count - 1], tokens)
+        return tokens
 
     def calibrated_config(self) -> ContextConfig:
         """:attr:`config` with :attr:`calibration` applied: what to compact with."""
@@ -328,7 +343,7 @@ class ContextTracker:
 
     def _learn(self, messages: Sequence[AnyMessage], count: int) -> None:
         self._learned = True
-        estimated = estimate_messages(messages[:count])
+        estimated = self._raw_estimate(messages, count)
         if estimated < _MIN_CALIBRATION_SAMPLE:
             return
         real = self._anchor_tokens - self.config.system_prompt_tokens
@@ -339,7 +354,7 @@ class ContextTracker:
         """Estimated tokens of ``messages`` in the next request (the history's share)."""
         if not self._anchor_valid(messages):
             self._anchor_count = None
-            return math.ceil(estimate_messages(messages) * self._calibration)
+            return math.ceil(self._raw_estimate(messages, len(messages)) * self._calibration)
         count = self._anchor_count
         assert count is not None
         if not self._learned:
@@ -444,10 +459,16 @@ def latest_ask(
 
 
 def _truncate_text(text: str, max_chars: int) -> str:
+    """Head and tail of ``text`` around a note, ``max_chars`` in all (so a second pass
+    leaves it alone: repeated compaction does not rewrite what it already cut)."""
     if len(text) <= max_chars:
         return text
-    head = max_chars * 2 // 3
-    tail = max_chars - head
+    note_size = len(f"\n[... {len(text)} characters of tool output truncated ...]\n")
+    room = max_chars - note_size
+    if room <= 0:
+        return text[:max_chars]
+    head = room * 2 // 3
+    tail = room - head
     cut = len(text) - head - tail
     tail_text = text[len(text) - tail :] if tail else ""
     return f"{text[:head]}\n[... {cut} characters of tool output truncated ...]\n{tail_text}"

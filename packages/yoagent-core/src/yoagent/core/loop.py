@@ -18,7 +18,13 @@ from ._streaming import stream_reply
 from ._tool_exec import ToolRunner
 from .cancel import CancelToken
 from .content import TextContent, ToolCall
-from .context import ContextTracker, compact_messages, estimate_text, is_injected
+from .context import (
+    ContextTracker,
+    compact_after_overflow,
+    compact_messages,
+    estimate_text,
+    is_injected,
+)
 from .events import (
     AgentEnd,
     AgentStart,
@@ -133,6 +139,8 @@ class RunState:
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
         self.tracing = tracing_enabled()
+        self.sent_count = 0
+        """How many history messages the latest model request was built from."""
         self.context_tracker = self._tracker()
         self.tools = ToolRunner(self)
         self.sourced = SourcedTools(config.tool_sources)
@@ -168,7 +176,7 @@ class RunState:
         """Compact the history in place when the next request would not fit; True if it did.
 
         After the model reported an overflow (``overflowed``) the estimate was too low:
-        compact to 70 % of it, whatever the budget says.
+        compact to half of it, whatever the budget says.
         """
         tracker = self.context_tracker
         if tracker is None:
@@ -177,9 +185,8 @@ class RunState:
         if not overflowed and not tracker.needs_compaction(messages):
             return False
         settings = tracker.calibrated_config()
-        if overflowed:
-            settings = replace(settings, budget_tokens=int(settings.tokens(messages) * 0.7))
-        result = compact_messages(messages, settings)
+        compact = compact_after_overflow if overflowed else compact_messages
+        result = compact(messages, settings, injected=is_loop_injected)
         if not result.compacted:
             return False
         messages[:] = result.messages
@@ -279,10 +286,10 @@ class RunState:
             self.emit(TurnStart(turn=self.turn))
             self.compact()
             notes = await self._turn_notes()
-            sent_count = len(self.context.messages)
             reply = await stream_reply(self, notes)
             if self.context_tracker is not None:
-                self.context_tracker.record_usage(reply.usage, sent_count)
+                # The figure belongs to the history the answered attempt was built from.
+                self.context_tracker.record_usage(reply.usage, self.sent_count)
             self.produced_reply = True
             self.stats.record_turn(
                 reply.usage, cost_of(reply.usage, resolve_cost(self.config.model))

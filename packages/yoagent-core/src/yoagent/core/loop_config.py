@@ -14,6 +14,7 @@ from .limits import ExecutionLimits
 from .messages import AnyMessage
 from .provider import OutputSchema, StreamProvider
 from .retry import RetryConfig
+from .shared_state import ToolOutputSink
 from .tool_source import ToolSource
 
 
@@ -68,6 +69,9 @@ class AgentLoopConfig:
     context: ContextConfig | None = None
     """Automatic compaction: before a request that would not fit, and once after the model
     reports a context overflow. ``None`` turns it off."""
+    tool_output_sink: ToolOutputSink | None = None
+    """Where the full text of a truncated tool output is stashed; the truncation marker
+    then names the key to read it back (e.g. with the ``shared_state`` tool)."""
     context_tracker: ContextTracker | None = None
     """Carries the real-usage calibration across runs (the Agent keeps one); made per run
     when ``None``."""

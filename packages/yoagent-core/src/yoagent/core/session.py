@@ -1,0 +1,342 @@
+"""Session trees: a conversation's history as a tree of entries, persisted as JSONL.
+
+Every entry holds one message and its parent's id. :meth:`Session.append` adds a child of
+the head and moves the head to it; :meth:`Session.seek` moves the head anywhere, so the
+next append forks a new branch (nothing is ever overwritten). :meth:`Session.path_messages`
+is the branch ending at the head — what to give an agent — and :meth:`Session.append_new`
+is the sync after a run.
+
+On disk, one JSON object per line: ``{"id", "parent_id", "message"}`` for an entry, and
+``{"head": id}`` when the head is not the entry just written. Loading replays the lines in
+order (an entry moves the head to itself, as ``append`` does). :meth:`Session.save` only
+appends what the file does not have yet.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from .messages import AnyMessage, message_adapter
+
+
+class SessionError(Exception):
+    """A session file cannot be read or written as asked."""
+
+
+class SessionCorruptError(SessionError):
+    """A session file holds a line that is not a valid record (before its last line).
+
+    ``line`` is the 1-based line number.
+    """
+
+    def __init__(self, source: str, line: int, problem: str) -> None:
+        super().__init__(f"{source}: line {line}: {problem}")
+        self.line = line
+        self.problem = problem
+
+
+@dataclass(slots=True, frozen=True)
+class LoadWarning:
+    """A problem loading skipped over: a corrupt or cut-off last line (``line`` is 1-based)."""
+
+    line: int
+    problem: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.problem}"
+
+
+@dataclass(slots=True, kw_only=True, frozen=True)
+class SessionEntry:
+    """One node of the tree: a message and the id of the entry before it."""
+
+    id: str
+    parent_id: str | None
+    message: AnyMessage
+
+
+class _Corrupt(Exception):
+    pass
+
+
+class Session:
+    """A conversation tree with a head; see the module docstring."""
+
+    __slots__ = (
+        "_children",
+        "_entries",
+        "_file",
+        "_written",
+        "_written_head",
+        "head",
+        "load_warnings",
+    )
+
+    def __init__(self) -> None:
+        self._entries: dict[str, SessionEntry] = {}
+        self._children: dict[str | None, list[str]] = {None: []}
+        self.head: str | None = None
+        """The id of the entry the next :meth:`append` follows (``None``: a new root)."""
+        self.load_warnings: list[LoadWarning] = []
+        """What :meth:`load` skipped over (a corrupt or partial last line)."""
+        self._file: _FileState | None = None
+        self._written = 0
+        self._written_head: str | None = None
+
+    # -- the tree -------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def entries(self) -> list[SessionEntry]:
+        """Every entry, in the order it was added."""
+        return list(self._entries.values())
+
+    def get(self, entry_id: str) -> SessionEntry:
+        """The entry with this id (``KeyError`` naming it when there is none)."""
+        try:
+            return self._entries[entry_id]
+        except KeyError:
+            raise KeyError(f"no session entry with id {entry_id!r}") from None
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = secrets.token_hex(6)
+            if candidate not in self._entries:
+                return candidate
+
+    def _add(self, entry: SessionEntry) -> None:
+        self._entries[entry.id] = entry
+        self._children.setdefault(entry.parent_id, []).append(entry.id)
+        self._children.setdefault(entry.id, [])
+
+    def append(self, message: AnyMessage) -> str:
+        """Add ``message`` as a child of the head, move the head to it, return its id."""
+        entry = SessionEntry(id=self._new_id(), parent_id=self.head, message=message)
+        self._add(entry)
+        self.head = entry.id
+        return entry.id
+
+    def extend(self, messages: Iterable[AnyMessage]) -> list[str]:
+        """:meth:`append` each message in turn."""
+        return [self.append(message) for message in messages]
+
+    def seek(self, entry_id: str | None) -> None:
+        """Move the head to ``entry_id`` (``None``: before the first message).
+
+        The next :meth:`append` then starts a new branch from there.
+        """
+        if entry_id is not None and entry_id not in self._entries:
+            raise KeyError(f"no session entry with id {entry_id!r}")
+        self.head = entry_id
+
+    def path(self, entry_id: str | None = None) -> list[SessionEntry]:
+        """The entries from the root to ``entry_id`` (default: the head)."""
+        current = self.head if entry_id is None else self.get(entry_id).id
+        out: list[SessionEntry] = []
+        while current is not None:
+            entry = self._entries[current]
+            out.append(entry)
+            current = entry.parent_id
+        out.reverse()
+        return out
+
+    def path_messages(self, entry_id: str | None = None) -> list[AnyMessage]:
+        """The messages of the branch ending at ``entry_id`` (default: the head)."""
+        return [entry.message for entry in self.path(entry_id)]
+
+    def children(self, entry_id: str | None) -> list[SessionEntry]:
+        """The entries that follow ``entry_id`` (``None``: the roots), oldest first."""
+        if entry_id is not None and entry_id not in self._entries:
+            raise KeyError(f"no session entry with id {entry_id!r}")
+        return [self._entries[child] for child in self._children.get(entry_id, [])]
+
+    def branches(self) -> list[str]:
+        """The id of every leaf (one per branch), oldest first."""
+        return [entry_id for entry_id in self._entries if not self._children[entry_id]]
+
+    def append_new(self, messages: Sequence[AnyMessage]) -> list[str]:
+        """Bring the head's branch in line with ``messages`` (e.g. ``agent.messages`` after a run).
+
+        The messages the branch already holds (same object, or equal, position by
+        position) are skipped; the rest are appended. When ``messages`` departs from the
+        branch (the history was compacted or edited), the new messages fork from the last
+        entry they share, so the old branch stays intact. Returns the new entries' ids.
+        """
+        path = self.path()
+        shared = 0
+        for entry, message in zip(path, messages, strict=False):
+            if entry.message is not message and entry.message != message:
+                break
+            shared += 1
+        if shared < len(path):
+            self.head = path[shared - 1].id if shared else None
+        return self.extend(messages[shared:])
+
+    # -- JSONL ------------------------------------------------------------------
+
+    @staticmethod
+    def _entry_line(entry: SessionEntry) -> str:
+        record = {
+            "id": entry.id,
+            "parent_id": entry.parent_id,
+            "message": message_adapter.dump_python(entry.message, mode="json"),
+        }
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    @staticmethod
+    def _head_line(head: str | None) -> str:
+        return json.dumps({"head": head}) + "\n"
+
+    def _lines_since(self, written: int, written_head: str | None) -> list[str]:
+        entries = self.entries[written:]
+        lines = [self._entry_line(entry) for entry in entries]
+        replayed_head = entries[-1].id if entries else written_head
+        if self.head != replayed_head:
+            lines.append(self._head_line(self.head))
+        return lines
+
+    def to_jsonl(self) -> str:
+        """The whole session as JSONL text."""
+        return "".join(self._lines_since(0, None))
+
+    @classmethod
+    def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> Session:
+        """Read a session from JSONL text; see :meth:`load` for how problems are reported."""
+        session = cls()
+        session._replay(text.split("\n"), source)
+        return session
+
+    def save(self, path: str | Path) -> None:
+        """Write the session to ``path``, appending only what the file does not have yet.
+
+        The first save to a path (or to a different path) writes the whole session. A file
+        changed by someone else since this session read or wrote it is refused.
+        """
+        target = Path(path)
+        state = self._file
+        if state is None or state.path != target.resolve():
+            target.write_bytes(self.to_jsonl().encode("utf-8"))
+        else:
+            lines = self._lines_since(self._written, self._written_head)
+            if not lines and state.good_size == state.size:
+                return
+            try:
+                actual = target.stat().st_size
+            except FileNotFoundError:
+                raise SessionError(
+                    f"{target}: the session file was removed since it was read"
+                ) from None
+            if actual != state.size:
+                raise SessionError(
+                    f"{target}: the file changed on disk since this session read or wrote it "
+                    f"({state.size} bytes expected, {actual} found); save to a new path"
+                )
+            with target.open("r+b") as handle:
+                handle.truncate(state.good_size)  # drops a partial last line found on load
+                handle.seek(state.good_size)
+                if state.needs_newline:
+                    handle.write(b"\n")
+                handle.write("".join(lines).encode("utf-8"))
+        size = target.stat().st_size
+        self._file = _FileState(
+            path=target.resolve(), size=size, good_size=size, needs_newline=False
+        )
+        self._written = len(self._entries)
+        self._written_head = self.head
+
+    @classmethod
+    def load(cls, path: str | Path) -> Session:
+        """Read a session file written by :meth:`save`.
+
+        A corrupt or cut-off *last* line (a write interrupted mid-line) is skipped and
+        reported in :attr:`load_warnings`; the next :meth:`save` to the same path replaces
+        it. A bad line anywhere else raises :class:`SessionCorruptError` naming its line.
+        """
+        target = Path(path)
+        raw = target.read_bytes()
+        session = cls()
+        good_size = session._replay(raw.decode("utf-8", "replace").split("\n"), str(target), raw)
+        session._file = _FileState(
+            path=target.resolve(),
+            size=len(raw),
+            good_size=good_size,
+            needs_newline=good_size > 0 and not raw[:good_size].endswith(b"\n"),
+        )
+        session._written = len(session._entries)
+        session._written_head = session.head
+        return session
+
+    open = load
+    """Alias of :meth:`load`."""
+
+    def _replay(self, lines: list[str], source: str, raw: bytes = b"") -> int:
+        """Apply each line; return the byte size of the part of ``raw`` that loaded."""
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        offset = 0
+        good = 0
+        for index, line in enumerate(lines):
+            end = raw.find(b"\n", offset)
+            offset = len(raw) if end < 0 else end + 1
+            if not line.strip():
+                continue
+            try:
+                self._apply(json.loads(line))
+            except (_Corrupt, ValueError) as error:
+                problem = str(error) if isinstance(error, _Corrupt) else f"not JSON ({error})"
+                if index == last:
+                    self.load_warnings.append(LoadWarning(line=index + 1, problem=problem))
+                    return good
+                raise SessionCorruptError(source, index + 1, problem) from None
+            good = offset
+        return good
+
+    def _apply(self, record: Any) -> None:
+        if not isinstance(record, dict):
+            raise _Corrupt("a record must be a JSON object")
+        fields = cast(dict[str, Any], record)
+        if set(fields) == {"head"}:
+            head = fields["head"]
+            if head is not None and head not in self._entries:
+                raise _Corrupt(f"head {head!r} names no entry")
+            self.head = head
+            return
+        if set(fields) != {"id", "parent_id", "message"}:
+            raise _Corrupt(f"unknown record with keys {sorted(fields)}")
+        entry_id, parent_id = fields["id"], fields["parent_id"]
+        if not isinstance(entry_id, str) or not entry_id:
+            raise _Corrupt("an entry id must be a non-empty string")
+        if entry_id in self._entries:
+            raise _Corrupt(f"entry {entry_id!r} appears twice")
+        if parent_id is not None and (
+            not isinstance(parent_id, str) or parent_id not in self._entries
+        ):
+            raise _Corrupt(
+                f"entry {entry_id!r} names parent {parent_id!r}, which comes nowhere before it"
+            )
+        try:
+            message = message_adapter.validate_python(fields["message"])
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise _Corrupt(
+                f"entry {entry_id!r} holds an invalid message ({where}: {first['msg']})"
+            ) from None
+        self._add(SessionEntry(id=entry_id, parent_id=parent_id, message=message))
+        self.head = entry_id
+
+
+@dataclass(slots=True, kw_only=True)
+class _FileState:
+    path: Path
+    size: int  # what the file held when last read or written
+    good_size: int  # the part of it that loaded (a partial last line excluded)
+    needs_newline: bool  # the good part ends without a newline

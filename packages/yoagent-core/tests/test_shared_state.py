@@ -1,0 +1,208 @@
+"""Shared state: key rules, both backends, the shared_state tool, and the tool-output sink."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yoagent.core.agent_tool import AgentTool, ToolContext, ToolError
+from yoagent.core.shared_state import (
+    MAX_KEY_LENGTH,
+    FileBackend,
+    InvalidKeyError,
+    MemoryBackend,
+    SharedState,
+    SharedStateBackend,
+    SharedStateFullError,
+    SharedStateSink,
+    ToolOutputSink,
+    tool_output_key,
+    validate_key,
+)
+from yoagent.core.shared_state_tool import SharedStateTool
+
+
+@pytest.fixture(params=["memory", "file"])
+def state(request: pytest.FixtureRequest, tmp_path: Path) -> SharedState:
+    if request.param == "memory":
+        return SharedState(MemoryBackend())
+    return SharedState(FileBackend(tmp_path / "state"))
+
+
+def ctx() -> ToolContext:
+    return ToolContext(tool_call_id="t1", tool_name="shared_state")
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("", "empty"),
+        ("a/b", "path separator"),
+        ("a\\b", "path separator"),
+        ("..", "'..'"),
+        ("x..y", "'..'"),
+        (".hidden", "starts with a dot"),
+        ("a\x00b", "NUL"),
+        ("line\nbreak", "control"),
+        ("k" * (MAX_KEY_LENGTH + 1), "limit is 200"),
+    ],
+)
+def test_unsafe_keys_are_refused_with_the_reason(key: str, problem: str) -> None:
+    with pytest.raises(InvalidKeyError, match=problem):
+        validate_key(key)
+
+
+def test_reasonable_keys_pass() -> None:
+    for key in ("notes", "plan.v2", "tool-output-call_1", "résumé", "k" * MAX_KEY_LENGTH):
+        assert validate_key(key) == key
+
+
+async def test_get_set_list_remove(state: SharedState) -> None:
+    assert await state.get("a") is None
+    await state.set("b", "two")
+    await state.set("a", "one")
+    await state.set("a", "uno")
+    assert await state.get("a") == "uno"
+    assert await state.list() == ["a", "b"]
+    assert await state.list("b") == ["b"]
+    assert await state.remove("a") is True
+    assert await state.remove("a") is False
+    assert await state.list() == ["b"]
+    with pytest.raises(InvalidKeyError):
+        await state.set("../escape", "x")
+
+
+async def test_backends_satisfy_the_protocol(tmp_path: Path) -> None:
+    assert isinstance(MemoryBackend(), SharedStateBackend)
+    assert isinstance(FileBackend(tmp_path), SharedStateBackend)
+
+
+async def test_memory_backend_refuses_a_set_over_its_cap() -> None:
+    backend = MemoryBackend(max_bytes=100)
+    state = SharedState(backend)
+    await state.set("a", "x" * 50)
+    with pytest.raises(SharedStateFullError, match="shared state is full") as caught:
+        await state.set("b", "x" * 60)
+    assert "max_bytes" in str(caught.value)
+    assert await state.list() == ["a"]
+    await state.set("a", "y" * 90)  # replacing frees the old value first
+    assert backend.used_bytes == 91
+    await state.remove("a")
+    assert backend.used_bytes == 0
+
+
+def test_memory_backend_default_cap_is_ten_megabytes() -> None:
+    assert MemoryBackend().max_bytes == 10 * 1024 * 1024
+
+
+async def test_file_backend_persists_one_file_per_key(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    await SharedState(FileBackend(folder)).set("report", "héllo\nworld")
+    assert (folder / "report").read_text(encoding="utf-8") == "héllo\nworld"
+    again = SharedState(FileBackend(folder))
+    assert await again.get("report") == "héllo\nworld"
+    (folder / ".tmp-leftover").write_text("x")
+    assert await again.list() == ["report"]
+    assert [p.name for p in folder.iterdir() if p.name.startswith(".tmp")] == [".tmp-leftover"]
+
+
+async def test_file_backend_checks_keys_itself(tmp_path: Path) -> None:
+    backend = FileBackend(tmp_path / "state")
+    with pytest.raises(InvalidKeyError):
+        await backend.set("../outside", "x")
+    with pytest.raises(InvalidKeyError):
+        await backend.get("/etc/passwd")
+    assert not (tmp_path / "outside").exists()
+
+
+async def test_file_backend_lists_nothing_before_the_folder_exists(tmp_path: Path) -> None:
+    assert await FileBackend(tmp_path / "missing").list() == []
+
+
+async def test_summary_names_the_keys() -> None:
+    state = SharedState()
+    assert "empty" in await state.summary()
+    await state.set("plan", "p")
+    assert "1 keys: plan" in await state.summary()
+
+
+# -- sink -----------------------------------------------------------------------
+
+
+async def test_sink_stashes_full_output_under_a_key_named_after_the_call() -> None:
+    state = SharedState()
+    sink: ToolOutputSink = state.sink()
+    assert isinstance(sink, SharedStateSink)
+    key = await sink("toolu_01/A b", "bash", "full output")
+    assert key == "tool-output-toolu_01_A_b"
+    assert await state.get(key) == "full output"
+
+
+def test_tool_output_keys_are_always_valid() -> None:
+    assert tool_output_key("") == "tool-output-call"
+    assert tool_output_key("..") == "tool-output-__"
+    assert len(tool_output_key("x" * 1000)) == MAX_KEY_LENGTH
+
+
+async def test_sink_raises_when_the_store_is_full() -> None:
+    sink = SharedState(MemoryBackend(max_bytes=10)).sink()
+    with pytest.raises(SharedStateFullError):
+        await sink("c1", "bash", "x" * 100)
+
+
+# -- tool -------------------------------------------------------------------------
+
+
+async def run(tool: SharedStateTool, **arguments: Any) -> str:
+    return (await tool.execute(arguments, ctx())).text
+
+
+async def test_tool_round_trip(state: SharedState) -> None:
+    tool = SharedStateTool(state)
+    assert isinstance(tool, AgentTool)
+    assert tool.name == "shared_state"
+    assert tool.parameters["required"] == ["action"]
+    assert "Stored 5 characters" in await run(tool, action="set", key="k", value="hello")
+    assert await run(tool, action="get", key="k") == "hello"
+    assert await run(tool, action="list") == "k"
+    assert await run(tool, action="list", prefix="z") == "No keys start with 'z'."
+    assert await run(tool, action="remove", key="k") == "Removed 'k'."
+    assert await run(tool, action="list") == "No keys."
+
+
+async def test_tool_pages_through_long_values() -> None:
+    state = SharedState()
+    await state.set("big", "abcdefghij")
+    tool = SharedStateTool(state)
+    first = await run(tool, action="get", key="big", max_chars=4)
+    assert first.startswith("abcd\n[characters 0-4 of 10; get again with offset=4")
+    last = await run(tool, action="get", key="big", offset=8, max_chars=4)
+    assert last == "ij\n[characters 8-10 of 10]"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({"action": "get"}, "needs 'key'"),
+        ({"action": "get", "key": "nope"}, "no value under 'nope'"),
+        ({"action": "set", "key": "k"}, "needs 'value'"),
+        ({"action": "set", "key": "a/b", "value": "v"}, "path separator"),
+        ({"action": "remove", "key": "nope"}, "no value under 'nope'"),
+        ({"action": "get", "key": "k", "offset": -1}, "'offset' must be an integer"),
+        ({"action": "explode"}, "unknown action 'explode'"),
+        ({}, "unknown action None"),
+    ],
+)
+async def test_tool_errors_are_clear(arguments: dict[str, Any], problem: str) -> None:
+    state = SharedState()
+    await state.set("k", "v")
+    with pytest.raises(ToolError, match=problem):
+        await SharedStateTool(state).execute(arguments, ctx())
+
+
+async def test_tool_reports_a_full_store() -> None:
+    tool = SharedStateTool(SharedState(MemoryBackend(max_bytes=5)))
+    with pytest.raises(ToolError, match="shared_state set: shared state is full"):
+        await tool.execute({"action": "set", "key": "k", "value": "x" * 10}, ctx())

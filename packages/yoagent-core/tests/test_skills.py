@@ -1,0 +1,280 @@
+"""Skills: the frontmatter subset, loading and its problems, the prompt section,
+read_skill, and the project's own skills/yoagent/SKILL.md."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import yoagent.core
+from yoagent.core.agent_tool import AgentTool, ToolContext, ToolError
+from yoagent.core.skills import (
+    ReadSkillTool,
+    SkillError,
+    SkillSet,
+    load_skills,
+    parse_frontmatter,
+)
+
+REPO = Path(__file__).resolve().parents[3]
+PROJECT_SKILL = REPO / "skills" / "yoagent" / "SKILL.md"
+
+
+def write_skill(root: Path, folder: str, text: str, **files: str) -> Path:
+    path = root / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    for name, content in files.items():
+        extra = path.parent / name.replace("__", "/")
+        extra.parent.mkdir(parents=True, exist_ok=True)
+        extra.write_text(content, encoding="utf-8")
+    return path
+
+
+FULL = """\
+---
+# a comment
+name: pdf-tools
+description: "Fill and merge PDF forms: use when a task mentions PDFs."
+license: Apache-2.0
+compatibility: 'needs poppler (it''s on PATH)'
+allowed-tools: bash read_file   # trailing comment
+metadata:
+  author: someone
+  version: "1.2"
+---
+
+# PDF tools
+
+Steps...
+"""
+
+
+def ctx() -> ToolContext:
+    return ToolContext(tool_call_id="t", tool_name="read_skill")
+
+
+# -- frontmatter ------------------------------------------------------------------
+
+
+def test_frontmatter_subset_is_read() -> None:
+    fields, body = parse_frontmatter(FULL)
+    assert fields == {
+        "name": "pdf-tools",
+        "description": "Fill and merge PDF forms: use when a task mentions PDFs.",
+        "license": "Apache-2.0",
+        "compatibility": "needs poppler (it's on PATH)",
+        "allowed-tools": "bash read_file",
+        "metadata": {"author": "someone", "version": "1.2"},
+    }
+    assert body.startswith("# PDF tools")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("name: x\n", "line 1: no YAML frontmatter"),
+        ("---\nname: x\n", "never closed"),
+        ("---\nname x\n---\n", "line 2: expected 'key: value'"),
+        ("---\nname: a\nname: b\n---\n", "line 3: 'name' appears twice"),
+        ('---\ndescription: "unterminated\n---\n', "line 2: malformed double-quoted"),
+        ("---\ndescription: 'bad ' quote'\n---\n", "malformed single-quoted"),
+        ("---\ndescription: [a, b]\n---\n", "lists and inline maps are not supported"),
+        ("---\ndescription: >\n  folded\n---\n", "block scalars"),
+        ("---\n  name: x\n---\n", "line 2: unexpected indentation"),
+        ("---\nmetadata:\n  a: 1\n    b: 2\n---\n", "line 4: only one level"),
+        ("---\nmetadata:\n\tname: x\n---\n", "tabs"),
+        ("---\ndescription: *alias\n---\n", "quote it"),
+    ],
+)
+def test_malformed_frontmatter_names_the_line(text: str, problem: str) -> None:
+    with pytest.raises(SkillError, match=re.escape(problem)):
+        parse_frontmatter(text)
+
+
+# -- loading ----------------------------------------------------------------------
+
+
+def test_load_skills_reads_every_field(tmp_path: Path) -> None:
+    path = write_skill(
+        tmp_path, "pdf-tools", FULL, **{"reference.md": "ref", "scripts__fill.py": "x"}
+    )
+    skills = load_skills(tmp_path)
+    assert skills.problems == []
+    assert skills.names == ["pdf-tools"]
+    skill = skills.get("pdf-tools")
+    assert skill is not None
+    assert skill.path == path
+    assert skill.license == "Apache-2.0"
+    assert skill.allowed_tools == ["bash", "read_file"]
+    assert skill.metadata == {"author": "someone", "version": "1.2"}
+    assert skill.files() == ["reference.md", "scripts/fill.py"]
+    assert "pdf-tools" in skills
+    assert len(skills) == 1
+
+
+@pytest.mark.parametrize(
+    ("folder", "text", "problem"),
+    [
+        ("a", "---\ndescription: d\n---\n", "'name' is required"),
+        ("a", "---\nname: a\n---\n", "'description' is required"),
+        ("b", "---\nname: a\ndescription: d\n---\n", "does not match its folder 'b'"),
+        ("Bad", "---\nname: Bad\ndescription: d\n---\n", "name 'Bad' is not valid"),
+        ("a--b", "---\nname: a--b\ndescription: d\n---\n", "not valid"),
+        ("-a", "---\nname: -a\ndescription: d\n---\n", "not valid"),
+        ("a", "---\nname: a\ndescription: " + "d" * 1025 + "\n---\n", "limit is 1024"),
+        (
+            "a",
+            "---\nname: a\ndescription: d\ncompatibility: " + "c" * 501 + "\n---\n",
+            "limit is 500",
+        ),
+        ("a", "---\nname: a\ndescription: d\nmetadata: x\n---\n", "'metadata' must be a map"),
+        ("a", "---\nname:\n  x: y\ndescription: d\n---\n", "'name' must be a string"),
+        ("a", "no frontmatter", "no YAML frontmatter"),
+    ],
+)
+def test_malformed_skills_are_skipped_and_reported(
+    tmp_path: Path, folder: str, text: str, problem: str
+) -> None:
+    write_skill(tmp_path, folder, text)
+    write_skill(tmp_path, "good", "---\nname: good\ndescription: fine\n---\nbody")
+    skills = load_skills([tmp_path])
+    assert skills.names == ["good"]
+    assert len(skills.problems) == 1
+    assert problem in str(skills.problems[0])
+    assert str(tmp_path / folder / "SKILL.md") in str(skills.problems[0])
+
+
+def test_missing_dirs_and_duplicates_are_reported(tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    write_skill(first, "x", "---\nname: x\ndescription: first\n---\n")
+    write_skill(second, "x", "---\nname: x\ndescription: second\n---\n")
+    (first / "not-a-skill").mkdir()
+    skills = load_skills([first, second, tmp_path / "missing"])
+    assert [s.description for s in skills] == ["first"]
+    problems = [str(p) for p in skills.problems]
+    assert any("already loaded" in p for p in problems)
+    assert any("does not exist" in p for p in problems)
+
+
+def test_prompt_section_lists_name_description_and_path(tmp_path: Path) -> None:
+    path = write_skill(tmp_path, "pdf-tools", FULL)
+    section = load_skills(tmp_path).prompt_section()
+    assert section.startswith("## Skills\n")
+    assert "read_skill" in section
+    assert (
+        f"- pdf-tools: Fill and merge PDF forms: use when a task mentions PDFs. ({path})" in section
+    )
+    assert SkillSet().prompt_section() == ""
+
+
+# -- read_skill -------------------------------------------------------------------
+
+
+async def run(tool: ReadSkillTool, **arguments: Any) -> str:
+    return (await tool.execute(arguments, ctx())).text
+
+
+async def test_read_skill_returns_the_body_and_lists_other_files(tmp_path: Path) -> None:
+    write_skill(tmp_path, "pdf-tools", FULL, **{"reference.md": "the reference"})
+    tool = load_skills(tmp_path).tool()
+    assert isinstance(tool, AgentTool)
+    assert tool.name == "read_skill"
+    assert "pdf-tools" in tool.description
+    text = await run(tool, name="pdf-tools")
+    assert text.startswith("# PDF tools")
+    assert "---" not in text.split("\n")[0]
+    assert text.endswith("- reference.md")
+    assert await run(tool, name="pdf-tools", file="reference.md") == "the reference"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({}, "needs 'name'"),
+        ({"name": "nope"}, "no skill named 'nope' (skills: pdf-tools)"),
+        ({"name": "pdf-tools", "file": "../secret.txt"}, "outside the skill's folder"),
+        ({"name": "pdf-tools", "file": "missing.md"}, "has no file 'missing.md'"),
+    ],
+)
+async def test_read_skill_errors_are_clear(
+    tmp_path: Path, arguments: dict[str, Any], problem: str
+) -> None:
+    write_skill(tmp_path, "pdf-tools", FULL)
+    (tmp_path / "secret.txt").write_text("x")
+    with pytest.raises(ToolError, match=re.escape(problem)):
+        await load_skills(tmp_path).tool().execute(arguments, ctx())
+
+
+# -- the project's own skill --------------------------------------------------------------
+
+_API_SPAN = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?$")
+
+
+def _resolve(name: str) -> object:
+    """``yoagent.x.y.Name.attr`` by import, anything else as an attribute path on yoagent.core."""
+    parts = name.split(".")
+    if parts[0] == "yoagent":
+        for split in range(len(parts), 1, -1):
+            try:
+                target: object = importlib.import_module(".".join(parts[:split]))
+            except ImportError:
+                continue
+            for attr in parts[split:]:
+                target = getattr(target, attr)
+            return target
+        raise ImportError(name)
+    target = yoagent.core
+    for attr in parts:
+        target = getattr(target, attr)
+    return target
+
+
+def _api_names(markdown: str) -> set[str]:
+    """Inline code spans naming an API: ``Name``, ``Name.attr``, ``@name``, ``yoagent.x.y``."""
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    names: set[str] = set()
+    for span in re.findall(r"`([^`\n]+)`", prose):
+        match = _API_SPAN.match(span)
+        if match is None:
+            continue
+        name = match.group(1)
+        if name[0].isupper() or span.startswith("@") or name.startswith("yoagent."):
+            names.add(name)
+    return names
+
+
+def test_the_project_skill_loads() -> None:
+    skills = load_skills(REPO / "skills")
+    assert skills.problems == []
+    skill = skills.get("yoagent")
+    assert skill is not None
+    assert "Jobs and the feature for each" in skill.body
+
+
+def test_every_api_name_in_the_project_skill_exists() -> None:
+    names = _api_names(PROJECT_SKILL.read_text(encoding="utf-8"))
+    assert {"Agent.from_config", "MockProvider", "tool", "Deny", "ExecutionLimits"} <= names
+    missing: list[str] = []
+    for name in sorted(names):
+        try:
+            _resolve(name)
+        except (AttributeError, ImportError):
+            missing.append(name)
+    assert missing == []
+
+
+def test_the_project_skill_recipes_run() -> None:
+    """Every python recipe compiles; the ones on MockProvider run (and assert)."""
+    blocks = re.findall(
+        r"```python\n(.*?)```", PROJECT_SKILL.read_text(encoding="utf-8"), re.DOTALL
+    )
+    assert blocks
+    for number, block in enumerate(blocks, 1):
+        code = compile(block, f"SKILL.md recipe {number}", "exec")
+        if "MockProvider(" in block:
+            exec(code, {"__name__": f"recipe_{number}"})
