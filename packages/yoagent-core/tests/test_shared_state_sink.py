@@ -30,8 +30,16 @@ async def test_the_full_output_can_be_read_back_by_the_key_the_marker_names() ->
     provider = MockProvider(
         [
             tool_reply(call("dump", "c1")),
+            # Read back in pages that fit the output limit (a bigger page is cut again).
             tool_reply(
-                call("shared_state", "c2", action="get", key="tool-output-c1", max_chars=100_000)
+                call(
+                    "shared_state",
+                    "c2",
+                    action="get",
+                    key="tool-output-c1",
+                    offset=400,
+                    max_chars=400,
+                )
             ),
             text_reply("read it all"),
         ]
