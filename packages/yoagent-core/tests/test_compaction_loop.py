@@ -128,3 +128,74 @@ async def test_compaction_can_be_turned_off() -> None:
     await agent.prompt("hi")
     assert agent.last_run_stats.compactions == 0
     assert len(provider.requests) == 1
+
+
+async def test_model_written_summaries_are_used_when_ready_and_their_spend_recorded() -> None:
+    from yoagent.core import CostConfig, LlmCompaction, Usage
+
+    summarizer_model = replace(
+        ModelConfig.mock("summarizer"), cost=CostConfig(input=1.0, output=1.0)
+    )
+    summaries = MockProvider(
+        [
+            text_reply(
+                f"- summary {i}: read chunks, nothing broken", usage=Usage(input=900, output=20)
+            )
+            for i in range(50)
+        ]
+    )
+    turns = 60
+    provider = MockProvider(
+        [*(tool_reply(call("read_chunk", f"c{i}", n=i)) for i in range(turns)), text_reply("done")]
+    )
+    agent = Agent.from_provider(
+        provider,
+        small_model(),
+        tools=[read_chunk],
+        llm_compaction=LlmCompaction(summaries, summarizer_model),
+        limits=ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None),
+    )
+    await agent.prompt(TASK)
+
+    stats = agent.last_run_stats
+    assert stats.compactions >= 1
+    assert stats.compaction.requests == len(summaries.requests) >= 1
+    assert stats.compaction.usage == Usage(
+        input=900 * stats.compaction.requests, output=20 * stats.compaction.requests
+    )
+    assert stats.compaction.cost_usd is not None and stats.compaction.cost_usd > 0
+    assert stats.total_usage().input == stats.usage.input + stats.compaction.usage.input
+    # The summarizer saw the turns after the head (the task stays verbatim) as a transcript,
+    # and its words reached the model.
+    first_summary_request = summaries.requests[0].messages[0]
+    assert isinstance(first_summary_request, UserMessage)
+    assert first_summary_request.text.startswith(
+        'TOOL CALL read_chunk: {"n": 0}\nTOOL RESULT read_chunk (ok): chunk 0:'
+    )
+    assert any(
+        isinstance(m, UserMessage) and m.text.startswith(SUMMARY_PREFIX) and "- summary" in m.text
+        for request in provider.requests
+        for m in request.messages
+    )
+
+
+async def test_a_failing_summarizer_leaves_the_mechanical_summary() -> None:
+    from yoagent.core import LlmCompaction
+
+    summaries = MockProvider([ProviderError(ErrorKind.API, "summarizer down") for _ in range(50)])
+    turns = 40
+    provider = MockProvider(
+        [*(tool_reply(call("read_chunk", f"c{i}", n=i)) for i in range(turns)), text_reply("done")]
+    )
+    agent = Agent.from_provider(
+        provider,
+        small_model(),
+        tools=[read_chunk],
+        llm_compaction=LlmCompaction(summaries, ModelConfig.mock("summarizer")),
+        limits=ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None),
+    )
+    await agent.prompt(TASK)
+    final = agent.messages[-1]
+    assert isinstance(final, AssistantMessage) and final.text == "done"
+    assert agent.last_run_stats.compactions >= 1
+    assert agent.last_run_stats.compaction.requests == 0

@@ -74,6 +74,7 @@ from .hooks import (
 )
 from .keys import PROVIDER_KEY_VARIABLES, resolve_api_key
 from .limits import ExecutionLimits
+from .llm_compaction import LlmCompaction
 from .loop import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
@@ -115,7 +116,7 @@ from .shared_state import (
 )
 from .shared_state_tool import SharedStateTool
 from .skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
-from .stats import SessionStats, SubAgentSpend
+from .stats import CompactionSpend, SessionStats, SubAgentSpend
 from .structured import (
     NoStructuredOutputError,
     StructuredOutputError,
@@ -150,6 +151,7 @@ __all__ = [
     "CacheConfig",
     "CancelToken",
     "CompactionResult",
+    "CompactionSpend",
     "ContextConfig",
     "ContextTracker",
     "CostConfig",
@@ -166,6 +168,7 @@ __all__ = [
     "InputFilter",
     "InputRejected",
     "InvalidKeyError",
+    "LlmCompaction",
     "LoadWarning",
     "MemoryBackend",
     "Message",

@@ -18,6 +18,7 @@ from .events import AnyEvent
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .keys import with_env_key
 from .limits import ExecutionLimits
+from .llm_compaction import LlmCompaction
 from .loop import EventSink, agent_loop, agent_loop_continue
 from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
 from .messages import AnyMessage, UserMessage
@@ -82,6 +83,7 @@ class Agent:
         compaction: bool = True,
         context: ContextConfig | None = None,
         shared_state: SharedState | None = None,
+        llm_compaction: LlmCompaction | None = None,
     ) -> None:
         self.provider = provider
         self.model = config
@@ -108,6 +110,8 @@ class Agent:
         """Compaction settings; ``None`` derives them from the model's context window."""
         self._context_tracker = ContextTracker()
         self.shared_state = shared_state
+        self.llm_compaction = llm_compaction
+        """Model-written summaries for compaction (requested in the background)."""
         """When set, every run offers the ``shared_state`` tool, and a truncated tool
         output is stashed there in full, under a key its truncation marker names."""
         self._messages: list[AnyMessage] = list(messages)
@@ -246,6 +250,7 @@ class Agent:
             if self.compaction
             else None,
             context_tracker=self._context_tracker,
+            llm_compaction=self.llm_compaction,
             tool_output_sink=SharedStateSink(self.shared_state) if self.shared_state else None,
         )
 

@@ -53,6 +53,11 @@ _AGENT_STOPPED_PREFIX = "[Agent stopped: "
 
 InjectedPredicate = Callable[[AnyMessage], bool]
 
+Summarizer = Callable[[Sequence[AnyMessage]], "tuple[str, int] | None"]
+"""Level 2's hook for better summaries: given the span about to be summarized, returns
+``(text, covered)`` — a summary of the span's first ``covered`` messages — or ``None``.
+The rest of the span gets the mechanical summary lines (see ``LlmCompaction``)."""
+
 
 def is_compaction_message(message: AnyMessage) -> bool:
     """True for a summary or marker message written by :func:`compact_messages`."""
@@ -560,28 +565,46 @@ def _guaranteed_tail_start(
     return max(tail, head_end)
 
 
+def summary_span(messages: Sequence[AnyMessage], config: ContextConfig) -> tuple[int, int]:
+    """``(start, end)`` of the turns level 2 would summarize now (empty when start >= end)."""
+    starts = unit_starts(messages)
+    head_end = (
+        _snap(starts, config.keep_first) if config.keep_first < len(messages) else len(messages)
+    )
+    return head_end, _guaranteed_tail_start(messages, starts, head_end, config.keep_recent)
+
+
 def summarize_old_turns(
     messages: Sequence[AnyMessage],
     config: ContextConfig,
     injected: InjectedPredicate = is_injected,
+    summarizer: Summarizer | None = None,
 ) -> list[AnyMessage]:
     """Level 2: replace the turns between the head and the recent tail with one summary.
 
     The summary is a user message starting with :data:`SUMMARY_PREFIX`, one line per old
     turn (its first line of text and the tools it called) or user message; an earlier
-    summary's lines are carried over. The latest real user request in that span is kept
-    verbatim after the summary. Custom messages in the span go with it.
+    summary's lines are carried over. A ``summarizer`` may supply better text for the
+    span's first messages. The latest real user request in that span is kept verbatim
+    after the summary. Custom messages in the span go with it.
     """
-    starts = unit_starts(messages)
-    head_end = (
-        _snap(starts, config.keep_first) if config.keep_first < len(messages) else len(messages)
-    )
-    tail_start = _guaranteed_tail_start(messages, starts, head_end, config.keep_recent)
+    head_end, tail_start = summary_span(messages, config)
     if tail_start <= head_end:
         return list(messages)
     ask = latest_ask(messages, injected)
     kept_ask = ask if ask is not None and head_end <= ask < tail_start else None
-    lines = _summary_lines(messages, head_end, tail_start, kept_ask, config.summary_line_max_chars)
+    written: list[str] = []
+    mechanical_from = head_end
+    if summarizer is not None:
+        supplied = summarizer(messages[head_end:tail_start])
+        if supplied is not None:
+            text, covered = supplied
+            written = [line for line in text.strip().split("\n") if line.strip()]
+            mechanical_from = head_end + max(0, min(covered, tail_start - head_end))
+    lines = _summary_lines(
+        messages, mechanical_from, tail_start, kept_ask, config.summary_line_max_chars
+    )
+    lines = written + lines
     if not lines:
         return list(messages)
     if len(lines) > config.summary_max_lines:
@@ -715,6 +738,7 @@ def compact_messages(
     config: ContextConfig,
     *,
     injected: InjectedPredicate = is_injected,
+    summarizer: Summarizer | None = None,
 ) -> CompactionResult:
     """Compact ``messages`` to fit ``config.budget()``, trying each level in turn.
 
@@ -727,7 +751,8 @@ def compact_messages(
     start; the last resort is marker + request. A tool call never loses its results.
 
     ``injected`` tells loop-written user messages from real requests (default
-    :func:`is_injected`). Custom messages cost nothing and go with the span they sit in.
+    :func:`is_injected`); ``summarizer`` may supply level 2's text (see :data:`Summarizer`).
+    Custom messages cost nothing and go with the span they sit in.
     """
     budget = config.budget()
     before = config.tokens(messages)
@@ -745,7 +770,7 @@ def compact_messages(
         return CompactionResult(
             messages=current, level=1, tokens_before=before, tokens_after=after, budget=budget
         )
-    current = summarize_old_turns(current, config, injected)
+    current = summarize_old_turns(current, config, injected, summarizer)
     after = config.tokens(current)
     if after <= budget:
         return CompactionResult(
@@ -767,6 +792,7 @@ def compact_after_overflow(
     config: ContextConfig,
     *,
     injected: InjectedPredicate = is_injected,
+    summarizer: Summarizer | None = None,
 ) -> CompactionResult:
     """Compaction after the provider refused a request as too long.
 
@@ -775,4 +801,6 @@ def compact_after_overflow(
     """
     estimated = config.tokens(messages)
     budget = max(0, min(config.budget(), estimated // 2))
-    return compact_messages(messages, replace(config, budget_tokens=budget), injected=injected)
+    return compact_messages(
+        messages, replace(config, budget_tokens=budget), injected=injected, summarizer=summarizer
+    )

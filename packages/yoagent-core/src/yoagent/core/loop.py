@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import anyio
+import anyio.abc
 from opentelemetry.trace import Status, StatusCode
 
 from ._logging import logger
@@ -140,6 +141,8 @@ class RunState:
         self._repeat_count = 0
         self.tracing = tracing_enabled()
         self.sent_count = 0
+        self.background: anyio.abc.TaskGroup | None = None
+        """Where background work of this run (compaction summaries) runs; cancelled at its end."""
         """How many history messages the latest model request was built from."""
         self.context_tracker = self._tracker()
         self.tools = ToolRunner(self)
@@ -182,11 +185,19 @@ class RunState:
         if tracker is None:
             return False
         messages = self.context.messages
-        if not overflowed and not tracker.needs_compaction(messages):
-            return False
+        strategy = self.config.llm_compaction
+        if not overflowed:
+            estimate = tracker.estimate(messages)
+            if strategy is not None and self.background is not None:
+                span = strategy.wanted(messages, tracker.calibrated_config(), estimate)
+                if span is not None:
+                    self.background.start_soon(strategy.summarize, span, self.stats)
+            if estimate <= tracker.config.budget():
+                return False
         settings = tracker.calibrated_config()
         compact = compact_after_overflow if overflowed else compact_messages
-        result = compact(messages, settings, injected=is_loop_injected)
+        summarizer = strategy.summarizer if strategy is not None else None
+        result = compact(messages, settings, injected=is_loop_injected, summarizer=summarizer)
         if not result.compacted:
             return False
         messages[:] = result.messages
@@ -219,7 +230,11 @@ class RunState:
                     return []
                 for message in accepted:
                     self.append(message)
-            await self._turns()
+            async with anyio.create_task_group() as background:
+                self.background = background
+                await self._turns()
+                background.cancel_scope.cancel()
+            self.background = None
             span.set_attribute("yoagent.turns", self.turn)
             span.set_attribute("gen_ai.usage.input_tokens", self.stats.usage.input)
             span.set_attribute("gen_ai.usage.output_tokens", self.stats.usage.output)

@@ -11,6 +11,7 @@ from .config import CacheConfig, ModelConfig, ThinkingLevel
 from .context import ContextConfig, ContextTracker
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .limits import ExecutionLimits
+from .llm_compaction import LlmCompaction
 from .messages import AnyMessage
 from .provider import OutputSchema, StreamProvider
 from .retry import RetryConfig
@@ -72,6 +73,8 @@ class AgentLoopConfig:
     tool_output_sink: ToolOutputSink | None = None
     """Where the full text of a truncated tool output is stashed; the truncation marker
     then names the key to read it back (e.g. with the ``shared_state`` tool)."""
+    llm_compaction: LlmCompaction | None = None
+    """Model-written summaries for compaction, requested in the background ahead of need."""
     context_tracker: ContextTracker | None = None
     """Carries the real-usage calibration across runs (the Agent keeps one); made per run
     when ``None``."""

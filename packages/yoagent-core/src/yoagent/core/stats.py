@@ -36,11 +36,27 @@ class SubAgentSpend:
 
 
 @dataclass(slots=True, kw_only=True)
+class CompactionSpend:
+    """What model-written compaction summaries cost (see ``LlmCompaction``)."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    requests: int = 0
+
+    def record(self, usage: Usage, cost_usd: float | None, requests: int = 1) -> None:
+        """Add one summary request (or another bucket's figures)."""
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, cost_usd, usage)
+        self.usage = self.usage + usage
+        self.requests += requests
+
+
+@dataclass(slots=True, kw_only=True)
 class SessionStats:
     """What one run (or several, added up) spent.
 
-    ``usage``/``cost_usd``/``turns`` are the agent's own model calls; ``sub_agents`` is a
-    separate bucket for delegated runs, never mixed into the agent's own figures.
+    ``usage``/``cost_usd``/``turns`` are the agent's own model calls; ``sub_agents`` (for
+    delegated runs) and ``compaction`` (for model-written summaries) are separate buckets,
+    never mixed into the agent's own figures.
     """
 
     usage: Usage = field(default_factory=Usage)
@@ -49,6 +65,7 @@ class SessionStats:
     compactions: int = 0
     """How many times the history was compacted to fit the model's context."""
     sub_agents: SubAgentSpend = field(default_factory=SubAgentSpend)
+    compaction: CompactionSpend = field(default_factory=CompactionSpend)
 
     def is_unpriced(self) -> bool:
         """True when tokens were spent at an unknown price."""
@@ -68,6 +85,8 @@ class SessionStats:
         self.compactions += other.compactions
         sub = other.sub_agents
         self.sub_agents.merge(sub.usage, sub.cost_usd, sub.runs)
+        summaries = other.compaction
+        self.compaction.record(summaries.usage, summaries.cost_usd, summaries.requests)
 
     def add_delegated(self, child: SessionStats) -> None:
         """Fold a delegated run's figures (its own and its children's) into ``sub_agents``."""
@@ -77,11 +96,17 @@ class SessionStats:
             self.sub_agents.merge(nested.usage, nested.cost_usd, runs=nested.runs)
 
     def total_usage(self) -> Usage:
-        """Own usage plus every delegated run's."""
-        return self.usage + self.sub_agents.usage
+        """Own usage plus every delegated run's and every compaction summary's."""
+        return self.usage + self.sub_agents.usage + self.compaction.usage
 
     def total_cost_usd(self) -> float | None:
-        """Own cost plus every delegated run's; ``None`` when any part is unpriced."""
-        return combine_cost(
+        """Own cost plus delegated runs' and summaries'; ``None`` when any part is unpriced."""
+        with_children = combine_cost(
             self.cost_usd, self.usage, self.sub_agents.cost_usd, self.sub_agents.usage
+        )
+        return combine_cost(
+            with_children,
+            self.usage + self.sub_agents.usage,
+            self.compaction.cost_usd,
+            self.compaction.usage,
         )

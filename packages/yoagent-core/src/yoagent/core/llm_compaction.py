@@ -1,0 +1,142 @@
+"""LlmCompaction: summaries of old turns written by a model, in the background.
+
+As the history nears its budget, the loop starts a summary of the turns compaction would
+summarize; when compaction happens and that summary is ready (and still matches the
+history), it replaces the mechanical summary lines for the turns it covers. A summary not
+ready in time costs nothing but its request: the mechanical summary is used instead.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Sequence
+
+from ._logging import logger
+from .config import ModelConfig
+from .content import TextContent, ToolCall
+from .context import ContextConfig, summary_span
+from .errors import ProviderError
+from .events import AnyDelta
+from .messages import AnyMessage, AssistantMessage, StopReason, ToolResultMessage, UserMessage
+from .pricing import cost_of, resolve_cost
+from .provider import StreamConfig, StreamProvider
+from .stats import SessionStats
+
+SUMMARY_INSTRUCTIONS = (
+    "You compress the early part of a coding agent's conversation so the agent can keep "
+    "working without it. Write bullet lines starting with '- ': the user's task and "
+    "requirements, decisions made, files read or changed and how, commands run and what "
+    "they showed, facts learned, and what is still open. Be specific (paths, names, "
+    "numbers); leave out chatter. No preamble, no closing remarks."
+)
+
+
+def _ignore(_: AnyDelta) -> None:
+    return None
+
+
+def render_transcript(messages: Sequence[AnyMessage], max_chars: int) -> str:
+    """The span as plain text for the summarizer, each message cut to ``max_chars``."""
+
+    def clip(text: str) -> str:
+        return text if len(text) <= max_chars else text[:max_chars] + " […]"
+
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            lines.append(f"USER: {clip(message.text)}")
+        elif isinstance(message, AssistantMessage):
+            if message.text:
+                lines.append(f"ASSISTANT: {clip(message.text)}")
+            for block in message.content:
+                if isinstance(block, ToolCall):
+                    lines.append(f"TOOL CALL {block.name}: {clip(json.dumps(block.arguments))}")
+        elif isinstance(message, ToolResultMessage):
+            status = "error" if message.is_error else "ok"
+            lines.append(f"TOOL RESULT {message.tool_name} ({status}): {clip(message.text)}")
+    return "\n".join(lines)
+
+
+class LlmCompaction:
+    """Model-written summaries for level 2 compaction, requested ahead of need.
+
+    ``start_fraction`` of the budget is when a summary is requested. Its spend goes into
+    the run's ``SessionStats.compaction``, priced at ``model``'s rates. A request still
+    running when the run ends is cancelled (its spend is unknown and not recorded).
+    """
+
+    def __init__(
+        self,
+        provider: StreamProvider,
+        model: ModelConfig,
+        *,
+        instructions: str = SUMMARY_INSTRUCTIONS,
+        start_fraction: float = 0.8,
+        max_tokens: int = 2_048,
+        max_chars_per_message: int = 2_000,
+    ) -> None:
+        if not 0.0 < start_fraction <= 1.0:
+            raise ValueError(f"start_fraction must be in (0, 1], got {start_fraction}")
+        self.provider = provider
+        self.model = model
+        self.instructions = instructions
+        self.start_fraction = start_fraction
+        self.max_tokens = max_tokens
+        self.max_chars_per_message = max_chars_per_message
+        self._pending = False
+        self._ready: tuple[list[AnyMessage], str] | None = None
+
+    def summarizer(self, span: Sequence[AnyMessage]) -> tuple[str, int] | None:
+        """Level 2's hook: the ready summary, if it covers the start of ``span`` exactly."""
+        if self._ready is None:
+            return None
+        covered, text = self._ready
+        if len(covered) <= len(span) and all(map(operator.is_, covered, span)):
+            return text, len(covered)
+        return None
+
+    def wanted(
+        self, messages: Sequence[AnyMessage], config: ContextConfig, estimate: int
+    ) -> list[AnyMessage] | None:
+        """The span to summarize now, or ``None`` (not near the budget, busy, or done)."""
+        if self._pending or estimate < self.start_fraction * config.budget():
+            return None
+        start, end = summary_span(messages, config)
+        if end - start < 2:
+            return None
+        span = list(messages[start:end])
+        ready = self.summarizer(span)
+        if ready is not None and ready[1] == len(span):
+            return None
+        return span
+
+    async def summarize(self, span: list[AnyMessage], stats: SessionStats) -> None:
+        """Ask the model for a summary of ``span``; keep it when it is usable."""
+        self._pending = True
+        try:
+            request = StreamConfig(
+                model=self.model,
+                system_prompt=self.instructions,
+                messages=[
+                    UserMessage(
+                        content=[
+                            TextContent(text=render_transcript(span, self.max_chars_per_message))
+                        ]
+                    )
+                ],
+                max_tokens=self.max_tokens,
+            )
+            reply = await self.provider.stream(request, _ignore)
+        except ProviderError as error:
+            logger.warning("compaction summary failed: %s", error)
+            return
+        except Exception:  # a broken summarizer must not end the run: the mechanical one stays
+            logger.exception("compaction summary failed")
+            return
+        finally:
+            self._pending = False
+        stats.compaction.record(reply.usage, cost_of(reply.usage, resolve_cost(self.model)))
+        text = reply.text.strip()
+        if reply.stop_reason in (StopReason.STOP, StopReason.LENGTH) and text:
+            self._ready = (span, text)
