@@ -12,6 +12,8 @@ import json
 import operator
 from collections.abc import Sequence
 
+from anyio.abc import TaskGroup
+
 from ._logging import logger
 from .config import ModelConfig
 from .content import TextContent, ToolCall
@@ -34,6 +36,16 @@ SUMMARY_INSTRUCTIONS = (
 
 def _ignore(_: AnyDelta) -> None:
     return None
+
+
+def _fingerprint(message: AnyMessage) -> tuple[str, int, str]:
+    """Who a message is, surviving level 1's copies (which cut a tool output's text)."""
+    if isinstance(message, ToolResultMessage):
+        return (message.role, message.timestamp, message.tool_call_id)
+    if isinstance(message, AssistantMessage):
+        calls = message.tool_calls
+        return (message.role, message.timestamp, calls[0].id if calls else "")
+    return (message.role, message.timestamp, "")
 
 
 def render_transcript(messages: Sequence[AnyMessage], max_chars: int) -> str:
@@ -85,35 +97,41 @@ class LlmCompaction:
         self.max_tokens = max_tokens
         self.max_chars_per_message = max_chars_per_message
         self._pending = False
-        self._ready: tuple[list[AnyMessage], str] | None = None
+        self._ready: tuple[list[tuple[str, int, str]], str] | None = None
 
     def summarizer(self, span: Sequence[AnyMessage]) -> tuple[str, int] | None:
-        """Level 2's hook: the ready summary, if it covers the start of ``span`` exactly."""
+        """Level 2's hook: the ready summary, if it covers the start of ``span``."""
         if self._ready is None:
             return None
         covered, text = self._ready
-        if len(covered) <= len(span) and all(map(operator.is_, covered, span)):
+        if len(covered) <= len(span) and all(
+            map(operator.eq, covered, map(_fingerprint, span[: len(covered)]))
+        ):
             return text, len(covered)
         return None
 
     def wanted(
         self, messages: Sequence[AnyMessage], config: ContextConfig, estimate: int
     ) -> list[AnyMessage] | None:
-        """The span to summarize now, or ``None`` (not near the budget, busy, or done)."""
+        """The span to summarize now, or ``None``: not near the budget yet, a request is
+        running, or a ready summary still matches the history (it will serve the next
+        compaction; the turns after it get mechanical lines)."""
         if self._pending or estimate < self.start_fraction * config.budget():
             return None
         start, end = summary_span(messages, config)
         if end - start < 2:
             return None
         span = list(messages[start:end])
-        ready = self.summarizer(span)
-        if ready is not None and ready[1] == len(span):
-            return None
+        if self.summarizer(span) is not None:
+            return None  # one summary per compaction: the ready one still fits this history
         return span
 
-    async def summarize(self, span: list[AnyMessage], stats: SessionStats) -> None:
-        """Ask the model for a summary of ``span``; keep it when it is usable."""
+    def start(self, group: TaskGroup, span: list[AnyMessage], stats: SessionStats) -> None:
+        """Request a summary of ``span`` in ``group`` (one request at a time)."""
         self._pending = True
+        group.start_soon(self._summarize, span, stats)
+
+    async def _summarize(self, span: list[AnyMessage], stats: SessionStats) -> None:
         try:
             request = StreamConfig(
                 model=self.model,
@@ -139,4 +157,4 @@ class LlmCompaction:
         stats.compaction.record(reply.usage, cost_of(reply.usage, resolve_cost(self.model)))
         text = reply.text.strip()
         if reply.stop_reason in (StopReason.STOP, StopReason.LENGTH) and text:
-            self._ready = (span, text)
+            self._ready = ([_fingerprint(message) for message in span], text)

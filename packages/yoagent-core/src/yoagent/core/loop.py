@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from opentelemetry.trace import Status, StatusCode
 
 from ._logging import logger
@@ -191,7 +192,7 @@ class RunState:
             if strategy is not None and self.background is not None:
                 span = strategy.wanted(messages, tracker.calibrated_config(), estimate)
                 if span is not None:
-                    self.background.start_soon(strategy.summarize, span, self.stats)
+                    strategy.start(self.background, span, self.stats)
             if estimate <= tracker.config.budget():
                 return False
         settings = tracker.calibrated_config()
@@ -277,6 +278,10 @@ class RunState:
 
     async def _turns(self) -> None:
         while True:
+            # A checkpoint per turn: lets background work and other tasks run even when the
+            # provider and the tools never wait (a mock, cached answers), and notices an
+            # outer cancellation.
+            await anyio.lowlevel.checkpoint()
             if self.cancel.cancelled:
                 if self.produced_reply:
                     self.append_marker(CANCELLED_MARKER)
