@@ -76,8 +76,28 @@ def test_str_names_the_kind() -> None:
         ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, None),
         ({"retry-after": "-1"}, None),
         ({"retry-after-ms": "soon", "retry-after": "2"}, 2.0),
+        ({"retry-after": "inf"}, None),
+        ({"retry-after": "nan"}, None),
+        ({"retry-after-ms": "inf", "retry-after": "1"}, 1.0),
         ({}, None),
     ],
 )
 def test_parse_retry_after(headers: dict[str, str], expected: float | None) -> None:
     assert parse_retry_after(headers) == expected
+
+
+@pytest.mark.parametrize("code", [429, "RESOURCE_EXHAUSTED", "429"])
+def test_an_in_stream_quota_error_is_api_not_an_overflow(code: object) -> None:
+    error = classify(
+        codes=(code,), message="Quota exceeded: too many tokens per minute, token limit"
+    )
+    assert error.kind is ErrorKind.API
+    assert error.message == "Quota exceeded: too many tokens per minute, token limit"
+
+
+def test_an_infinite_or_nan_retry_after_never_sleeps_forever() -> None:
+    from yoagent.core import RetryConfig
+
+    policy = RetryConfig(max_retry_after=60.0)
+    assert policy.delay(0, retry_after=float("inf")) == 60.0
+    assert 0.8 <= policy.delay(0, retry_after=float("nan")) <= 1.2

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 
 import httpx
 import pytest
@@ -183,3 +185,82 @@ async def test_the_key_never_appears_in_errors_or_logs(
     assert "[redacted]" in caught.value.message, label
     for text in texts:
         assert SECRET not in text, label
+
+
+@pytest.mark.parametrize(
+    "bad_key",
+    [
+        "sk-ant-pasted\nsecond-line-0123456789",
+        "sk-ant-smart\u2019quote-0123456789",
+        "sk\x1bescape-key-0123",
+    ],
+    ids=["line break", "non-ascii", "control"],
+)
+@pytest.mark.parametrize("anthropic", [True, False], ids=["anthropic", "openai"])
+async def test_a_key_that_cannot_be_a_header_is_an_auth_error_naming_its_variable(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, bad_key: str, anthropic: bool
+) -> None:
+    variable = "ANTHROPIC_API_KEY" if anthropic else "OPENAI_API_KEY"
+    monkeypatch.setenv(variable, bad_key)
+    model = anthropic_config(api_key="") if anthropic else openai_config(api_key="")
+    with caplog.at_level(logging.DEBUG), pytest.raises(ProviderError) as caught:
+        await replay(
+            anthropic_sse(anthropic_text()), anthropic=anthropic, config=stream_config(model)
+        )
+    assert caught.value.kind is ErrorKind.AUTH
+    assert variable in caught.value.message
+    texts = [str(caught.value), *(record.getMessage() for record in caplog.records)]
+    for piece in re.split(r"[\n\x1b\u2019]", bad_key):
+        assert all(piece not in text for text in texts)
+
+
+async def test_a_user_header_that_cannot_be_sent_is_named_never_shown() -> None:
+    model = openai_config(headers={"x-team": "caf\u00e9-team-42"})
+    with pytest.raises(ProviderError) as caught:
+        await replay(openai_sse(openai_text()), anthropic=False, config=stream_config(model))
+    assert caught.value.kind is ErrorKind.OTHER
+    assert "x-team" in caught.value.message
+    assert "team-42" not in caught.value.message
+
+
+async def test_a_key_echoed_where_the_message_is_cut_leaks_no_part_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "plainkey0123456789ABCDEFGHIJ"  # no well-known key shape: only the exact match scrubs it
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    message = "x" * 480 + " key " + key  # the 500-character cut lands inside the key
+    body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+    with pytest.raises(ProviderError) as caught:
+        await replay(
+            body.encode(),
+            anthropic=False,
+            status=400,
+            config=stream_config(openai_config(api_key="")),
+        )
+    assert key[:6] not in caught.value.message
+
+
+async def test_an_overflow_phrase_after_a_long_preamble_is_still_an_overflow() -> None:
+    message = (
+        "Request rejected. " + "details " * 100 + "This model's maximum context length is 8192"
+    )
+    body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+    with pytest.raises(ProviderError) as caught:
+        await replay(body.encode(), anthropic=False, status=400)
+    assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
+    assert len(caught.value.message) < 600
+
+
+@pytest.mark.parametrize(
+    "base_url", ["api.openai.com/v1", "ftp://example.test/v1", "http://[::1/v1"]
+)
+async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
+    base_url: str,
+) -> None:
+    config = stream_config(openai_config(base_url=base_url))
+    async with OpenAiCompletionsProvider(config.model) as provider:
+        with pytest.raises(ProviderError) as caught:
+            await provider.stream(config, lambda d: None)
+    assert caught.value.kind is ErrorKind.OTHER
+    assert not caught.value.kind.retryable
+    assert "base_url" in caught.value.message

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import anyio
+import httpx
 import pytest
-from provider_helpers import anthropic_config, openai_config, stream_config
+import respx
+from provider_helpers import (
+    ANTHROPIC_URL,
+    OPENAI_URL,
+    anthropic_config,
+    openai_config,
+    stream_config,
+)
 from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
@@ -64,3 +72,41 @@ def test_providers_are_found_through_entry_points() -> None:
     assert {ApiProtocol.ANTHROPIC_MESSAGES, ApiProtocol.OPENAI_COMPLETIONS} <= set(
         registry.protocols()
     )
+
+
+class _ThenStream(httpx.AsyncByteStream):
+    """A complete body, then a stall (``hang``) or a broken connection (``break``)."""
+
+    def __init__(self, body: bytes, then: str) -> None:
+        self.body, self.then = body, then
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+        if self.then == "hang":
+            await anyio.sleep(3600)
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
+
+
+@pytest.mark.parametrize("then", ["hang", "break"])
+@pytest.mark.parametrize("anthropic", [True, False], ids=["anthropic", "openai"])
+async def test_a_complete_reply_survives_a_server_that_stalls_or_breaks_after_it(
+    then: str, anthropic: bool
+) -> None:
+    """After message_stop / [DONE] the reply is whole: what the server does next cannot lose it."""
+    if anthropic:
+        config = stream_config(anthropic_config())
+        url, body = ANTHROPIC_URL + "/v1/messages", anthropic_sse(anthropic_text("whole"))
+        provider: AnthropicProvider | OpenAiCompletionsProvider = AnthropicProvider(config.model)
+    else:
+        config = stream_config(openai_config())
+        url, body = OPENAI_URL + "/chat/completions", openai_sse(openai_text("whole"))
+        provider = OpenAiCompletionsProvider(config.model)
+    async with provider, respx.mock() as mock:
+        mock.post(url).mock(
+            return_value=httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=_ThenStream(body, then)
+            )
+        )
+        with anyio.fail_after(3):
+            message = await provider.stream(config, lambda d: None)
+    assert message.text == "whole"

@@ -294,3 +294,18 @@ async def test_a_failing_command_keeps_its_exit_code_in_the_error_details() -> N
         await tool.execute({"command": "echo out; exit 3"}, make_ctx())
     assert caught.value.details["exit_code"] == 3
     assert "Exit code: 3" in str(caught.value)
+
+
+async def test_a_failing_progress_callback_never_leaves_the_command_running(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "started"
+
+    def broken(text: str) -> None:
+        raise RuntimeError("event stream closed")
+
+    ctx = ToolContext(tool_call_id="c", tool_name="bash", on_progress=broken)
+    with pytest.raises(RuntimeError):
+        await BashTool().execute({"command": f"touch {marker}; sleep 30"}, ctx)
+    await anyio.sleep(0.3)
+    assert not marker.exists()

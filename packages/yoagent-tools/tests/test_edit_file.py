@@ -80,6 +80,18 @@ async def test_several_matches_are_an_error_with_the_count_and_lines(
     assert (tmp_path / "m.py").read_text() == SOURCE
 
 
+async def test_a_match_count_past_the_cap_is_not_reported_as_exact(
+    tmp_path: Path, ctx: ToolContext
+) -> None:
+    (tmp_path / "many.py").write_text("x = 1\n" * 500)
+    with pytest.raises(ToolError) as info:
+        await EditFileTool().execute(
+            {"path": str(tmp_path / "many.py"), "old_text": "x = 1", "new_text": "y = 2"}, ctx
+        )
+    assert "found more than 100 times" in str(info.value)
+    assert "101" not in str(info.value)
+
+
 async def test_several_edits_apply_all_or_nothing(tmp_path: Path, ctx: ToolContext) -> None:
     (tmp_path / "m.py").write_text(SOURCE)
     tool = EditFileTool()

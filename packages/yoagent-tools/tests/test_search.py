@@ -238,3 +238,16 @@ def test_ripgrep_search_runs_under_trio(tmp_path: Path) -> None:
         return result.text
 
     assert trio.run(main) == "src/util.js:1:// TODO js"
+
+
+@pytest.mark.parametrize("single_file", [True, False], ids=["file", "folder"])
+async def test_the_python_engine_keeps_its_timeout_inside_one_large_file(
+    tmp_path: Path, ctx: ToolContext, single_file: bool
+) -> None:
+    """The deadline is checked while a file is read, not only between files."""
+    big = tmp_path / "big.txt"
+    big.write_text("nothing here\n" * 1_000_000 + "needle\n")
+    tool = SearchTool(engine="python", timeout=0.01)
+    target = big if single_file else tmp_path
+    with pytest.raises(ToolError, match="timed out"):
+        await tool.execute({"pattern": "needle", "path": str(target)}, ctx)

@@ -40,6 +40,7 @@ from .events import (
     AgentEnd,
     AgentEvent,
     AgentStart,
+    AnyEvent,
     InputRejected,
     MessageEnd,
     MessageStart,
@@ -79,6 +80,7 @@ from .loop import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     LOOP_ABORT_PREFIX,
+    EventSink,
     agent_loop,
     agent_loop_continue,
     is_loop_injected,
@@ -98,9 +100,9 @@ from .messages import (
     messages_adapter,
 )
 from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
-from .pricing import cost_of, resolve_cost, set_price_resolver
+from .pricing import cost_of, price_resolver, resolve_cost, set_price_resolver
 from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
-from .registry import ProviderNotFoundError, ProviderRegistry, default_registry
+from .registry import ENTRY_POINT_GROUP, ProviderNotFoundError, ProviderRegistry, default_registry
 from .retry import RetryConfig
 from .session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
 from .shared_state import (
@@ -123,17 +125,19 @@ from .structured import (
     StructuredParseError,
     StructuredProviderError,
 )
-from .sub_agent import SubAgentTool
+from .sub_agent import SUB_AGENT_LIMITS, SubAgentTool
 from .tool_source import ToolSource
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
+    "ENTRY_POINT_GROUP",
     "LOOP_ABORT_PREFIX",
     "OVERFLOW_PHRASES",
     "PROVIDER_KEY_VARIABLES",
     "RATE_LIMIT_CODES",
+    "SUB_AGENT_LIMITS",
     "SUMMARY_PREFIX",
     "Agent",
     "AgentBusyError",
@@ -146,6 +150,7 @@ __all__ = [
     "AgentTool",
     "Allow",
     "AnthropicCompat",
+    "AnyEvent",
     "ApiProtocol",
     "AssistantMessage",
     "CacheConfig",
@@ -159,6 +164,7 @@ __all__ = [
     "DeltaSink",
     "Deny",
     "ErrorKind",
+    "EventSink",
     "ExecutionLimits",
     "FileBackend",
     "FilterResult",
@@ -262,6 +268,7 @@ __all__ = [
     "message_adapter",
     "messages_adapter",
     "parse_retry_after",
+    "price_resolver",
     "resolve_api_key",
     "resolve_cost",
     "set_price_resolver",

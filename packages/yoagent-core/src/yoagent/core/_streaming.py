@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .loop import RunState
 
 
-class _Attempt:
+class Attempt:
     """One call to the provider: relays its deltas and remembers the text seen so far."""
 
     __slots__ = ("model", "provider", "run", "started", "text")
@@ -107,9 +107,13 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
         span.set_attribute("gen_ai.request.model", run.config.model.id)
         span.set_attribute("yoagent.turn", run.turn)
         while True:
-            attempt = _Attempt(run)
+            attempt = Attempt(run)
             error: ProviderError | None = None
             reply: AssistantMessage | None = None
+            if run.cancel.cancelled:  # aborted before the request: nothing is sent
+                reply = attempt.partial(StopReason.ABORTED, "cancelled")
+                break
+            run.open_attempt = attempt
             with run.cancel.scope() as scope:
                 try:
                     run.sent_count = len(run.context.messages)
@@ -123,6 +127,7 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
                     error = ProviderError(
                         ErrorKind.OTHER, f"provider failed: {type(failure).__name__}: {failure}"
                     )
+            run.open_attempt = None
             if scope.cancelled_caught or (reply is None and error is None):
                 reply = attempt.partial(StopReason.ABORTED, "cancelled")
             elif error is not None:
@@ -134,6 +139,15 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
                 ):
                     overflow_compacted = True  # once: a second overflow is the answer
                     attempt.close_failed(error)
+                    run.emit(
+                        ProviderRetry(
+                            attempt=retries + 1,
+                            max_retries=retry.max_retries,
+                            delay_seconds=0.0,
+                            kind=error.kind,
+                            error=str(error),
+                        )
+                    )
                     continue
                 if retry.should_retry(error, retries) and not run.cancel.cancelled:
                     attempt.close_failed(error)
@@ -158,7 +172,7 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
                         provider=attempt.provider,
                         error_message="cancelled",
                     )
-                    attempt = _Attempt(run)
+                    attempt = Attempt(run)
                 else:
                     reply = attempt.partial(StopReason.ERROR, str(error))
                     span.set_attribute("error.type", error.kind.value)

@@ -21,6 +21,23 @@ from .telemetry import SPAN_TOOL, start_span
 if TYPE_CHECKING:
     from .loop import RunState
 
+
+def _members(error: BaseException) -> tuple[BaseException, ...] | None:
+    if isinstance(error, BaseExceptionGroup):
+        return cast("BaseExceptionGroup[BaseException]", error).exceptions
+    return None
+
+
+def single_leaf(error: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups, else ``error``."""
+    current = error
+    members = _members(current)
+    while members is not None and len(members) == 1:
+        current = members[0]
+        members = _members(current)
+    return current
+
+
 CANCELLED_RESULT = "Tool execution cancelled."
 
 
@@ -68,18 +85,35 @@ class ToolRunner:
         self.owner = run
         self.by_name: dict[str, AgentTool] = {}
         self.definitions: list[ToolDefinition] = []
+        self.fixed_tokens_changed = True
+        self.started: dict[str, ToolCall] = {}
+        """Calls whose start event was sent and whose end event was not yet."""
         self.set_tools(run.context.tools)
         self.middleware = [middleware_callable(m) for m in run.config.tool_middleware]
 
     def set_tools(self, tools: Sequence[AgentTool]) -> None:
-        """Offer ``tools`` from the next request on (the first of a name wins)."""
-        self.by_name = {}
+        """Offer ``tools`` from the next request on (the first of a name wins).
+
+        A tool whose name, description or schema cannot be read is left out, logged.
+        """
+        by_name: dict[str, AgentTool] = {}
+        definitions: list[ToolDefinition] = []
         for agent_tool in tools:
-            self.by_name.setdefault(agent_tool.name, agent_tool)
-        self.definitions = [
-            ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
-            for t in self.by_name.values()
-        ]
+            try:
+                definition = ToolDefinition(
+                    name=agent_tool.name,
+                    description=agent_tool.description,
+                    parameters=agent_tool.parameters,
+                )
+            except Exception:  # a broken tool must not take the run down with it
+                logger.exception("tool %r left out: its definition could not be read", agent_tool)
+                continue
+            if definition.name not in by_name:
+                by_name[definition.name] = agent_tool
+                definitions.append(definition)
+        self.by_name = by_name
+        self.definitions = definitions
+        self.fixed_tokens_changed = True
 
     async def run_calls(
         self, calls: list[ToolCall], strategy: ToolExecution
@@ -94,13 +128,20 @@ class ToolRunner:
             size = 1
         elif strategy is ToolExecution.BATCHED:
             size = max(self.owner.config.batch_size, 1)
-        for start in range(0, len(calls), size):
-            if self.owner.cancel.cancelled:
-                break
-            await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
-            steering = self.owner.take_steering()
-            if steering:
-                break
+        try:
+            for start in range(0, len(calls), size):
+                if self.owner.cancel.cancelled:
+                    break
+                await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
+                steering = self.owner.take_steering()
+                if steering:
+                    break
+        except BaseException:
+            # The run is dying: keep what finished; the run answers the rest "cancelled".
+            for result in results:
+                if result is not None:
+                    self.owner.append(result)
+            raise
         unrun = CANCELLED_RESULT if self.owner.cancel.cancelled else SKIPPED_FOR_STEERING
         for index, call in enumerate(calls):
             if results[index] is None:
@@ -117,12 +158,25 @@ class ToolRunner:
             self.owner.append(result)
         return results
 
-    def _resolve_unrun(self, call: ToolCall, reason: str) -> ToolResultMessage:
+    def abandon(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
+        """Answer calls a dying run never finished with "cancelled" (not appended)."""
+        return [self._resolve_unrun(call, CANCELLED_RESULT) for call in calls]
+
+    def _start(self, call: ToolCall) -> None:
+        self.started[call.id] = call
         self.owner.emit(
             ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
         )
-        result = _error_result(call, reason)
+
+    def _end(self, result: ToolResultMessage) -> None:
+        self.started.pop(result.tool_call_id, None)
         self.owner.emit(ToolExecutionEnd(result=result))
+
+    def _resolve_unrun(self, call: ToolCall, reason: str) -> ToolResultMessage:
+        if call.id not in self.started:
+            self._start(call)
+        result = _error_result(call, reason)
+        self._end(result)
         return result
 
     async def _run_batch(
@@ -139,29 +193,33 @@ class ToolRunner:
             if len(batch) == 1:
                 await one(batch[0])
             else:
-                async with anyio.create_task_group() as group:
-                    for index in batch[1:]:
-                        group.start_soon(one, index)
-                    await one(batch[0])  # the first call runs in this task: one spawn fewer
+                try:
+                    async with anyio.create_task_group() as group:
+                        for index in batch[1:]:
+                            group.start_soon(one, index)
+                        await one(batch[0])  # the first call runs in this task: one spawn fewer
+                except BaseExceptionGroup as grouped:  # what escaped a call, unwrapped
+                    leaf = single_leaf(grouped)
+                    if leaf is grouped:
+                        raise
+                    raise leaf from None
         for index in batch:
             if results[index] is None and index in started:
                 # Cancelled while running: it has its start event; it gets its end.
                 result = _error_result(calls[index], CANCELLED_RESULT)
-                self.owner.emit(ToolExecutionEnd(result=result))
+                self._end(result)
                 results[index] = result
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
         """The one place a tool call runs: events, middleware, containment, truncation."""
         run = self.owner
-        run.emit(
-            ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
-        )
+        self._start(call)
         with start_span(SPAN_TOOL, run.tracing) as span:
             span.set_attribute("yoagent.tool.name", call.name)
             span.set_attribute("yoagent.tool.call_id", call.id)
             result = await self._guarded(call)
             span.set_attribute("yoagent.tool.is_error", result.is_error)
-        run.emit(ToolExecutionEnd(result=result))
+        self._end(result)
         return result
 
     async def _guarded(self, call: ToolCall) -> ToolResultMessage:
@@ -213,13 +271,17 @@ class ToolRunner:
             on_progress=on_progress,
             on_delegated_run=run.stats.add_delegated,
         )
+        is_error = False
         try:
             outcome = await _execute_checked(agent_tool, arguments, ctx)
         except ToolError as error:
-            return _error_result(call, str(error) or type(error).__name__, error.details)
+            is_error = True
+            outcome = ToolResult.from_text(str(error) or type(error).__name__, error.details)
         except Exception as error:  # contained: the model reads what went wrong, the run goes on
             logger.exception("tool %s raised on call %s", call.name, call.id)
-            return _error_result(call, f"{type(error).__name__}: {error}")
+            is_error = True
+            outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
+        # Failures go through the same cut as successes: a failing command prints plenty.
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -230,6 +292,7 @@ class ToolRunner:
                 run.config.tool_output_sink,
             ),
             details=outcome.details,
+            is_error=is_error,
         )
 
 

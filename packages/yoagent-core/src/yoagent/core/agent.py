@@ -10,6 +10,7 @@ from typing import Any, TypeVar, overload
 import anyio
 from pydantic import BaseModel
 
+from ._tool_exec import single_leaf
 from .agent_tool import AgentTool
 from .cancel import CancelToken
 from .config import CacheConfig, ModelConfig, ThinkingLevel
@@ -195,7 +196,12 @@ class Agent:
         self._follow_ups.extend(_as_messages(message))
 
     def abort(self) -> None:
-        """Cancel the running run (no-op when idle). It ends as ABORTED; queued messages stay."""
+        """Cancel the running run (no-op when idle).
+
+        A streaming reply ends as ABORTED, running tools are cancelled, and the history
+        ends with ``[Agent stopped: cancelled]``. Steering the loop already took goes into
+        the history first; messages still queued stay queued for the next run.
+        """
         if self._cancel is not None:
             self._cancel.cancel()
 
@@ -312,16 +318,22 @@ class Agent:
             async with send:
                 await self._run(prompts, emit)
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(produce)
-            try:
-                async with receive:
-                    async for event in receive:
-                        yield event
-            except GeneratorExit:
-                # The consumer stopped listening: end the run the way abort() does, so the
-                # history closes cleanly, and finish without yielding again.
-                self.abort()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(produce)
+                try:
+                    async with receive:
+                        async for event in receive:
+                            yield event
+                except GeneratorExit:
+                    # The consumer stopped listening: end the run the way abort() does, so
+                    # the history closes cleanly, and finish without yielding again.
+                    self.abort()
+        except BaseExceptionGroup as grouped:  # the run's own exception, not a group of one
+            leaf = single_leaf(grouped)
+            if leaf is grouped:
+                raise
+            raise leaf from None
 
     @overload
     async def prompt_structured(self, prompt: PromptInput, schema: type[ModelT]) -> ModelT: ...

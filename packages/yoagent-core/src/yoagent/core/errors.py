@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from enum import StrEnum
 
@@ -113,6 +114,14 @@ def is_rate_limit_code(code: object) -> bool:
     return False
 
 
+def _is_quota_code(code: object) -> bool:
+    if isinstance(code, bool):
+        return False
+    if isinstance(code, int):
+        return code == 429
+    return isinstance(code, str) and code.strip().lower() in ("429", "resource_exhausted")
+
+
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds), if given."""
     lowered = {key.lower(): value for key, value in headers.items()}
@@ -122,7 +131,7 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
             value = float(raw_ms) / 1000.0
         except ValueError:
             value = -1.0
-        if value >= 0:
+        if math.isfinite(value) and value >= 0:
             return value
     raw = lowered.get("retry-after")
     if raw is not None:
@@ -130,7 +139,7 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
             value = float(raw)
         except ValueError:
             return None
-        if value >= 0:
+        if math.isfinite(value) and value >= 0:
             return value
     return None
 
@@ -153,6 +162,10 @@ def classify(
         is_rate_limit_code(code) for code in codes
     ):
         return ProviderError(ErrorKind.RATE_LIMITED, text, status=status, retry_after=retry_after)
+    if any(_is_quota_code(code) for code in codes):
+        # An in-stream 429 / RESOURCE_EXHAUSTED is a quota ("tokens per minute"), not a
+        # context overflow, however its text reads; it stays API with its message.
+        return ProviderError(ErrorKind.API, text, status=status)
     if is_overflow_text(text) or any(isinstance(c, str) and is_overflow_text(c) for c in codes):
         return ProviderError(ErrorKind.CONTEXT_OVERFLOW, text, status=status)
     if status in (401, 403):

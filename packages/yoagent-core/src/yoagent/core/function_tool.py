@@ -93,7 +93,9 @@ def _to_result(value: Any) -> ToolResult:
         return ToolResult.from_text(value.model_dump_json(), details=value.model_dump(mode="json"))
     if value is None:
         return ToolResult.from_text("")
-    return ToolResult.from_text(json.dumps(value, default=str), details=value)
+    text = json.dumps(value, default=str)
+    # ``details`` hold what the text says, as JSON values: they round-trip through sessions.
+    return ToolResult.from_text(text, details=json.loads(text))
 
 
 @overload

@@ -32,6 +32,10 @@ class ExecutionTracker:
         """Count one model call's tokens."""
         self.tokens += usage.total
 
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self._started
+
     def exceeded(self) -> str | None:
         """Why the run must stop before another request, or ``None``."""
         limits = self.limits
@@ -40,7 +44,7 @@ class ExecutionTracker:
         if limits.max_total_tokens is not None and self.tokens >= limits.max_total_tokens:
             return f"token limit reached ({self.tokens} of {limits.max_total_tokens} tokens)"
         if limits.max_duration is not None:
-            elapsed = time.monotonic() - self._started
+            elapsed = self.elapsed()
             if elapsed >= limits.max_duration:
                 return f"time limit reached ({elapsed:.0f}s of {limits.max_duration:.0f}s)"
         return None

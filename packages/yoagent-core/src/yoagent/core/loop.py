@@ -7,8 +7,9 @@ is an optional stateful wrapper around them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import anyio
 import anyio.abc
@@ -16,9 +17,9 @@ import anyio.lowlevel
 from opentelemetry.trace import Status, StatusCode
 
 from ._logging import logger
-from ._streaming import stream_reply
-from ._tool_exec import ToolRunner
-from .cancel import CancelToken
+from ._streaming import Attempt, stream_reply
+from ._tool_exec import ToolRunner, single_leaf
+from .cancel import CancelToken, unless_cancelled
 from .content import TextContent, ToolCall
 from .context import (
     ContextTracker,
@@ -37,7 +38,7 @@ from .events import (
     TurnEnd,
     TurnStart,
 )
-from .hooks import Reject, TurnContext, Warn, resolve
+from .hooks import Pass, Reject, TurnContext, Warn, resolve
 from .limits import ExecutionLimits, ExecutionTracker
 from .loop_config import AgentContext, AgentLoopConfig
 from .messages import (
@@ -45,8 +46,10 @@ from .messages import (
     AssistantMessage,
     LlmMessage,
     StopReason,
+    ToolResultMessage,
     UserMessage,
     context_messages,
+    last_assistant,
 )
 from .pricing import cost_of, resolve_cost
 from .stats import SessionStats
@@ -60,6 +63,8 @@ LOOP_ABORT_PREFIX = "[Agent stopped: loop detected"
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
 
 EventSink = Callable[[AnyEvent], None]
+A = TypeVar("A")
+R = TypeVar("R")
 _ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
 
 
@@ -71,6 +76,54 @@ def is_loop_injected(message: AnyMessage) -> bool:
 
 def _ignore(_: AnyEvent) -> None:
     return None
+
+
+def _guarded(emit: EventSink) -> EventSink:
+    """``emit``, switched off for the rest of the run the first time it raises.
+
+    A consumer's bug must not end the run, nor be blamed on the provider whose delta it
+    was reading; it is logged once.
+    """
+    if emit is _ignore:
+        return emit
+    broken = False
+
+    def guarded(event: AnyEvent) -> None:
+        nonlocal broken
+        if broken:
+            return
+        try:
+            emit(event)
+        except Exception:
+            broken = True
+            logger.exception("the event consumer raised; it gets no more events this run")
+
+    return guarded
+
+
+def _quiet(emit: EventSink) -> EventSink:
+    """``emit`` that never raises (used while closing a run an exception is ending)."""
+
+    def quiet(event: AnyEvent) -> None:
+        try:
+            emit(event)
+        except BaseException:  # the run is already ending with an exception of its own
+            logger.debug("an event could not be delivered while closing the run", exc_info=True)
+
+    return quiet
+
+
+async def _unless_cancelled_or(
+    cancel: CancelToken, hook: Callable[[A], R | Awaitable[R]], argument: A, fallback: R
+) -> R:
+    """A sync or async hook's answer, or ``fallback`` when the run is cancelled meanwhile
+    (a cancel is not a verdict: the run then ends at its next check)."""
+
+    async def ask() -> R:
+        return await resolve(hook(argument))
+
+    answer = await unless_cancelled(cancel, ask)
+    return fallback if answer is None else answer
 
 
 async def agent_loop(
@@ -127,7 +180,7 @@ class RunState:
     ) -> None:
         self.context = context
         self.config = config
-        self.emit = emit
+        self.emit = _guarded(emit)
         self.cancel = cancel
         self.stats = stats
         self.new_messages: list[AnyMessage] = []
@@ -137,7 +190,11 @@ class RunState:
             or ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None)
         )
         self.turn = 0
+        self.turn_open = False
         self.produced_reply = False
+        self.timed_out = False
+        self.open_attempt: Attempt | None = None
+        """The model call in flight, if any (closed as ABORTED if the run dies under it)."""
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
         self.tracing = tracing_enabled()
@@ -145,22 +202,28 @@ class RunState:
         self.background: anyio.abc.TaskGroup | None = None
         """Where background work of this run (compaction summaries) runs; cancelled at its end."""
         """How many history messages the latest model request was built from."""
-        self.context_tracker = self._tracker()
         self.tools = ToolRunner(self)
         self.sourced = SourcedTools(config.tool_sources)
+        self.context_tracker = self._tracker()
 
     def _tracker(self) -> ContextTracker | None:
         settings = self.config.context
         if settings is None:
             return None
-        # What every request sends besides the history: the system prompt and tool schemas.
-        fixed = self.context.system_prompt + "".join(
-            json.dumps(t.parameters) + t.name + t.description for t in self.context.tools
-        )
-        settings = replace(settings, system_prompt_tokens=estimate_text(fixed))
         tracker = self.config.context_tracker or ContextTracker(settings)
         tracker.config = settings
         return tracker
+
+    def _count_fixed_tokens(self, tracker: ContextTracker) -> None:
+        """What every request sends besides the history (system prompt, tool schemas)
+        counts against the budget; re-counted when the offered tools change."""
+        if not self.tools.fixed_tokens_changed:
+            return
+        self.tools.fixed_tokens_changed = False
+        fixed = self.context.system_prompt + "".join(
+            json.dumps(d.parameters) + d.name + d.description for d in self.tools.definitions
+        )
+        tracker.config = replace(tracker.config, system_prompt_tokens=estimate_text(fixed))
 
     # --- history -------------------------------------------------------------------------
 
@@ -176,6 +239,13 @@ class RunState:
     def append_marker(self, text: str) -> None:
         self.append(UserMessage.from_text(text))
 
+    def _stop_marker(self) -> str:
+        """The marker for a run the token ended: a cancel, or the wall-time limit."""
+        limit = self.tracker.limits.max_duration
+        if self.timed_out and limit is not None:
+            return f"{AGENT_STOPPED_PREFIX}time limit reached ({limit:.0f}s)]"
+        return CANCELLED_MARKER
+
     def compact(self, *, overflowed: bool = False) -> bool:
         """Compact the history in place when the next request would not fit; True if it did.
 
@@ -185,6 +255,7 @@ class RunState:
         tracker = self.context_tracker
         if tracker is None:
             return False
+        self._count_fixed_tokens(tracker)
         messages = self.context.messages
         strategy = self.config.llm_compaction
         if not overflowed:
@@ -217,13 +288,26 @@ class RunState:
     # --- the run -------------------------------------------------------------------------
 
     async def run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
-        if self.config.tool_sources:
-            await self.sourced.collect()
-            self.tools.set_tools(self.sourced.merge(self.context.tools))
+        try:
+            return await self._run(prompts)
+        except BaseException as error:
+            # An outer cancellation, a KeyboardInterrupt, a bug: whatever ends the run early
+            # still leaves a history a model accepts, and every opened event closed.
+            self._close_abnormally()
+            leaf = single_leaf(error)
+            if leaf is error:
+                raise
+            raise leaf from None
+
+    async def _run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
         with start_span(SPAN_AGENT_LOOP, self.tracing) as span:
             span.set_attribute("gen_ai.request.model", self.config.model.id)
             span.set_attribute("yoagent.provider", self.config.model.provider)
             self.emit(AgentStart())
+            if self.config.tool_sources:
+                with self.cancel.scope():
+                    await self.sourced.collect()
+                self.tools.set_tools(self.sourced.merge(self.context.tools))
             if prompts is not None:
                 accepted = await self._filter_input(prompts)
                 if accepted is None:
@@ -233,6 +317,9 @@ class RunState:
                     self.append(message)
             async with anyio.create_task_group() as background:
                 self.background = background
+                limit = self.tracker.limits.max_duration
+                if limit is not None:
+                    background.start_soon(self._deadline, limit)
                 await self._turns()
                 background.cancel_scope.cancel()
             self.background = None
@@ -247,6 +334,43 @@ class RunState:
         self.emit(AgentEnd(messages=list(self.new_messages), stats=self.stats))
         return self.new_messages
 
+    async def _deadline(self, seconds: float) -> None:
+        """The wall-time limit also ends a turn in progress (a long stream or tool)."""
+        await anyio.sleep(max(seconds - self.tracker.elapsed(), 0.0))
+        self.timed_out = True
+        self.cancel.cancel()
+
+    def _close_abnormally(self) -> None:
+        """Close a run that an exception is ending: answer open tool calls, close the turn,
+        mark the stop, end the run. Synchronous, so it is safe inside a cancellation."""
+        self.cancel.cancel()
+        self.emit = _quiet(self.emit)  # the consumer may be what failed
+        attempt = self.open_attempt
+        if attempt is not None and attempt.started:
+            self.append(attempt.partial(StopReason.ABORTED, "cancelled"))
+        self.open_attempt = None
+        last = last_assistant(self.context.messages)
+        if last is not None and last.stop_reason not in _ENDS_RUN:
+            answered = {
+                m.tool_call_id
+                for m in self.context.messages[self.context.messages.index(last) + 1 :]
+                if isinstance(m, ToolResultMessage)
+            }
+            unanswered = [call for call in last.tool_calls if call.id not in answered]
+            for result in self.tools.abandon(unanswered):
+                self.append(result)
+        if self.turn_open and last is not None:
+            self.end_turn(last)
+        if self.produced_reply:
+            self.append_marker(CANCELLED_MARKER)
+        self.emit(AgentEnd(messages=list(self.new_messages), stats=self.stats))
+
+    def end_turn(
+        self, message: AssistantMessage, results: list[ToolResultMessage] | None = None
+    ) -> None:
+        self.turn_open = False
+        self.emit(TurnEnd(turn=self.turn, message=message, tool_results=results or []))
+
     async def _filter_input(self, prompts: list[AnyMessage]) -> list[AnyMessage] | None:
         filters = self.config.input_filters
         if not filters:
@@ -255,7 +379,7 @@ class RunState:
         warnings: list[str] = []
         for check in filters:
             try:
-                verdict = await resolve(check(text))
+                verdict = await _unless_cancelled_or(self.cancel, check, text, Pass())
             except Exception as error:  # a failing filter refuses: it could not vouch for the input
                 logger.exception("input filter failed")
                 verdict = Reject(f"input filter failed: {type(error).__name__}: {error}")
@@ -283,8 +407,8 @@ class RunState:
             # outer cancellation.
             await anyio.lowlevel.checkpoint()
             if self.cancel.cancelled:
-                if self.produced_reply:
-                    self.append_marker(CANCELLED_MARKER)
+                if self.produced_reply or self.timed_out:
+                    self.append_marker(self._stop_marker())
                 return
             stop = self.tracker.exceeded()
             if stop is not None:
@@ -304,6 +428,7 @@ class RunState:
             self.turn += 1
             self.tracker.turns += 1
             self.emit(TurnStart(turn=self.turn))
+            self.turn_open = True
             self.compact()
             notes = await self._turn_notes()
             reply = await stream_reply(self, notes)
@@ -316,9 +441,9 @@ class RunState:
             )
             self.tracker.record(reply.usage)
             if reply.stop_reason in _ENDS_RUN:
-                self.emit(TurnEnd(turn=self.turn, message=reply))
+                self.end_turn(reply)
                 if reply.stop_reason is StopReason.ABORTED:
-                    self.append_marker(CANCELLED_MARKER)
+                    self.append_marker(self._stop_marker())
                 return
             calls = reply.tool_calls
             if calls:
@@ -326,7 +451,7 @@ class RunState:
                     results = self.tools.refuse(
                         calls, NOT_RUN_REPEATED.format(count=self._repeat_count)
                     )
-                    self.emit(TurnEnd(turn=self.turn, message=reply, tool_results=results))
+                    self.end_turn(reply, results)
                     names = ", ".join(sorted({call.name for call in calls}))
                     self.append_marker(
                         f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments "
@@ -334,11 +459,12 @@ class RunState:
                     )
                     return
                 results, steering = await self.tools.run_calls(calls, self.config.tool_execution)
-                self.emit(TurnEnd(turn=self.turn, message=reply, tool_results=results))
+                self.end_turn(reply, results)
                 for message in steering:
                     self.append(message)
                 continue
-            self.emit(TurnEnd(turn=self.turn, message=reply))
+            self._repeat_signature = None  # a turn without calls breaks any repetition
+            self.end_turn(reply)
             queued = self.take_steering() or self._take_follow_ups()
             if not queued:
                 return
@@ -352,7 +478,7 @@ class RunState:
         context = TurnContext(turn=self.turn, messages=tuple(self.context.messages))
         for hook in self.config.turn_hooks:
             try:
-                notes.extend(await resolve(hook(context)))
+                notes.extend(await _unless_cancelled_or(self.cancel, hook, context, ()))
             except Exception:  # a broken hook must not end the run; it adds nothing
                 logger.exception("turn hook failed")
         return notes

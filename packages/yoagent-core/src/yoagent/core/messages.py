@@ -171,6 +171,8 @@ def context_messages(messages: Iterable[AnyMessage]) -> list[LlmMessage]:
                 kept: list[AssistantContent] = [
                     block for block in message.content if not isinstance(block, ToolCall)
                 ]
+                if not kept:
+                    continue  # nothing left to show: an empty message is refused by APIs
                 message = AssistantMessage(
                     content=kept,
                     stop_reason=message.stop_reason,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -37,8 +38,10 @@ class RetryConfig:
         self, retries_done: int, retry_after: float | None = None, rng: random.Random | None = None
     ) -> float:
         """Seconds to wait before retry number ``retries_done`` (counting from 0)."""
-        if retry_after is not None:
+        if retry_after is not None and math.isfinite(retry_after):
             return min(max(retry_after, 0.0), self.max_retry_after)
+        if retry_after is not None and retry_after > 0:  # +inf: as long as allowed
+            return self.max_retry_after
         base = min(self.initial_delay * self.multiplier**retries_done, self.max_delay)
         spread = (rng or random).uniform(1.0 - self.jitter, 1.0 + self.jitter)
         return max(base * spread, 0.0)

@@ -51,6 +51,8 @@ def _outcome(messages: Sequence[AnyMessage], stats: SessionStats) -> ToolResult:
         if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX)
         else None
     )
+    if marker is not None and marker != CANCELLED_MARKER and reply is None:
+        raise ToolError(f"the sub-agent stopped before answering: {marker}")
     if reply is None or reply.stop_reason is StopReason.ABORTED or marker == CANCELLED_MARKER:
         raise ToolError("the sub-agent was cancelled before it finished")
     if reply.stop_reason is StopReason.ERROR:

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, cast
+from typing import Any, Self, cast
 
+import anyio
 import httpx
 
-from yoagent.core import ModelConfig, ProviderError
+from yoagent.core import ErrorKind, ModelConfig, ProviderError
 from yoagent.core.keys import key_variables_for, resolve_api_key
 
-from ._http_errors import KeySource, from_http_status, from_stream_error, from_transport, malformed
+from ._http_errors import (
+    KeySource,
+    bad_url,
+    from_http_status,
+    from_stream_error,
+    from_transport,
+    malformed,
+)
 from ._sse import SseDecoder, SseEvent
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=30.0)
@@ -22,9 +31,14 @@ token, hence the generous default."""
 
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_DRAIN = 64 * 1024
+_DRAIN_SECONDS = 0.5
 
 
 _SENSITIVE_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
+# What HTTP/1.1 lets a header hold: visible ASCII, space and tab; names are tokens.
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_UNSENDABLE = "a line break, a control character or a non-ASCII character"
 
 
 def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
@@ -43,14 +57,34 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
             (name for name in variables if os.environ.get(name, "").strip() == key),
             "ModelConfig.api_key",
         )
-        return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
-    found = resolve_api_key(config.provider)
-    if found is None:
-        # Local servers (Ollama, LM Studio, vLLM) need none; a remote one answers 401,
-        # which names `hint`.
-        return "", KeySource(origin="", hint=hint, secrets=extra)
-    variable, key = found
-    return key, KeySource(origin=variable, hint=hint, secrets=(key, *extra))
+    else:
+        found = resolve_api_key(config.provider)
+        if found is None:
+            # Local servers (Ollama, LM Studio, vLLM) need none; a remote one answers 401,
+            # which names `hint`.
+            return "", KeySource(origin="", hint=hint, secrets=extra)
+        origin, key = found
+    if not _HEADER_VALUE.fullmatch(key):
+        raise ProviderError(
+            ErrorKind.AUTH,
+            f"the key from {origin} cannot be sent: it holds {_UNSENDABLE}; check its value",
+        )
+    return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
+
+
+def check_headers(headers: Mapping[str, str]) -> None:
+    """Refuse, before sending, a header HTTP cannot carry; the error names it, never its value.
+
+    A credential header is an AUTH error, any other an OTHER error: retrying cannot help.
+    """
+    for name, value in headers.items():
+        if _HEADER_NAME.fullmatch(name) is None:
+            raise ProviderError(ErrorKind.OTHER, f"{name!r} is not a valid HTTP header name")
+        if _HEADER_VALUE.fullmatch(value) is None:
+            kind = ErrorKind.AUTH if name.lower() in _SENSITIVE_HEADERS else ErrorKind.OTHER
+            raise ProviderError(
+                kind, f"the {name} header cannot be sent: its value holds {_UNSENDABLE}"
+            )
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
@@ -95,6 +129,7 @@ class Transport:
         A non-2xx status, a transport failure or a timeout is raised as a ProviderError;
         cancellation closes the response.
         """
+        check_headers(headers)
         try:
             timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
             async with self.client.stream(
@@ -119,16 +154,24 @@ class Transport:
         except httpx.HTTPError as exc:
             raise from_transport(exc, key) from None
         except httpx.InvalidURL as exc:
-            raise malformed(f"invalid URL ({exc})") from None
+            raise bad_url(exc, key) from None
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
-    """Read what little follows the final event, so the connection can be reused."""
+    """Read what little follows the final event, so the connection can be reused.
+
+    The reply is already complete: a server that stalls, keeps talking or breaks the
+    connection now costs the connection (it is closed instead of reused), never the reply.
+    """
     size = 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > _MAX_DRAIN:
-            return  # the server keeps talking: give up the connection instead
+    with anyio.move_on_after(_DRAIN_SECONDS):
+        try:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > _MAX_DRAIN:
+                    return
+        except httpx.HTTPError:
+            return
 
 
 async def _read_capped(response: httpx.Response) -> bytes:
@@ -150,3 +193,31 @@ def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:
     if isinstance(payload, dict) and "error" in payload:
         return from_stream_error(cast(object, payload), key)
     return malformed("expected an event stream, got a JSON document")
+
+
+class HttpProvider:
+    """What every HTTP provider shares: the config it was built for and its :class:`Transport`.
+
+    One ``httpx.AsyncClient`` per instance is reused across turns; pass ``client`` to share
+    one, ``timeout`` to change when a stalled stream gives up.
+    """
+
+    def __init__(
+        self,
+        config: ModelConfig | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float | None = None,
+    ) -> None:
+        self.config = config
+        self._transport = Transport(client, timeout)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client this provider created."""
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -52,6 +52,14 @@ def _short(text: str) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
 
 
+def _shortened(error: ProviderError) -> ProviderError:
+    """``error`` with its message cut to a readable length (after it was classified whole)."""
+    message = _short(error.message)
+    if message == error.message:
+        return error
+    return ProviderError(error.kind, message, status=error.status, retry_after=error.retry_after)
+
+
 def _error_fields(payload: object) -> tuple[str, tuple[object, ...]]:
     """The message and the structured ``type``/``code``/``status`` values of an error body."""
     if isinstance(payload, list) and payload:
@@ -94,11 +102,13 @@ def from_http_status(
     except ValueError:
         parsed = None
     message, codes = _error_fields(parsed)
-    text = scrub(_short(message or raw), key.secrets)
+    # Scrubbed before it is cut (a cut key escapes the scrub) and classified whole (an
+    # overflow phrase may come late); shortened last.
+    text = scrub(message or raw, key.secrets)
     error = classify(
         status=status, codes=codes, message=text, retry_after=parse_retry_after(headers)
     )
-    error = _with_auth_hint(error, key)
+    error = _with_auth_hint(_shortened(error), key)
     logger.debug("HTTP %s from provider: %s", status, error.message)
     return error
 
@@ -106,14 +116,22 @@ def from_http_status(
 def from_stream_error(payload: object, key: KeySource) -> ProviderError:
     """The error for an error event inside a stream (Anthropic ``error``, ``{"error": ...}``)."""
     message, codes = _error_fields(payload)
-    text = scrub(_short(message or "the server sent an error event"), key.secrets)
-    error = classify(codes=codes, message=text)
+    text = scrub(message or "the server sent an error event", key.secrets)
+    error = _shortened(classify(codes=codes, message=text))
     logger.debug("error event in stream: %s", error.message)
     return error
 
 
+def bad_url(exc: Exception, key: KeySource) -> ProviderError:
+    """An OTHER error for a URL no request can go to: a configuration mistake, never retried."""
+    detail = _short(scrub(str(exc), key.secrets))
+    return ProviderError(ErrorKind.OTHER, f"cannot send to the configured base_url: {detail}")
+
+
 def from_transport(exc: Exception, key: KeySource) -> ProviderError:
-    """A NETWORK error for a failed connection, a timeout or a broken body."""
+    """A NETWORK error for a failed connection, a timeout or a broken body (OTHER for a bad URL)."""
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return bad_url(exc, key)
     if isinstance(exc, httpx.ConnectTimeout):
         what = "connecting timed out"
     elif isinstance(exc, httpx.ReadTimeout):
@@ -126,7 +144,7 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
         what = "the connection broke mid-response"
     else:
         what = f"transport error ({type(exc).__name__})"
-    detail = scrub(_short(str(exc)), key.secrets)
+    detail = _short(scrub(str(exc), key.secrets))
     text = f"{what}: {detail}" if detail else what
     logger.debug("network failure: %s", text)
     return ProviderError(ErrorKind.NETWORK, text)

@@ -7,8 +7,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-import httpx
-
 from yoagent.core import (
     AnthropicCompat,
     ApiProtocol,
@@ -29,7 +27,7 @@ from yoagent.core import (
 from yoagent.core.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
-from ._http import Transport, encode_body, resolve_key
+from ._http import HttpProvider, encode_body, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
@@ -452,32 +450,12 @@ def _unwrap_forced_tool(reply: AssistantMessage, name: str) -> None:
         reply.stop_reason = StopReason.STOP
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """Streams replies from the Anthropic Messages API (or a compatible server).
 
     One ``httpx.AsyncClient`` per instance is reused across turns; pass ``client`` to share
     one, ``timeout`` to change when a stalled stream gives up.
     """
-
-    def __init__(
-        self,
-        config: ModelConfig | None = None,
-        *,
-        client: httpx.AsyncClient | None = None,
-        timeout: httpx.Timeout | float | None = None,
-    ) -> None:
-        self.config = config
-        self._transport = Transport(client, timeout)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client this provider created."""
-        await self._transport.aclose()
-
-    async def __aenter__(self) -> AnthropicProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""

@@ -6,8 +6,6 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
-import httpx
-
 from yoagent.core import (
     AssistantMessage,
     DeltaSink,
@@ -29,7 +27,7 @@ from yoagent.core import (
 from yoagent.core.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
-from ._http import Transport, encode_body, resolve_key
+from ._http import HttpProvider, encode_body, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._logging import logger, warn_once
 from ._messages import WireMessage, merge_same_role, notes_index
@@ -369,32 +367,12 @@ class _Reader:
         )
 
 
-class OpenAiCompletionsProvider:
+class OpenAiCompletionsProvider(HttpProvider):
     """Streams replies from OpenAI Chat Completions or any compatible server.
 
     Vendor quirks come from ``ModelConfig.compat`` (:class:`~yoagent.core.OpenAiCompat`).
     One ``httpx.AsyncClient`` per instance is reused across turns.
     """
-
-    def __init__(
-        self,
-        config: ModelConfig | None = None,
-        *,
-        client: httpx.AsyncClient | None = None,
-        timeout: httpx.Timeout | float | None = None,
-    ) -> None:
-        self.config = config
-        self._transport = Transport(client, timeout)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client this provider created."""
-        await self._transport.aclose()
-
-    async def __aenter__(self) -> OpenAiCompletionsProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""

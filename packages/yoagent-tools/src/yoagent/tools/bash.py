@@ -150,6 +150,8 @@ class BashTool:
         if ctx.cancelled:
             raise ToolError("bash: cancelled before the command started")
 
+        # Announced before the spawn: a failing callback must not leave a command running.
+        ctx.progress(f"$ {command if len(command) <= 200 else command[:200] + '…'}")
         wakeup = Wakeup()
         started = time.monotonic()
         try:
@@ -165,7 +167,6 @@ class BashTool:
         except OSError as error:
             wakeup.close()
             raise ToolError(f"bash: could not start {self.shell}: {error}") from None
-        ctx.progress(f"$ {command if len(command) <= 200 else command[:200] + '…'}")
         run = _Run(group, out, err, wakeup, ctx)
         await run.supervise(timeout)
         return run.result(command, timeout, time.monotonic() - started)

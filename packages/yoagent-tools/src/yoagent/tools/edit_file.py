@@ -18,6 +18,7 @@ from .sandbox import PathSandbox, StrPath
 
 MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
 _DIFF_LINES: Final = 80
+_MAX_COUNTED: Final = 100  # matches counted exactly before "more than" is said
 _SIMILAR_ENOUGH: Final = 0.6
 _LINE_NUMBER_PREFIX: Final = re.compile(r"^ *\d+\t", re.MULTILINE)
 
@@ -87,8 +88,9 @@ def apply_edits(data: bytes, edits: list[Edit], *, shown: str = "the file") -> E
         if len(positions) > 1:
             lines = ", ".join(str(work.count("\n", 0, pos) + 1) for pos in positions[:10])
             more = ", …" if len(positions) > 10 else ""
+            times = f"more than {_MAX_COUNTED}" if len(positions) > _MAX_COUNTED else len(positions)
             raise EditError(
-                f"edit_file: {where}old_text was found {len(positions)} times in {shown} "
+                f"edit_file: {where}old_text was found {times} times in {shown} "
                 f"(starting on lines {lines}{more}); it must be unique: include more "
                 f"surrounding lines. No edit was applied."
             )
@@ -112,8 +114,9 @@ def apply_edits(data: bytes, edits: list[Edit], *, shown: str = "the file") -> E
 
 
 def _positions(work: str, old: str, first: int) -> list[int]:
+    """Where ``old`` starts in ``work``: up to ``_MAX_COUNTED`` + 1 places (more means "many")."""
     found = [first]
-    while len(found) <= 100:
+    while len(found) <= _MAX_COUNTED:
         nxt = work.find(old, found[-1] + 1)
         if nxt < 0:
             break

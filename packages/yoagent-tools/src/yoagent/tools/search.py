@@ -29,6 +29,7 @@ MAX_LINE_CHARS: Final = 500
 MAX_WARNING_BYTES: Final = 4096
 _SCRUBBED_ENV: Final = ("RIPGREP_CONFIG_PATH", "GREP_OPTIONS")
 _POLL: Final = 0.25
+_CHECK_EVERY: Final = 4096  # lines read between two deadline/cancel checks in the fallback
 
 Engine = Literal["auto", "ripgrep", "python"]
 
@@ -451,6 +452,8 @@ class _PythonSearch:
                     return
                 file.seek(0)
                 for number, raw in enumerate(file, 1):
+                    if number % _CHECK_EVERY == 0 and self._done():
+                        return  # timed out or cancelled inside a large file
                     line = raw.decode("utf-8", "replace").rstrip("\r\n")
                     if self.regex.search(line) is None:
                         continue
