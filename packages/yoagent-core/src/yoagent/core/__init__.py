@@ -73,7 +73,7 @@ from .hooks import (
     TurnHook,
     Warn,
 )
-from .keys import PROVIDER_KEY_VARIABLES, resolve_api_key
+from .keys import FALLBACK_KEY_VARIABLES, PROVIDER_KEY_VARIABLES, resolve_api_key, with_env_key
 from .limits import ExecutionLimits
 from .llm_compaction import LlmCompaction
 from .loop import (
@@ -133,6 +133,7 @@ __all__ = [
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
     "ENTRY_POINT_GROUP",
+    "FALLBACK_KEY_VARIABLES",
     "LOOP_ABORT_PREFIX",
     "OVERFLOW_PHRASES",
     "PROVIDER_KEY_VARIABLES",
@@ -274,4 +275,5 @@ __all__ = [
     "set_price_resolver",
     "tool",
     "validate_transcript",
+    "with_env_key",
 ]

@@ -1,0 +1,5 @@
+"""``python -m yoagent.cli``."""
+
+from .main import main
+
+main()

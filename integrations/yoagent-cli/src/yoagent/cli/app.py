@@ -1,0 +1,80 @@
+"""What both modes share: the parsed options and the agent built from them."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from yoagent.core import Agent, AgentTool, ExecutionLimits, ModelConfig, ThinkingLevel
+from yoagent.core.hooks import MiddlewareLike
+from yoagent.tools import default_tools
+
+from .skills import Skill, prompt_section, read_skill_tool
+from .system_prompt import build_system_prompt
+
+
+@dataclass(slots=True, kw_only=True)
+class Options:
+    """The command line, parsed and checked."""
+
+    prompt: str | None = None
+    json: bool = False
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    allow_paths: list[Path] = field(default_factory=list[Path])
+    yes: bool = False
+    skills: list[Skill] = field(default_factory=list[Skill])
+    system: Path | None = None
+    max_turns: int | None = None
+    thinking: ThinkingLevel = ThinkingLevel.OFF
+    resume: str | None = None
+    """``None``: a new session; ``""``: the latest one; else a session id."""
+    plain: bool = False
+    show_thinking: bool = True
+    cwd: Path = field(default_factory=Path.cwd)
+
+
+def enable_pricing() -> None:
+    """Price runs with yoagent-pricing's bundled table when that package is installed
+    (costs then show in the status line); without it, runs stay unpriced."""
+    try:
+        module = importlib.import_module("yoagent.pricing")
+    except ImportError:
+        return
+    enable = getattr(module, "enable_bundled", None)
+    if callable(enable):
+        enable()
+
+
+def build_tools(options: Options) -> list[AgentTool]:
+    """The coding tools confined to the working folder (and ``--allow-path`` folders), plus
+    ``read_skill`` when skills were given."""
+    roots = [options.cwd, *options.allow_paths]
+    tools = default_tools(roots)
+    if options.skills:
+        tools.append(read_skill_tool(options.skills))
+    return tools
+
+
+def build_agent(
+    options: Options, config: ModelConfig, middleware: Sequence[MiddlewareLike] = ()
+) -> Agent:
+    """The agent for ``options`` on ``config``."""
+    system_prompt = build_system_prompt(
+        options.cwd, options.system, [prompt_section(options.skills)]
+    )
+    limits = ExecutionLimits(
+        max_turns=options.max_turns if options.max_turns is not None else 50,
+        max_duration=None,  # Ctrl+C stops a run that takes too long
+    )
+    return Agent.from_config(
+        config,
+        system_prompt=system_prompt,
+        tools=build_tools(options),
+        thinking_level=options.thinking,
+        limits=limits,
+        tool_middleware=list(middleware),
+    )

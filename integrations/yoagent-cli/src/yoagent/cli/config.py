@@ -1,0 +1,270 @@
+"""Which model to talk to: provider and model from the flags and the environment."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+from yoagent.core import ApiProtocol, ModelConfig, OpenAiCompat
+from yoagent.core.keys import FALLBACK_KEY_VARIABLES
+from yoagent.providers import models
+
+OPENAI_COMPATIBLE = "openai-compatible"
+"""The provider name of a model reached through ``--base-url`` alone."""
+
+DEFAULT_MODELS: Mapping[str, str] = {
+    "anthropic": "claude-sonnet-5",
+    "openai": "gpt-5.5",
+    "xai": "grok-4",
+    "groq": "openai/gpt-oss-120b",
+    "deepseek": "deepseek-flash",
+    "mistral": "mistral-large-latest",
+    "together": "openai/gpt-oss-120b",
+    "fireworks": "accounts/fireworks/models/gpt-oss-120b",
+    "openrouter": "anthropic/claude-sonnet-4.5",
+    "cerebras": "gpt-oss-120b",
+    "zai": "glm-4.6",
+    "minimax": "MiniMax-M2",
+    "qwen": "qwen-flash",
+    "moonshot": "kimi-k2-0905-preview",
+    "perplexity": "sonar-pro",
+    "huggingface": "openai/gpt-oss-120b",
+    "nvidia": "openai/gpt-oss-120b",
+    "opencode": "claude-sonnet-4-5",
+    "ollama": "llama3.2",
+}
+"""The model used when ``--model`` is not given. Local servers without an entry (LM Studio,
+vLLM, any ``--base-url``) are asked which models they serve."""
+
+DETECTION_ORDER: tuple[str, ...] = (
+    "anthropic",
+    "openai",
+    "openrouter",
+    "deepseek",
+    "xai",
+    "groq",
+    "mistral",
+    "qwen",
+    "moonshot",
+    "zai",
+    "minimax",
+    "together",
+    "fireworks",
+    "cerebras",
+    "opencode",
+    "perplexity",
+    "huggingface",
+    "nvidia",
+)
+"""Without ``--provider``, the first of these whose key is set is used."""
+
+_GENERIC_COMPAT = OpenAiCompat(
+    max_tokens_field="max_tokens",
+    reasoning_field="reasoning_content",
+    supports_reasoning_effort=False,
+    supports_structured_output=False,
+)
+
+_MODEL_HINTS: tuple[tuple[str, str], ...] = (
+    ("claude-", "anthropic"),
+    ("gpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("grok-", "xai"),
+    ("deepseek-", "deepseek"),
+    ("mistral-", "mistral"),
+    ("qwen", "qwen"),
+    ("kimi-", "moonshot"),
+    ("glm-", "zai"),
+)
+
+
+class ConfigError(Exception):
+    """The flags or the environment do not say how to reach a model (exit code 2)."""
+
+
+@dataclass(slots=True, frozen=True)
+class ModelChoice:
+    """The model to use and, for display, where its key comes from (empty: none needed)."""
+
+    config: ModelConfig
+    key_variable: str
+
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables read for ``provider``'s key, in order (empty: needs none)."""
+    table = models.api_key_variables()
+    if provider in table and table[provider] is None:
+        return ()
+    own = table.get(provider)
+    return ((own,) if own else ()) + FALLBACK_KEY_VARIABLES
+
+
+def _needs_key(provider: str) -> bool:
+    return models.api_key_variables().get(provider, "") is not None
+
+
+def find_key(provider: str, env: Mapping[str, str]) -> str | None:
+    """The first variable holding a key for ``provider``, or ``None``."""
+    for variable in key_variables(provider):
+        if env.get(variable, "").strip():
+            return variable
+    return None
+
+
+def _own_key(provider: str, env: Mapping[str, str]) -> bool:
+    own = models.api_key_variables().get(provider)
+    return bool(own and env.get(own, "").strip())
+
+
+def detect_provider(env: Mapping[str, str], model: str | None = None) -> str | None:
+    """The provider to use without ``--provider``: the first whose own key is set.
+
+    When ``model`` looks like a vendor's id (``claude-…``, ``gpt-…``) and that vendor's key
+    is set, that vendor wins.
+    """
+    available = [p for p in DETECTION_ORDER if _own_key(p, env)]
+    if model:
+        lowered = model.lower()
+        for prefix, provider in _MODEL_HINTS:
+            if lowered.startswith(prefix) and provider in available:
+                return provider
+    if available:
+        return available[0]
+    return None
+
+
+def no_key_message() -> str:
+    """What to tell someone who has set no key and given no ``--base-url``."""
+    others = [
+        v for p in DETECTION_ORDER[2:] if (v := models.api_key_variables().get(p)) is not None
+    ]
+    listing = textwrap.fill(
+        ", ".join(others), width=76, initial_indent="  ", subsequent_indent="  "
+    )
+    return (
+        "yoagent: no API key found.\n"
+        "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key:\n"
+        f"{listing}),\n"
+        "or point --base-url at a local OpenAI-compatible server (no key needed), e.g.\n"
+        "  yoagent --base-url http://localhost:11434/v1 --model llama3.2\n"
+    )
+
+
+def _missing_key_message(provider: str) -> str:
+    names = " or ".join(key_variables(provider))
+    return (
+        f"yoagent: no API key for {provider}: set {names},\n"
+        "or point --base-url at a local OpenAI-compatible server (no key needed).\n"
+    )
+
+
+def model_config(provider: str, model_id: str) -> ModelConfig:
+    """The configuration of ``model_id`` at ``provider``: a named preset when there is one,
+    else the vendor's constructor (quirks inferred from the id)."""
+    try:
+        return models.preset(provider, model_id)
+    except KeyError:
+        pass
+    constructor = getattr(models, provider, None)
+    if provider in models.VENDORS and callable(constructor):
+        made = cast(Any, constructor)(model_id)
+        if isinstance(made, ModelConfig):
+            return made
+    return models.vendor(provider, model_id)
+
+
+def openai_compatible(base_url: str, model_id: str) -> ModelConfig:
+    """A model on any OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio)."""
+    return ModelConfig(
+        api=ApiProtocol.OPENAI_COMPLETIONS,
+        provider=OPENAI_COMPATIBLE,
+        id=model_id,
+        name=model_id,
+        base_url=base_url.rstrip("/"),
+        compat=_GENERIC_COMPAT,
+    )
+
+
+def served_model(base_url: str, timeout: float = 3.0) -> str | None:
+    """The first model id a server lists at ``GET {base_url}/models``, if it answers."""
+    url = base_url.rstrip("/") + "/models"
+    if not url.startswith(("http://", "https://")):
+        return None
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            payload: object = json.loads(response.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(payload, dict):
+        return None
+    data = cast(dict[str, Any], payload).get("data")
+    if not isinstance(data, list):
+        return None
+    for raw in cast(list[Any], data):
+        if isinstance(raw, dict):
+            model_id = cast(dict[str, Any], raw).get("id")
+            if isinstance(model_id, str) and model_id:
+                return model_id
+    return None
+
+
+def resolve_model(
+    *,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    env: Mapping[str, str],
+    ask_server: bool = True,
+) -> ModelChoice:
+    """The model the flags and the environment ask for.
+
+    Raises :class:`ConfigError` for an unknown provider, or when no key is set and no
+    ``--base-url`` given.
+    """
+    if provider is not None and provider != OPENAI_COMPATIBLE and provider not in models.VENDORS:
+        known = ", ".join(sorted(models.VENDORS))
+        raise ConfigError(f"yoagent: unknown provider {provider!r}; known providers: {known}\n")
+
+    if base_url:
+        return _with_base_url(provider, model, base_url, env, ask_server)
+
+    if provider is None:
+        provider = detect_provider(env, model)
+        if provider is None:
+            raise ConfigError(no_key_message())
+    elif provider == OPENAI_COMPATIBLE:
+        raise ConfigError("yoagent: --provider openai-compatible needs --base-url\n")
+
+    variable = find_key(provider, env) if _needs_key(provider) else ""
+    if variable is None:
+        raise ConfigError(_missing_key_message(provider))
+    model_id = model or DEFAULT_MODELS.get(provider)
+    if model_id is None:
+        vendor_url = models.VENDORS[provider].base_url
+        model_id = (served_model(vendor_url) if ask_server else None) or "default"
+    return ModelChoice(config=model_config(provider, model_id), key_variable=variable)
+
+
+def _with_base_url(
+    provider: str | None,
+    model: str | None,
+    base_url: str,
+    env: Mapping[str, str],
+    ask_server: bool,
+) -> ModelChoice:
+    if provider is None or provider == OPENAI_COMPATIBLE:
+        model_id = model or (served_model(base_url) if ask_server else None) or "default"
+        variable = find_key(OPENAI_COMPATIBLE, env) or ""
+        return ModelChoice(config=openai_compatible(base_url, model_id), key_variable=variable)
+    model_id = model or DEFAULT_MODELS.get(provider)
+    if model_id is None:
+        model_id = (served_model(base_url) if ask_server else None) or "default"
+    config = replace(model_config(provider, model_id), base_url=base_url.rstrip("/"))
+    variable = find_key(provider, env) or ""
+    return ModelChoice(config=config, key_variable=variable)

@@ -1,0 +1,36 @@
+"""Helpers shared by the CLI tests: where the console script is and a clean environment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from yoagent.core.keys import FALLBACK_KEY_VARIABLES
+from yoagent.providers import models
+
+YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def clean_environment(tmp_path: Path) -> dict[str, str]:
+    """``os.environ`` without any API key, with home and data folders under ``tmp_path``."""
+    keys = {v for v in models.api_key_variables().values() if v} | set(FALLBACK_KEY_VARIABLES)
+    env = {k: v for k, v in os.environ.items() if k not in keys}
+    home = tmp_path / "home"
+    for name, sub in (
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_STATE_HOME", "state"),
+    ):
+        folder = home / sub
+        folder.mkdir(parents=True, exist_ok=True)
+        env[name] = str(folder)
+    env["HOME"] = str(home)
+    env["NO_COLOR"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env

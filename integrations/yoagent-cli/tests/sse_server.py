@@ -1,0 +1,281 @@
+"""A scripted OpenAI-compatible server on loopback, for driving the real ``yoagent``.
+
+``POST /v1/chat/completions`` answers with Chat Completions SSE chunks from a script of
+:class:`Reply` objects (text pieces with optional delays, tool calls, an HTTP error), one
+reply per request, and records every request body. ``GET /v1/models`` lists one model.
+
+Run it alone for trying the CLI by hand (a small rule-based responder):
+
+    uv run python integrations/yoagent-cli/tests/sse_server.py --port 8765
+    uv run yoagent --base-url http://127.0.0.1:8765/v1
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "scripted-model"
+
+
+@dataclass
+class Text:
+    """A piece of the reply's text, sent after ``delay`` seconds."""
+
+    text: str
+    delay: float = 0.0
+
+
+@dataclass
+class Think:
+    """A piece of reasoning (``reasoning_content``), sent after ``delay`` seconds."""
+
+    text: str
+    delay: float = 0.0
+
+
+@dataclass
+class Call:
+    """A tool call (its arguments are streamed in two pieces)."""
+
+    name: str
+    arguments: dict[str, Any]
+    id: str = ""
+    delay: float = 0.0
+
+
+@dataclass
+class Reply:
+    """One response: SSE ``parts``, or an HTTP error when ``status`` is not 200."""
+
+    parts: list[Text | Think | Call] = field(default_factory=list)
+    status: int = 200
+    error: str = "scripted failure"
+    usage: tuple[int, int, int] = (100, 20, 0)  # prompt (cached included), completion, cached
+
+
+def text(*pieces: str, delay: float = 0.0) -> Reply:
+    """A reply streaming ``pieces`` of text."""
+    return Reply([Text(piece, delay) for piece in pieces])
+
+
+def call(name: str, /, **arguments: Any) -> Reply:
+    """A reply asking for one tool call."""
+    return Reply([Call(name, arguments)])
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+class ScriptedServer:
+    """The server; use as a context manager. ``url`` is the ``--base-url`` to pass."""
+
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        responder: Responder | None = None,
+        port: int = 0,
+    ) -> None:
+        self.replies: deque[Reply] = deque(replies)
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": MODEL}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": "not found"}})
+                    return
+                reply = owner._next(body, dict(self.headers))
+                if reply.status != 200:
+                    self._json(
+                        reply.status,
+                        {"error": {"message": reply.error, "type": "scripted", "code": None}},
+                    )
+                    return
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                try:
+                    for chunk in owner._chunks(reply):
+                        if isinstance(chunk, float):
+                            if owner.stopping.wait(chunk):
+                                return
+                            continue
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def add(self, *replies: Reply) -> None:
+        """Queue more replies."""
+        with self._lock:
+            self.replies.extend(replies)
+
+    def start(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        with self._lock:
+            self.requests.append({**body, "_headers": headers})
+            if self.replies:
+                return self.replies.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return text("(no more scripted replies)")
+
+    def _chunks(self, reply: Reply) -> Iterable[bytes | float]:
+        base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": MODEL}
+
+        def event(payload: dict[str, Any]) -> bytes:
+            return b"data: " + json.dumps({**base, **payload}).encode() + b"\n\n"
+
+        def choice(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            return event({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+        yield choice({"role": "assistant", "content": ""})
+        calls = 0
+        for part in reply.parts:
+            if part.delay:
+                yield part.delay
+            if isinstance(part, Text):
+                yield choice({"content": part.text})
+                continue
+            if isinstance(part, Think):
+                yield choice({"reasoning_content": part.text})
+                continue
+            arguments = json.dumps(part.arguments)
+            half = len(arguments) // 2
+            call_id = part.id or f"call_{int(time.time() * 1000)}_{calls}"
+            head = {
+                "index": calls,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": part.name, "arguments": arguments[:half]},
+            }
+            yield choice({"tool_calls": [head]})
+            yield choice(
+                {"tool_calls": [{"index": calls, "function": {"arguments": arguments[half:]}}]}
+            )
+            calls += 1
+        yield choice({}, "tool_calls" if calls else "stop")
+        prompt, completion, cached = reply.usage
+        yield event(
+            {
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                    "prompt_tokens_details": {"cached_tokens": cached},
+                },
+            }
+        )
+        yield b"data: [DONE]\n\n"
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The text of the newest user message in a request body."""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def demo_responder(body: dict[str, Any]) -> Reply:
+    """For trying the CLI by hand: ``write NAME TEXT`` writes a file, ``run CMD`` runs bash,
+    ``slow`` streams slowly, anything else gets a Markdown echo; tool results get "Done."."""
+    messages = body.get("messages", [])
+    if messages and messages[-1].get("role") == "tool":
+        return text("Done: ", "`", messages[-1].get("content", "")[:60], "`.")
+    prompt = last_user_text(body).strip()
+    words = prompt.split(maxsplit=2)
+    if len(words) >= 3 and words[0] == "write":
+        return Reply(
+            [
+                Text("Writing the file.\n"),
+                Call("write_file", {"path": words[1], "content": words[2] + "\n"}),
+            ]
+        )
+    if len(words) >= 2 and words[0] == "run":
+        return Reply([Call("bash", {"command": prompt[4:]})])
+    if prompt == "slow":
+        return Reply([Text(f"word{i} ", 0.3) for i in range(100)])
+    return text(
+        "## You said\n\n",
+        f"> {prompt}\n\n",
+        "Here is a list:\n\n- one\n- two\n\n",
+        "```python\nprint('hello')\n```\n",
+        delay=0.05,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    server = ScriptedServer(responder=demo_responder, port=args.port)
+    print(f"serving {server.url} (Ctrl+C stops)", flush=True)
+    with server, contextlib.suppress(KeyboardInterrupt):
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Provider and model resolution from flags and the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from yoagent.cli.config import (
+    DEFAULT_MODELS,
+    OPENAI_COMPATIBLE,
+    ConfigError,
+    detect_provider,
+    no_key_message,
+    resolve_model,
+)
+from yoagent.core import ApiProtocol
+
+
+def resolve(env: dict[str, str], **flags: str | None):
+    return resolve_model(
+        provider=flags.get("provider"),
+        model=flags.get("model"),
+        base_url=flags.get("base_url"),
+        env=env,
+        ask_server=False,
+    )
+
+
+def test_without_flags_the_first_provider_with_a_key_is_used() -> None:
+    choice = resolve({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"})
+    assert choice.config.provider == "anthropic"
+    assert choice.config.id == DEFAULT_MODELS["anthropic"]
+    assert choice.key_variable == "ANTHROPIC_API_KEY"
+
+
+def test_only_an_openai_key_selects_openai_with_its_default_model() -> None:
+    choice = resolve({"OPENAI_API_KEY": "k"})
+    assert choice.config.provider == "openai"
+    assert choice.config.id == "gpt-5.5"
+    assert choice.config.api is ApiProtocol.OPENAI_COMPLETIONS
+
+
+def test_a_blank_key_does_not_count() -> None:
+    choice = resolve({"ANTHROPIC_API_KEY": "  ", "GROQ_API_KEY": "k"})
+    assert choice.config.provider == "groq"
+
+
+def test_a_model_id_picks_its_vendor_among_the_keys_set() -> None:
+    env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    assert resolve(env, model="gpt-5.5").config.provider == "openai"
+    assert detect_provider(env, "claude-haiku-4-5") == "anthropic"
+
+
+def test_provider_flag_uses_the_default_model_of_that_provider() -> None:
+    choice = resolve({"DEEPSEEK_API_KEY": "k"}, provider="deepseek")
+    assert choice.config.id == DEFAULT_MODELS["deepseek"]
+    assert choice.config.base_url == "https://api.deepseek.com"
+
+
+def test_provider_and_model_flags_build_that_model() -> None:
+    choice = resolve({"ANTHROPIC_API_KEY": "k"}, provider="anthropic", model="claude-haiku-4-5")
+    assert choice.config.id == "claude-haiku-4-5"
+    assert choice.config.context_window == 200_000  # from the preset
+
+
+def test_fallback_key_variable_serves_an_explicit_provider() -> None:
+    choice = resolve({"YOAGENT_API_KEY": "k"}, provider="mistral")
+    assert choice.key_variable == "YOAGENT_API_KEY"
+
+
+def test_base_url_alone_needs_no_key_and_is_openai_compatible() -> None:
+    choice = resolve({}, base_url="http://127.0.0.1:8080/v1/", model="qwen3")
+    config = choice.config
+    assert config.provider == OPENAI_COMPATIBLE
+    assert config.api is ApiProtocol.OPENAI_COMPLETIONS
+    assert config.base_url == "http://127.0.0.1:8080/v1"
+    assert config.id == "qwen3"
+    assert config.api_key == ""
+    assert choice.key_variable == ""
+
+
+def test_base_url_without_model_asks_nobody_when_told_not_to() -> None:
+    assert resolve({}, base_url="http://127.0.0.1:1/v1").config.id == "default"
+
+
+def test_base_url_with_a_provider_keeps_the_provider_quirks() -> None:
+    choice = resolve({}, provider="ollama", base_url="http://box:11434/v1")
+    assert choice.config.provider == "ollama"
+    assert choice.config.base_url == "http://box:11434/v1"
+    assert choice.config.id == DEFAULT_MODELS["ollama"]
+
+
+def test_local_provider_needs_no_key() -> None:
+    choice = resolve({}, provider="ollama", model="llama3.2")
+    assert choice.config.base_url == "http://localhost:11434/v1"
+    assert choice.key_variable == ""
+
+
+def test_no_key_and_no_base_url_is_a_config_error_naming_what_to_set() -> None:
+    with pytest.raises(ConfigError) as raised:
+        resolve({})
+    message = str(raised.value)
+    assert message == no_key_message()
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GROQ_API_KEY", "--base-url"):
+        assert name in message
+
+
+def test_explicit_provider_without_its_key_names_its_variable() -> None:
+    with pytest.raises(ConfigError) as raised:
+        resolve({"OPENAI_API_KEY": "k"}, provider="anthropic")
+    assert "ANTHROPIC_API_KEY" in str(raised.value)
+    assert "--base-url" in str(raised.value)
+
+
+def test_unknown_provider_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as raised:
+        resolve({"OPENAI_API_KEY": "k"}, provider="nope")
+    assert "unknown provider 'nope'" in str(raised.value)
+    assert "anthropic" in str(raised.value)
