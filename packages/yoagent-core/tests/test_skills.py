@@ -20,7 +20,17 @@ from yoagent.core.skills import (
     parse_frontmatter,
 )
 
-REPO = Path(__file__).resolve().parents[3]
+def _repository() -> Path:
+    """The checkout holding ``skills/yoagent``: the nearest folder above this file that has
+    it (tests may run from a staged copy inside the checkout, e.g. for mutation testing)."""
+    here = Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "skills" / "yoagent" / "SKILL.md").is_file():
+            return folder
+    return here.parents[3]
+
+
+REPO = _repository()
 PROJECT_SKILL = REPO / "skills" / "yoagent" / "SKILL.md"
 
 
