@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES
+from yoagent.core import FALLBACK_KEY_VARIABLES
 from yoagent.providers import models
 
 YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")

@@ -11,7 +11,7 @@ from pathlib import Path
 from cli_testing import YOAGENT, RunCli
 from sse_server import Call, Reply, ScriptedServer, Text, Think, call, text
 
-from yoagent.core import AgentEnd, AgentStart, MessageUpdate, TextDelta, event_adapter
+from yoagent.core import AgentEnd, AgentStart, MessageUpdate, Session, TextDelta, event_adapter
 
 
 def base(server: ScriptedServer) -> list[str]:
@@ -227,6 +227,32 @@ def test_skills_are_listed_and_readable(
     assert "Bump the version." in server.requests[1]["messages"][-1]["content"]
 
 
+def test_skill_problems_are_warnings_and_the_run_goes_on(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    skills = tmp_path / "skills"
+    (skills / "good").mkdir(parents=True)
+    (skills / "good" / "SKILL.md").write_text("---\nname: good\ndescription: Fine.\n---\nBody\n")
+    (skills / "bad").mkdir()
+    (skills / "bad" / "SKILL.md").write_text("no frontmatter here\n")
+    server.add(text("ok"))
+    result = run_cli(
+        *base(server),
+        *("--skills", str(skills)),
+        *("--skills", str(tmp_path / "nope")),
+        *("--skills", str(skills / "good")),
+        *("-p", "hi"),
+    )
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 3
+    assert any("good" in line and "a skill's own folder" in line for line in warnings)
+    assert any("bad" in line and "frontmatter" in line for line in warnings)
+    assert any("nope" in line and "does not exist" in line for line in warnings)
+    system = server.requests[0]["messages"][0]["content"]
+    assert "good: Fine." in system and "bad" not in system
+
+
 def test_thinking_level_reaches_the_request(run_cli: RunCli, server: ScriptedServer) -> None:
     server.add(text("ok"))
     result = run_cli(
@@ -246,21 +272,54 @@ def test_thinking_level_reaches_the_request(run_cli: RunCli, server: ScriptedSer
 
 
 def test_runs_are_saved_and_resume_continues_the_last(
-    run_cli: RunCli, server: ScriptedServer, sessions_dir: Path
+    run_cli: RunCli, server: ScriptedServer, sessions_dir: Path, workdir: Path
 ) -> None:
     server.add(text("The answer is 4."), text("You asked about 2+2."))
     assert run_cli(*base(server), "-p", "what is 2+2?").returncode == 0
     files = list(sessions_dir.glob("*.jsonl"))
     assert len(files) == 1
-    header = json.loads(files[0].read_text().splitlines()[0])
-    assert header["type"] == "session"
+    assert len(Session.load(files[0]).path_messages()) == 2
+    meta = json.loads(files[0].with_name(f"{files[0].stem}.meta.json").read_text())
+    assert meta["cwd"] == str(workdir.resolve())
+    assert meta["model"] == "scripted-model"
+    assert meta["title"] == "what is 2+2?"
 
     result = run_cli(*base(server), "--resume", "-p", "what did I ask?")
     assert result.returncode == 0, result.stderr
     sent = [m["content"] for m in server.requests[1]["messages"][1:]]
     assert sent == ["what is 2+2?", "The answer is 4.", "what did I ask?"]
     assert list(sessions_dir.glob("*.jsonl")) == files  # continued, not a new file
-    assert len(files[0].read_text().splitlines()) == 1 + 4
+    assert len(files[0].read_text().splitlines()) == 4  # one entry per message, appended
+
+
+def test_resume_reports_a_corrupt_last_line_and_continues_the_rest(
+    run_cli: RunCli, server: ScriptedServer, sessions_dir: Path
+) -> None:
+    server.add(text("The answer is 4."), text("You asked about 2+2."))
+    assert run_cli(*base(server), "-p", "what is 2+2?").returncode == 0
+    path = next(sessions_dir.glob("*.jsonl"))
+    with path.open("a") as file:
+        file.write('{"id": "half-writ')
+    result = run_cli(*base(server), "--resume", "-p", "what did I ask?")
+    assert result.returncode == 0, result.stderr
+    assert "warning" in result.stderr and "line 3" in result.stderr
+    sent = [m["content"] for m in server.requests[1]["messages"][1:]]
+    assert sent == ["what is 2+2?", "The answer is 4.", "what did I ask?"]
+    assert len(Session.load(path).path_messages()) == 4
+    assert "half-writ" not in path.read_text()
+
+
+def test_resume_of_a_corrupt_session_exits_2(
+    run_cli: RunCli, server: ScriptedServer, sessions_dir: Path
+) -> None:
+    server.add(text("The answer is 4."))
+    assert run_cli(*base(server), "-p", "what is 2+2?").returncode == 0
+    path = next(sessions_dir.glob("*.jsonl"))
+    path.write_text("garbage\n" + path.read_text())
+    result = run_cli(*base(server), "--resume", "-p", "again")
+    assert result.returncode == 2
+    assert "line 1" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_resume_with_nothing_saved_exits_2(run_cli: RunCli, server: ScriptedServer) -> None:

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 from yoagent.cli.app import Options
 from yoagent.cli.commands import Commands, Conversation
 from yoagent.cli.render import PlainRenderer
-from yoagent.cli.session_store import SessionStore, read_messages
-from yoagent.core import Agent, MockProvider, ModelConfig, ThinkingLevel
+from yoagent.cli.session_store import SessionStore
+from yoagent.core import (
+    Agent,
+    AssistantMessage,
+    ExecutionLimits,
+    MockProvider,
+    ModelConfig,
+    Session,
+    StopReason,
+    TextContent,
+    ThinkingLevel,
+    ToolCall,
+    tool,
+)
+from yoagent.core.messages import AnyMessage
+
+
+def read_messages(path: Path) -> list[AnyMessage]:
+    return Session.load(path).path_messages()
 
 
 def conversation(tmp_path: Path, *replies: str) -> tuple[Conversation, io.StringIO]:
@@ -108,3 +126,58 @@ async def test_cost_and_thinking(tmp_path: Path) -> None:
     assert conv.agent.thinking_level is ThinkingLevel.HIGH
     await commands.dispatch("/thinking loud")
     assert "error: /thinking takes" in out.getvalue()
+
+
+async def test_a_history_the_agent_compacted_saves_and_resumes(tmp_path: Path) -> None:
+    @tool
+    async def read_chunk(n: int) -> str:
+        """Read one chunk of a big file."""
+        return f"chunk {n}: " + "lorem ipsum dolor sit amet " * 120
+
+    def reading(n: int) -> AssistantMessage:
+        return AssistantMessage(
+            content=[ToolCall(id=f"c{n}", name="read_chunk", arguments={"n": n})],
+            stop_reason=StopReason.TOOL_USE,
+        )
+
+    conv, _ = conversation(tmp_path)
+    small = replace(ModelConfig.mock(), context_window=24_000, max_tokens=2_000)
+    provider = MockProvider([reading(0), AssistantMessage(content=[TextContent(text="read")])])
+    conv.agent = Agent.from_provider(
+        provider,
+        small,
+        tools=[read_chunk],
+        limits=ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None),
+    )
+    await conv.agent.prompt("read the first chunk")
+    conv.save()
+    before = conv.session.path.read_text()
+
+    provider.add(*(reading(n) for n in range(1, 60)), AssistantMessage(content=[]))
+    await conv.agent.prompt("now read the rest")
+    assert conv.agent.stats.compactions >= 1
+    conv.save()
+    assert conv.session.path.read_text().startswith(before)  # appended, not rewritten
+    assert read_messages(conv.session.path) == conv.agent.messages
+    saved = Session.load(conv.session.path)
+    assert len(saved) > len(conv.agent.messages)  # the pre-compaction branch is kept
+
+    await Commands(conv).dispatch("/clear")
+    await Commands(conv).dispatch("/resume")
+    assert conv.agent.messages == read_messages(conv.session.path)
+
+
+async def test_resuming_the_current_session_keeps_saving_to_it(tmp_path: Path) -> None:
+    conv, out = conversation(tmp_path, "one", "two", "three")
+    await conv.agent.prompt("first")
+    conv.save()
+    path = conv.session.path
+    await conv.agent.prompt("second")  # not saved yet
+    await Commands(conv).dispatch("/resume")
+    assert conv.session.path == path
+    assert len(conv.agent.messages) == 4
+    await conv.agent.prompt("third")
+    conv.save()
+    assert conv.session.path == path  # no conflict with its own earlier save
+    assert "changed on disk" not in out.getvalue()
+    assert read_messages(path) == conv.agent.messages

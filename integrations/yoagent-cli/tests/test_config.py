@@ -13,6 +13,7 @@ from yoagent.cli.config import (
     resolve_model,
 )
 from yoagent.core import ApiProtocol
+from yoagent.providers import models
 
 
 def resolve(env: dict[str, str], **flags: str | None):
@@ -116,3 +117,13 @@ def test_unknown_provider_lists_the_known_ones() -> None:
         resolve({"OPENAI_API_KEY": "k"}, provider="nope")
     assert "unknown provider 'nope'" in str(raised.value)
     assert "anthropic" in str(raised.value)
+
+
+def test_defaults_are_presets_where_the_provider_has_a_fitting_one() -> None:
+    presets = {(config.provider, config.id) for config in models.presets()}
+    # OpenRouter's only preset is a deep-research model, not a coding agent's default.
+    not_fitting = {"openrouter"}
+    for provider, model_id in DEFAULT_MODELS.items():
+        assert provider in models.VENDORS
+        if any(p == provider for p, _ in presets) and provider not in not_fitting:
+            assert (provider, model_id) in presets, provider

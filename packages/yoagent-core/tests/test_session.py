@@ -264,3 +264,24 @@ def test_any_session_round_trips_exactly(
     assert loaded.head == session.head
     assert loaded.path_messages() == session.path_messages()
     assert Session.from_jsonl(session.to_jsonl()).entries == session.entries
+
+
+def test_a_same_size_rewrite_by_someone_else_is_refused(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "s.jsonl"
+    first = Session()
+    first.append(UserMessage.from_text("aaaa"))
+    first.save(path)
+    other = Session.load(path)
+    replaced = Session()
+    replaced.append(UserMessage.from_text("bbbb"))
+    data = replaced.to_jsonl().encode()
+    size = len(path.read_bytes())
+    path.write_bytes(data[:size].ljust(size, b" "))  # other content, the very same size
+    assert path.stat().st_size == size
+    status = path.stat()
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
+    other.append(UserMessage.from_text("mine"))
+    with pytest.raises(SessionError, match="changed on disk"):
+        other.save(path)

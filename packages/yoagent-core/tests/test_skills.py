@@ -20,6 +20,7 @@ from yoagent.core.skills import (
     parse_frontmatter,
 )
 
+
 def _repository() -> Path:
     """The checkout holding ``skills/yoagent``: the nearest folder above this file that has
     it (tests may run from a staged copy inside the checkout, e.g. for mutation testing)."""
@@ -288,3 +289,18 @@ def test_the_project_skill_recipes_run() -> None:
         code = compile(block, f"SKILL.md recipe {number}", "exec")
         if "MockProvider(" in block:
             exec(code, {"__name__": f"recipe_{number}"})
+
+
+def test_a_skills_own_folder_passed_as_the_root_is_reported(tmp_path: Path) -> None:
+    folder = write_skill(
+        tmp_path, "alpha", "---\nname: alpha\ndescription: A.\n---\nBody.\n"
+    ).parent
+    skills = load_skills(folder)
+    assert len(skills) == 0
+    assert "this is a skill's own folder" in str(skills.problems[0])
+
+
+def test_read_skill_is_an_agent_tool() -> None:
+
+    tool: AgentTool = ReadSkillTool(SkillSet([], []))
+    assert tool.parameters["required"] == ["name"]

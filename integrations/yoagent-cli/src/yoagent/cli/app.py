@@ -7,11 +7,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from yoagent.core import Agent, AgentTool, ExecutionLimits, ModelConfig, ThinkingLevel
+from yoagent.core import (
+    Agent,
+    AgentTool,
+    ExecutionLimits,
+    ModelConfig,
+    ReadSkillTool,
+    SkillSet,
+    ThinkingLevel,
+)
 from yoagent.core.hooks import MiddlewareLike
 from yoagent.tools import default_tools
 
-from .skills import Skill, prompt_section, read_skill_tool
 from .system_prompt import build_system_prompt
 
 
@@ -26,7 +33,7 @@ class Options:
     base_url: str | None = None
     allow_paths: list[Path] = field(default_factory=list[Path])
     yes: bool = False
-    skills: list[Skill] = field(default_factory=list[Skill])
+    skills: SkillSet = field(default_factory=SkillSet)
     system: Path | None = None
     max_turns: int | None = None
     thinking: ThinkingLevel = ThinkingLevel.OFF
@@ -54,8 +61,8 @@ def build_tools(options: Options) -> list[AgentTool]:
     ``read_skill`` when skills were given."""
     roots = [options.cwd, *options.allow_paths]
     tools = default_tools(roots)
-    if options.skills:
-        tools.append(read_skill_tool(options.skills))
+    if len(options.skills):
+        tools.append(ReadSkillTool(options.skills))
     return tools
 
 
@@ -64,7 +71,7 @@ def build_agent(
 ) -> Agent:
     """The agent for ``options`` on ``config``."""
     system_prompt = build_system_prompt(
-        options.cwd, options.system, [prompt_section(options.skills)]
+        options.cwd, options.system, [options.skills.prompt_section()]
     )
     limits = ExecutionLimits(
         max_turns=options.max_turns if options.max_turns is not None else 50,

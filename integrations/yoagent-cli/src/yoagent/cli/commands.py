@@ -9,12 +9,12 @@ from datetime import datetime
 
 import anyio
 
-from yoagent.core import Agent, ThinkingLevel, UserMessage, is_loop_injected
+from yoagent.core import Agent, SessionError, ThinkingLevel, UserMessage, is_loop_injected
 
 from .app import Options
 from .config import OPENAI_COMPATIBLE, model_config, openai_compatible
 from .render import Renderer, status_line
-from .session_store import SessionError, SessionFile, SessionStore
+from .session_store import SavedSession, SessionStore, moved_notice
 
 
 @dataclass(slots=True)
@@ -23,22 +23,26 @@ class Conversation:
 
     agent: Agent
     store: SessionStore
-    session: SessionFile
+    session: SavedSession
     options: Options
     renderer: Renderer
 
     def save(self) -> None:
         """Write the history to the session file."""
-        self.session.sync(self.agent.messages)
+        moved = self.session.save(self.agent.messages)
+        if moved is not None:
+            self.renderer.notice(moved_notice(moved, self.session))
 
     def resume(self, key: str = "") -> None:
         """Continue a saved session (``""``: the latest, preferring this folder's)."""
+        self.save()  # first: the session to resume may be this one
         info = self.store.latest(self.options.cwd) if not key else self.store.find(key)
         if info is None:
             raise SessionError("no saved session yet")
         session = self.store.open(info)
-        messages = session.load()
-        self.save()
+        messages = session.messages
+        for warning in session.warnings:
+            self.renderer.notice(f"warning: {warning}")
         self.agent.replace_messages(messages)
         self.session = session
         prompts = sum(1 for m in messages if isinstance(m, UserMessage) and not is_loop_injected(m))
@@ -146,10 +150,7 @@ class Commands:
         path = conversation.session.path
         if target:
             destination = await anyio.Path(target).expanduser()
-            if await anyio.Path(path).exists():
-                await destination.write_bytes(await anyio.Path(path).read_bytes())
-            else:
-                await destination.write_text("", encoding="utf-8")
+            await destination.write_bytes(conversation.session.session.to_jsonl().encode())
             self._out.notice(f"saved a copy to {destination}")
         elif path.exists():
             self._out.notice(f"saved to {path}")

@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from yoagent.core import ApiProtocol, ModelConfig, OpenAiCompat
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES
+from yoagent.core import FALLBACK_KEY_VARIABLES, ApiProtocol, ModelConfig, OpenAiCompat
 from yoagent.providers import models
 
 OPENAI_COMPATIBLE = "openai-compatible"
@@ -37,8 +36,10 @@ DEFAULT_MODELS: Mapping[str, str] = {
     "opencode": "claude-sonnet-4-5",
     "ollama": "llama3.2",
 }
-"""The model used when ``--model`` is not given. Local servers without an entry (LM Studio,
-vLLM, any ``--base-url``) are asked which models they serve."""
+"""The model used when ``--model`` is not given: a ``yoagent-providers`` preset where the
+provider has a fitting one (the README says which of the others are unverified). Local
+servers without an entry (LM Studio, vLLM, any ``--base-url``) are asked which models
+they serve."""
 
 DETECTION_ORDER: tuple[str, ...] = (
     "anthropic",

@@ -16,7 +16,14 @@ import anyio
 import platformdirs
 from rich.console import Console
 
-from yoagent.core import ProviderNotFoundError, ThinkingLevel, ToolCallRequest
+from yoagent.core import (
+    ProviderNotFoundError,
+    SessionError,
+    SkillSet,
+    ThinkingLevel,
+    ToolCallRequest,
+    load_skills,
+)
 from yoagent.core.messages import AnyMessage
 
 from .app import Options, build_agent, enable_pricing
@@ -27,8 +34,7 @@ from .line_input import LineInput, StreamInput, TerminalInput
 from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
 from .render import PlainRenderer, Renderer, RichRenderer
 from .repl import Repl
-from .session_store import SessionError, SessionFile, SessionStore
-from .skills import load_skills
+from .session_store import SavedSession, SessionStore
 
 
 def _version() -> str:
@@ -136,10 +142,7 @@ def _options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Optio
     system: Path | None = args.system
     if system is not None and not system.is_file():
         parser.error(f"--system {system}: no such file")
-    try:
-        skills = load_skills(args.skills)
-    except FileNotFoundError as error:
-        parser.error(str(error))
+    skills = _skills(args.skills)
     for path in args.allow_path:
         if not path.is_dir():
             parser.error(f"--allow-path {path}: not a folder")
@@ -170,7 +173,15 @@ def _fancy(stream: TextIO, options: Options) -> bool:
     )
 
 
-def _session(store: SessionStore, options: Options, choice: ModelChoice) -> SessionFile:
+def _skills(dirs: list[Path]) -> SkillSet:
+    """The skills in ``dirs``; each one skipped (and each folder missing) is a warning."""
+    skills = load_skills(dirs)
+    for problem in skills.problems:
+        sys.stderr.write(f"yoagent: warning: --skills: {problem} (skipped)\n")
+    return skills
+
+
+def _session(store: SessionStore, options: Options, choice: ModelChoice) -> SavedSession:
     if options.resume is None:
         return store.create(cwd=options.cwd, model=choice.config.id)
     info = store.latest(options.cwd) if not options.resume else store.find(options.resume)
@@ -202,10 +213,12 @@ def run(argv: list[str] | None = None) -> int:
     store = SessionStore()
     try:
         session = _session(store, options, choice)
-        history = session.load() if options.resume is not None else []
     except SessionError as error:
         sys.stderr.write(f"yoagent: {error}\n")
         return EXIT_USAGE
+    for warning in session.warnings:
+        sys.stderr.write(f"yoagent: warning: {warning}\n")
+    history = session.messages
     try:
         if options.prompt is not None:
             return anyio.run(_one_shot, options, choice, session, history, backend="asyncio")
@@ -224,7 +237,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 async def _one_shot(
-    options: Options, choice: ModelChoice, session: SessionFile, history: list[AnyMessage]
+    options: Options, choice: ModelChoice, session: SavedSession, history: list[AnyMessage]
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None
@@ -262,7 +275,7 @@ async def _interactive(
     options: Options,
     choice: ModelChoice,
     store: SessionStore,
-    session: SessionFile,
+    session: SavedSession,
     history: list[AnyMessage],
 ) -> int:
     renderer: Renderer

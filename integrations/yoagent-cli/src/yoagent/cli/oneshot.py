@@ -25,7 +25,7 @@ from yoagent.core.messages import AnyMessage
 
 from .interrupt import sigint_calls
 from .render import Renderer
-from .session_store import SessionFile
+from .session_store import SavedSession, moved_notice
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -72,7 +72,7 @@ async def run_once(
     stderr: TextIO,
     json_lines: bool = False,
     progress: Renderer | None = None,
-    session: SessionFile | None = None,
+    session: SavedSession | None = None,
 ) -> int:
     """Run ``task`` once; returns the exit code.
 
@@ -98,7 +98,9 @@ async def run_once(
     if progress is not None:
         progress.finish_block()
     if session is not None:
-        session.sync(agent.messages)
+        moved = session.save(agent.messages)
+        if moved is not None:
+            stderr.write(f"yoagent: {moved_notice(moved, session)}\n")
     if failure is not None:
         stderr.write(f"yoagent: {failure}\n")
         return EXIT_FAILED

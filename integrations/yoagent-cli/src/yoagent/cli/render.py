@@ -81,12 +81,6 @@ def fold(text: str, max_lines: int = FOLD_LINES) -> tuple[list[str], int]:
     return lines[:max_lines], len(lines) - max_lines
 
 
-def compactions_of(stats: SessionStats) -> int:
-    """How many compactions ``stats`` counts (0 while core does not count them)."""
-    value: object = getattr(stats, "compactions", 0)
-    return value if isinstance(value, int) else 0
-
-
 def status_line(stats: SessionStats) -> str:
     """``tokens in N (cache hit P%) · out M · compactions C · $X.XXXX`` (cost when priced)."""
     usage = stats.usage
@@ -95,7 +89,7 @@ def status_line(stats: SessionStats) -> str:
     parts = [
         f"tokens in {prompt:,} (cache hit {hit}%)",
         f"out {usage.output:,}",
-        f"compactions {compactions_of(stats)}",
+        f"compactions {stats.compactions}",
     ]
     if stats.cost_usd is not None and not usage.is_zero():
         parts.append(f"${stats.cost_usd:.4f}")

@@ -1,9 +1,11 @@
-"""Saved sessions: one JSONL file per conversation under the user's data folder.
+"""Saved sessions: ``yoagent.core.Session`` files under the user's data folder.
 
-The first line is a header (``{"type": "session", ...}``: id, folder, model, time); each
-later line is one message (``{"type": "message", "message": {...}}``) serialized with
-``yoagent.core.message_adapter``, so a session round-trips exactly. A stand-in for
-``yoagent.core.session`` until core ships it.
+Each conversation is ``<id>.jsonl``, written by core's :class:`~yoagent.core.Session`: a
+tree of messages, where a save appends only what is new and a history the agent compacted
+forks a branch rather than rewriting the file. Beside it, ``<id>.meta.json`` holds what
+core's format has no place for and the session list shows: the folder the session was
+started in, the model, the start time and the first prompt. A session file without one
+(any core session file) still lists and resumes.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from typing import Any, cast
 
 import platformdirs
 
-from yoagent.core import UserMessage, message_adapter
+from yoagent.core import Session, SessionError, UserMessage, is_loop_injected
 from yoagent.core.messages import AnyMessage
 
-FORMAT_VERSION = 1
+SUFFIX = ".jsonl"
+META_SUFFIX = ".meta.json"
 
 
 def default_root() -> Path:
@@ -30,8 +33,36 @@ def default_root() -> Path:
     return Path(platformdirs.user_data_dir("yoagent", appauthor=False)) / "sessions"
 
 
-class SessionError(Exception):
-    """A session could not be found or read."""
+def _new_id() -> str:
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def _id_of(path: Path) -> str:
+    return path.name.removesuffix(SUFFIX)
+
+
+def meta_path(path: Path) -> Path:
+    """The sidecar of the session file ``path``: ``<id>.meta.json``."""
+    return path.with_name(_id_of(path) + META_SUFFIX)
+
+
+def _read_meta(path: Path) -> dict[str, str]:
+    try:
+        value: object = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in cast(dict[str, Any], value).items() if isinstance(v, str)}
+
+
+def _title(messages: Sequence[AnyMessage]) -> str:
+    for message in messages:
+        if isinstance(message, UserMessage) and not is_loop_injected(message):
+            text = " ".join(message.text.split())
+            if text:
+                return text[:80]
+    return ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -47,100 +78,75 @@ class SessionInfo:
     modified: float
 
 
-def _new_id() -> str:
-    return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+class SavedSession:
+    """One conversation: a core :class:`~yoagent.core.Session` and the file it is saved in."""
 
-
-def _header(line: str) -> dict[str, Any] | None:
-    try:
-        value: object = json.loads(line)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and cast(dict[str, Any], value).get("type") == "session":
-        return cast(dict[str, Any], value)
-    return None
-
-
-def _title(messages: Sequence[AnyMessage]) -> str:
-    for message in messages:
-        if isinstance(message, UserMessage) and message.text.strip():
-            return " ".join(message.text.split())[:80]
-    return ""
-
-
-class SessionFile:
-    """One session's file. :meth:`sync` writes whatever the history gained since the last
-    call (appending), or rewrites the file when the history was replaced."""
-
-    def __init__(self, path: Path, id: str, *, cwd: str, model: str, created: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        cwd: str,
+        model: str,
+        created: str,
+        title: str = "",
+        session: Session | None = None,
+    ) -> None:
         self.path = path
-        self.id = id
         self.cwd = cwd
         self.model = model
         self.created = created
-        self._written: list[AnyMessage] = []
+        self.title = title
+        self.session = session if session is not None else Session()
 
-    def _header_line(self) -> str:
-        header = {
-            "type": "session",
-            "version": FORMAT_VERSION,
-            "id": self.id,
-            "cwd": self.cwd,
-            "model": self.model,
-            "created": self.created,
-        }
-        return json.dumps(header, ensure_ascii=False)
+    @property
+    def id(self) -> str:
+        """The session's id (its file name without ``.jsonl``)."""
+        return _id_of(self.path)
 
-    @staticmethod
-    def _message_line(message: AnyMessage) -> str:
-        payload = message_adapter.dump_python(message, mode="json")
-        return json.dumps({"type": "message", "message": payload}, ensure_ascii=False)
+    @property
+    def messages(self) -> list[AnyMessage]:
+        """The history to give the agent: the branch ending at the session's head."""
+        return self.session.path_messages()
 
-    def sync(self, messages: Sequence[AnyMessage]) -> None:
-        """Make the file hold ``messages``. Nothing is written for an empty history."""
-        written = self._written
-        same_prefix = len(messages) >= len(written) and all(
-            a is b for a, b in zip(written, messages, strict=False)
-        )
-        if same_prefix and self.path.exists():
-            new = messages[len(written) :]
-            if new:
-                with self.path.open("a", encoding="utf-8") as file:
-                    file.writelines(self._message_line(m) + "\n" for m in new)
-        elif messages or self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lines = [self._header_line(), *(self._message_line(m) for m in messages)]
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            os.replace(temporary, self.path)
-        self._written = list(messages)
+    @property
+    def warnings(self) -> list[str]:
+        """What loading skipped (a corrupt or cut-off last line), to show; the next save
+        drops that line from the file."""
+        return [
+            f"session {self.path}: {w}; skipped it, the rest is resumed"
+            for w in self.session.load_warnings
+        ]
 
-    def load(self) -> list[AnyMessage]:
-        """The messages in the file (and remember them as written)."""
-        messages = read_messages(self.path)
-        self._written = list(messages)
-        return messages
+    def save(self, messages: Sequence[AnyMessage]) -> str | None:
+        """Bring the file in line with ``messages`` (the agent's history); nothing is written
+        while the session is empty.
 
-
-def read_messages(path: Path) -> list[AnyMessage]:
-    """The messages of a session file; lines that are not messages are skipped."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise SessionError(f"cannot read session {path}: {error.strerror}") from None
-    messages: list[AnyMessage] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+        When something else changed the file since it was read or written, the session is
+        saved under a new id instead, and the old id is returned.
+        """
+        self.session.append_new(messages)
+        if not len(self.session):
+            return None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        moved: str | None = None
         try:
-            entry: object = json.loads(line)
-        except ValueError:
-            raise SessionError(f"{path}:{number}: not JSON") from None
-        if isinstance(entry, dict):
-            data = cast(dict[str, Any], entry)
-            if data.get("type") == "message":
-                messages.append(message_adapter.validate_python(data.get("message")))
-    return messages
+            self.session.save(self.path)
+        except SessionError:
+            moved = self.id
+            self.path = self.path.with_name(_new_id() + SUFFIX)
+            self.session.save(self.path)
+        title = self.title or _title(self.session.path_messages())
+        if moved or title != self.title or not meta_path(self.path).exists():
+            self.title = title
+            self._write_meta()
+        return moved
+
+    def _write_meta(self) -> None:
+        meta = {"cwd": self.cwd, "model": self.model, "created": self.created, "title": self.title}
+        target = meta_path(self.path)
+        temporary = target.with_suffix(".tmp")
+        temporary.write_text(json.dumps(meta, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(temporary, target)
 
 
 class SessionStore:
@@ -149,31 +155,41 @@ class SessionStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root if root is not None else default_root()
 
-    def create(self, *, cwd: Path, model: str) -> SessionFile:
-        """A new session (its file appears on the first :meth:`SessionFile.sync` with
+    def create(self, *, cwd: Path, model: str) -> SavedSession:
+        """A new session (its files appear on the first :meth:`SavedSession.save` with
         messages)."""
-        session_id = _new_id()
-        return SessionFile(
-            self.root / f"{session_id}.jsonl",
-            session_id,
+        return SavedSession(
+            self.root / f"{_new_id()}{SUFFIX}",
             cwd=str(cwd),
             model=model,
             created=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
 
-    def open(self, info: SessionInfo) -> SessionFile:
-        """The file of a listed session, to load and continue."""
-        return SessionFile(info.path, info.id, cwd=info.cwd, model=info.model, created=info.created)
+    @staticmethod
+    def open(info: SessionInfo) -> SavedSession:
+        """A listed session, loaded to continue (see :attr:`SavedSession.warnings`).
+
+        Raises :class:`~yoagent.core.SessionError` when the file cannot be read or holds a
+        bad line before its last.
+        """
+        try:
+            session = Session.load(info.path)
+        except OSError as error:
+            raise SessionError(f"cannot read session {info.path}: {error.strerror}") from None
+        return SavedSession(
+            info.path,
+            cwd=info.cwd,
+            model=info.model,
+            created=info.created,
+            title=info.title,
+            session=session,
+        )
 
     def list(self) -> list[SessionInfo]:
         """Every saved session, newest first."""
         if not self.root.is_dir():
             return []
-        found: list[SessionInfo] = []
-        for path in self.root.glob("*.jsonl"):
-            info = self._info(path)
-            if info is not None:
-                found.append(info)
+        found = [info for path in self.root.glob(f"*{SUFFIX}") if (info := self._info(path))]
         found.sort(key=lambda info: (info.modified, info.id), reverse=True)
         return found
 
@@ -189,12 +205,13 @@ class SessionStore:
     def find(self, key: str) -> SessionInfo:
         """The session whose id is (or starts with) ``key``, or a session file's path."""
         as_path = Path(key).expanduser()
-        if as_path.suffix == ".jsonl" and as_path.is_file():
+        if as_path.suffix == SUFFIX and as_path.is_file():
             info = self._info(as_path)
             if info is not None:
                 return info
-        matches = [s for s in self.list() if s.id == key] or [
-            s for s in self.list() if s.id.startswith(key)
+        sessions = self.list()
+        matches = [s for s in sessions if s.id == key] or [
+            s for s in sessions if s.id.startswith(key)
         ]
         if not matches:
             raise SessionError(f"no saved session {key!r} (see /sessions)")
@@ -206,31 +223,24 @@ class SessionStore:
     @staticmethod
     def _info(path: Path) -> SessionInfo | None:
         try:
-            with path.open(encoding="utf-8") as file:
-                header = _header(file.readline())
-                title = ""
-                for line in file:
-                    if '"role":"user"' in line.replace(" ", ""):
-                        try:
-                            message = message_adapter.validate_python(
-                                json.loads(line).get("message")
-                            )
-                        except ValueError:
-                            continue
-                        title = _title([message])
-                        if title:
-                            break
             modified = path.stat().st_mtime
         except OSError:
             return None
-        if header is None:
-            return None
+        meta = _read_meta(meta_path(path))
         return SessionInfo(
-            id=str(header.get("id") or path.stem),
+            id=_id_of(path),
             path=path,
-            cwd=str(header.get("cwd", "")),
-            model=str(header.get("model", "")),
-            created=str(header.get("created", "")),
-            title=title,
+            cwd=meta.get("cwd", ""),
+            model=meta.get("model", ""),
+            created=meta.get("created", ""),
+            title=meta.get("title", ""),
             modified=modified,
         )
+
+
+def moved_notice(old_id: str, saved: SavedSession) -> str:
+    """What to say when :meth:`SavedSession.save` had to move to a new id."""
+    return (
+        f"session {old_id} was changed on disk by something else; "
+        f"this conversation is saved as {saved.id}"
+    )

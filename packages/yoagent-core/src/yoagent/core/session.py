@@ -230,12 +230,13 @@ class Session:
             if not lines and state.good_size == state.size:
                 return
             try:
-                actual = target.stat().st_size
+                status = target.stat()
             except FileNotFoundError:
                 raise SessionError(
                     f"{target}: the session file was removed since it was read"
                 ) from None
-            if actual != state.size:
+            actual = status.st_size
+            if actual != state.size or status.st_mtime_ns != state.mtime_ns:
                 raise SessionError(
                     f"{target}: the file changed on disk since this session read or wrote it "
                     f"({state.size} bytes expected, {actual} found); save to a new path"
@@ -246,9 +247,13 @@ class Session:
                 if state.needs_newline:
                     handle.write(b"\n")
                 handle.write("".join(lines).encode("utf-8"))
-        size = target.stat().st_size
+        status = target.stat()
         self._file = _FileState(
-            path=target.resolve(), size=size, good_size=size, needs_newline=False
+            path=target.resolve(),
+            size=status.st_size,
+            mtime_ns=status.st_mtime_ns,
+            good_size=status.st_size,
+            needs_newline=False,
         )
         self._written = len(self._entries)
         self._written_head = self.head
@@ -262,12 +267,14 @@ class Session:
         it. A bad line anywhere else raises :class:`SessionCorruptError` naming its line.
         """
         target = Path(path)
+        changed = target.stat().st_mtime_ns
         raw = target.read_bytes()
         session = cls()
         good_size = session._replay(raw.decode("utf-8", "replace").split("\n"), str(target), raw)
         session._file = _FileState(
             path=target.resolve(),
             size=len(raw),
+            mtime_ns=changed,
             good_size=good_size,
             needs_newline=good_size > 0 and not raw[:good_size].endswith(b"\n"),
         )
@@ -338,5 +345,6 @@ class Session:
 class _FileState:
     path: Path
     size: int  # what the file held when last read or written
+    mtime_ns: int  # when it was last changed then: a same-size rewrite is a change too
     good_size: int  # the part of it that loaded (a partial last line excluded)
     needs_newline: bool  # the good part ends without a newline

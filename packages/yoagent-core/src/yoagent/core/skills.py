@@ -299,6 +299,13 @@ def load_skills(dirs: str | Path | Iterable[str | Path]) -> SkillSet:
         if not root.is_dir():
             problems.append(SkillProblem(root, "skills directory does not exist"))
             continue
+        if (root / SKILL_FILE).is_file():
+            problems.append(
+                SkillProblem(
+                    root,
+                    "this is a skill's own folder; pass the folder that holds skill folders",
+                )
+            )
         for folder in sorted(root.iterdir()):
             skill_file = folder / SKILL_FILE
             if folder.name.startswith(".") or not skill_file.is_file():
@@ -315,7 +322,7 @@ class ReadSkillTool:
     """The ``read_skill`` tool: a skill's SKILL.md instructions, or one of its other files."""
 
     name = "read_skill"
-    parameters: ClassVar[dict[str, Any]] = {
+    _parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "name": {"type": "string", "description": "The skill's name."},
@@ -331,6 +338,11 @@ class ReadSkillTool:
 
     def __init__(self, skills: SkillSet) -> None:
         self.skills = skills
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments."""
+        return self._parameters
 
     @property
     def description(self) -> str:
