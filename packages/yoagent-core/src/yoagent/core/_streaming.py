@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from opentelemetry.trace import Status, StatusCode
@@ -178,18 +178,24 @@ async def stream_reply(run: RunState, notes: list[str]) -> AssistantMessage:
                     span.set_attribute("error.type", error.kind.value)
             assert reply is not None
             break
-        usage = reply.usage
-        span.set_attribute("gen_ai.usage.input_tokens", usage.input)
-        span.set_attribute("gen_ai.usage.output_tokens", usage.output)
-        span.set_attribute("gen_ai.usage.cache_read_tokens", usage.cache_read)
-        span.set_attribute("gen_ai.usage.cache_write_tokens", usage.cache_write)
-        cost = cost_of(usage, resolve_cost(run.config.model))
-        if cost is not None:
-            span.set_attribute("yoagent.cost_usd", cost)
-        span.set_attribute("yoagent.stop_reason", reply.stop_reason.value)
-        if reply.stop_reason is StopReason.ERROR and reply.error_message:
-            span.set_status(Status(StatusCode.ERROR, reply.error_message))
+        if run.tracing:
+            _describe(span, reply, run)
     if not attempt.started:
         run.emit(MessageStart(message=reply))
     run.append(reply)
     return reply
+
+
+def _describe(span: Any, reply: AssistantMessage, run: RunState) -> None:
+    """The reply's tokens, cost and outcome as attributes of its ``llm_stream`` span."""
+    usage = reply.usage
+    span.set_attribute("gen_ai.usage.input_tokens", usage.input)
+    span.set_attribute("gen_ai.usage.output_tokens", usage.output)
+    span.set_attribute("gen_ai.usage.cache_read_tokens", usage.cache_read)
+    span.set_attribute("gen_ai.usage.cache_write_tokens", usage.cache_write)
+    cost = cost_of(usage, resolve_cost(run.config.model))
+    if cost is not None:
+        span.set_attribute("yoagent.cost_usd", cost)
+    span.set_attribute("yoagent.stop_reason", reply.stop_reason.value)
+    if reply.stop_reason is StopReason.ERROR and reply.error_message:
+        span.set_status(Status(StatusCode.ERROR, reply.error_message))

@@ -57,14 +57,15 @@ def truncate_text(text: str, limit: int | None, *, kept_at: str | None = None) -
     return f"{text[:head]}{marker}{text[len(text) - tail :]}"
 
 
+def _text_length(content: list[UserContent]) -> int:
+    return sum(len(block.text) for block in content if isinstance(block, TextContent))
+
+
 async def _truncate_content(
-    content: list[UserContent], limit: int | None, call: ToolCall, sink: ToolOutputSink | None
+    content: list[UserContent], limit: int, call: ToolCall, sink: ToolOutputSink | None
 ) -> list[UserContent]:
-    if limit is None:
-        return content
+    """``content`` (over ``limit``) with its text cut to fit, the whole stashed in ``sink``."""
     texts = [block for block in content if isinstance(block, TextContent)]
-    if sum(len(block.text) for block in texts) <= limit:
-        return content
     images: list[UserContent] = [block for block in content if isinstance(block, ImageContent)]
     joined = "\n".join(block.text for block in texts)
     key: str | None = None
@@ -196,7 +197,8 @@ class ToolRunner:
                 try:
                     async with anyio.create_task_group() as group:
                         for index in batch[1:]:
-                            group.start_soon(one, index)
+                            # A fixed name spares anyio deriving one from the callable.
+                            group.start_soon(one, index, name="yoagent tool call")
                         await one(batch[0])  # the first call runs in this task: one spawn fewer
                 except BaseExceptionGroup as grouped:  # what escaped a call, unwrapped
                     leaf = single_leaf(grouped)
@@ -282,15 +284,14 @@ class ToolRunner:
             is_error = True
             outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
         # Failures go through the same cut as successes: a failing command prints plenty.
+        content = list(outcome.content)
+        limit = run.config.max_tool_output_chars
+        if limit is not None and _text_length(content) > limit:
+            content = await _truncate_content(content, limit, call, run.config.tool_output_sink)
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
-            content=await _truncate_content(
-                list(outcome.content),
-                run.config.max_tool_output_chars,
-                call,
-                run.config.tool_output_sink,
-            ),
+            content=content,
             details=outcome.details,
             is_error=is_error,
         )
