@@ -87,6 +87,8 @@ class ToolRunner:
         self.by_name: dict[str, AgentTool] = {}
         self.definitions: list[ToolDefinition] = []
         self.fixed_tokens_changed = True
+        self.yielded = False
+        """Set when a batch ran in a task group (which always yields to the event loop)."""
         self.started: dict[str, ToolCall] = {}
         """Calls whose start event was sent and whose end event was not yet."""
         self.set_tools(run.context.tools)
@@ -194,6 +196,7 @@ class ToolRunner:
             if len(batch) == 1:
                 await one(batch[0])
             else:
+                self.yielded = True
                 try:
                     async with anyio.create_task_group() as group:
                         for index in batch[1:]:

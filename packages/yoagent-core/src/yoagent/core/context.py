@@ -87,9 +87,13 @@ def estimate_text(text: str) -> int:
     return (size + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+# One encoder for every estimate: ``json.dumps`` with options builds a new one per call.
+
+
 def _arguments_json(arguments: object) -> str:
     try:
-        return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), default=str)
+        return _ARGUMENTS_ENCODER.encode(arguments)
     except (TypeError, ValueError):
         return str(arguments)
 

@@ -402,10 +402,14 @@ class RunState:
 
     async def _turns(self) -> None:
         while True:
-            # A checkpoint per turn: lets background work and other tasks run even when the
-            # provider and the tools never wait (a mock, cached answers), and notices an
-            # outer cancellation.
-            await anyio.lowlevel.checkpoint()
+            # Every turn yields to the event loop at least once, so background work and
+            # other tasks run even when the provider and tools never wait (a mock, cached
+            # answers); a turn that ran parallel tools has yielded already.
+            if self.tools.yielded:
+                await anyio.lowlevel.checkpoint_if_cancelled()
+            else:
+                await anyio.lowlevel.checkpoint()
+            self.tools.yielded = False
             if self.cancel.cancelled:
                 if self.produced_reply or self.timed_out:
                     self.append_marker(self._stop_marker())
