@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI tests: where the console script is and a clean environment."""
+"""Helpers shared by the CLI tests: where the console script is, a clean environment, and
+what a saved session holds."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yoagent.core import FALLBACK_KEY_VARIABLES
+from yoagent.core import FALLBACK_KEY_VARIABLES, Session
+from yoagent.core.messages import AnyMessage
 from yoagent.providers import models
 
 YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")
@@ -34,3 +36,8 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
     env["NO_COLOR"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
     return env
+
+
+def saved_messages(path: Path) -> list[AnyMessage]:
+    """The messages on the current branch of the session file at ``path``."""
+    return Session.load(path).path_messages()

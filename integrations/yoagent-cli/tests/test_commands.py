@@ -6,6 +6,8 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
+from cli_testing import saved_messages
+
 from yoagent.cli.app import Options
 from yoagent.cli.commands import Commands, Conversation
 from yoagent.cli.render import PlainRenderer
@@ -23,11 +25,6 @@ from yoagent.core import (
     ToolCall,
     tool,
 )
-from yoagent.core.messages import AnyMessage
-
-
-def read_messages(path: Path) -> list[AnyMessage]:
-    return Session.load(path).path_messages()
 
 
 def conversation(tmp_path: Path, *replies: str) -> tuple[Conversation, io.StringIO]:
@@ -73,11 +70,11 @@ async def test_save_clear_sessions_and_resume(tmp_path: Path) -> None:
     await conv.agent.prompt("first question")
     await commands.dispatch("/save")
     saved = conv.session.path
-    assert len(read_messages(saved)) == 2
+    assert len(saved_messages(saved)) == 2
     assert f"saved to {saved}" in out.getvalue()
 
     await commands.dispatch(f"/save {tmp_path / 'copy.jsonl'}")
-    assert read_messages(tmp_path / "copy.jsonl") == read_messages(saved)
+    assert saved_messages(tmp_path / "copy.jsonl") == saved_messages(saved)
 
     await commands.dispatch("/clear")
     assert conv.agent.messages == []
@@ -158,13 +155,13 @@ async def test_a_history_the_agent_compacted_saves_and_resumes(tmp_path: Path) -
     assert conv.agent.stats.compactions >= 1
     conv.save()
     assert conv.session.path.read_text().startswith(before)  # appended, not rewritten
-    assert read_messages(conv.session.path) == conv.agent.messages
+    assert saved_messages(conv.session.path) == conv.agent.messages
     saved = Session.load(conv.session.path)
     assert len(saved) > len(conv.agent.messages)  # the pre-compaction branch is kept
 
     await Commands(conv).dispatch("/clear")
     await Commands(conv).dispatch("/resume")
-    assert conv.agent.messages == read_messages(conv.session.path)
+    assert conv.agent.messages == saved_messages(conv.session.path)
 
 
 async def test_resuming_the_current_session_keeps_saving_to_it(tmp_path: Path) -> None:
@@ -180,4 +177,4 @@ async def test_resuming_the_current_session_keeps_saving_to_it(tmp_path: Path) -
     conv.save()
     assert conv.session.path == path  # no conflict with its own earlier save
     assert "changed on disk" not in out.getvalue()
-    assert read_messages(path) == conv.agent.messages
+    assert saved_messages(path) == conv.agent.messages

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_testing import saved_messages
 
 from yoagent.cli.session_store import SavedSession, SessionStore, meta_path
 from yoagent.core import (
@@ -43,10 +44,6 @@ def history() -> list[AnyMessage]:
         ),
         AssistantMessage(content=[TextContent(text="Fixed.")]),
     ]
-
-
-def saved_messages(path: Path) -> list[AnyMessage]:
-    return Session.load(path).path_messages()
 
 
 def test_a_history_round_trips_exactly(tmp_path: Path) -> None:

@@ -19,6 +19,16 @@ def make_ctx(
     return ToolContext(tool_call_id="call-1", tool_name=name, cancel=cancel, on_update=on_update)
 
 
+def _stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name, or ``None`` when unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            text = file.read()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (not zombie) processes whose process group is ``pgid``."""
     if not os.path.isdir("/proc"):
@@ -31,12 +41,9 @@ def group_members(pgid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                text = file.read()
-        except OSError:
+        fields = _stat_fields(entry)
+        if fields is None:
             continue
-        fields = text[text.rindex(")") + 2 :].split()
         state, pgrp = fields[0], int(fields[2])
         if pgrp == pgid and state not in ("Z", "X"):
             members.append(int(entry))
@@ -55,9 +62,5 @@ def wait_group_gone(pgid: int, within: float = 3.0) -> list[int]:
 
 def is_alive(pid: int) -> bool:
     """Whether ``pid`` runs and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as file:
-            text = file.read()
-    except OSError:
-        return False
-    return text[text.rindex(")") + 2 :].split()[0] not in ("Z", "X")
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] not in ("Z", "X")

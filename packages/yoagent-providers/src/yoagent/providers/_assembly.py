@@ -58,14 +58,18 @@ class ReplyBuilder:
     def __len__(self) -> int:
         return len(self._blocks)
 
+    def _push(self, block: _Block) -> int:
+        """Append ``block``; return its slot."""
+        self._blocks.append(block)
+        return len(self._blocks) - 1
+
     def kind(self, slot: int) -> str:
         """The kind of block in ``slot`` (``text``, ``thinking`` or ``tool``)."""
         return self._blocks[slot].kind
 
     def open_text(self, text: str = "") -> int:
         """Start a text block; return its slot."""
-        self._blocks.append(_Block("text"))
-        slot = len(self._blocks) - 1
+        slot = self._push(_Block("text"))
         if text:
             self.add_text(slot, text)
         return slot
@@ -77,8 +81,7 @@ class ReplyBuilder:
 
     def open_thinking(self, text: str = "", signature: str = "") -> int:
         """Start a reasoning block; return its slot."""
-        self._blocks.append(_Block("thinking"))
-        slot = len(self._blocks) - 1
+        slot = self._push(_Block("thinking"))
         if text:
             self.add_thinking(slot, text)
         if signature:
@@ -96,14 +99,13 @@ class ReplyBuilder:
 
     def add_redacted(self, data: str, protocol: ApiProtocol) -> int:
         """A block of provider-encrypted reasoning, whole; return its slot."""
-        block = _Block("thinking", redacted=data, redacted_protocol=protocol, closed=True)
-        self._blocks.append(block)
-        return len(self._blocks) - 1
+        return self._push(
+            _Block("thinking", redacted=data, redacted_protocol=protocol, closed=True)
+        )
 
     def open_tool(self, id: str, name: str) -> int:
         """Start a tool call; return its slot."""
-        self._blocks.append(_Block("tool", id=id, name=name))
-        slot = len(self._blocks) - 1
+        slot = self._push(_Block("tool", id=id, name=name))
         self._sink(ToolCallDelta(content_index=slot, id=id, name=name, delta=""))
         return slot
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
+
+from ._json import as_list
 
 WireMessage = dict[str, Any]
 """One message as a protocol sends it: ``role`` plus list-valued fields."""
 
 
 def _items(message: WireMessage, key: str) -> list[Any]:
-    value: object = message.get(key)
-    return cast(list[Any], value) if isinstance(value, list) else []
+    return as_list(message.get(key))
 
 
 def drop_empty(

@@ -29,6 +29,7 @@ from yoagent.core.messages import LlmMessage
 from ._assembly import ReplyBuilder
 from ._http import HttpProvider, encode_body, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
+from ._json import as_dict, as_int, as_str
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
 from ._sse import SseEvent
@@ -268,18 +269,6 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
     return body
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 class _Reader:
     """Reads one Messages event stream into a reply."""
 
@@ -303,8 +292,8 @@ class _Reader:
                     "skipped an unparseable %r event in an Anthropic stream", event.event
                 )
             return False
-        data = _dict(payload)
-        kind = _str(data.get("type")) or event.event
+        data = as_dict(payload)
+        kind = as_str(data.get("type")) or event.event
         if kind == "content_block_delta":
             self._delta(data)
         elif kind == "content_block_start":
@@ -314,7 +303,7 @@ class _Reader:
             if slot is not None:
                 self.builder.close(slot)
         elif kind == "message_start":
-            self._message_start(_dict(data.get("message")))
+            self._message_start(as_dict(data.get("message")))
         elif kind == "message_delta":
             self._message_delta(data)
         elif kind == "message_stop":
@@ -327,7 +316,7 @@ class _Reader:
         return False
 
     def _slot(self, data: dict[str, Any]) -> int | None:
-        index = _int(data.get("index"))
+        index = as_int(data.get("index"))
         return None if index is None else self.slots.get(index)
 
     def _read_usage(self, usage: dict[str, Any]) -> None:
@@ -337,12 +326,12 @@ class _Reader:
             ("cache_read", "cache_read_input_tokens"),
             ("cache_write", "cache_creation_input_tokens"),
         ):
-            value = _int(usage.get(name))
+            value = as_int(usage.get(name))
             if value is not None:
                 setattr(self.usage, field, value)
 
     def _message_start(self, message: dict[str, Any]) -> None:
-        message_id = _str(message.get("id"))
+        message_id = as_str(message.get("id"))
         if self.message_id is not None and message_id != self.message_id and len(self.builder):
             # The server restarted the reply: what came before it is abandoned.
             logger.warning("Anthropic stream restarted its message; earlier blocks dropped")
@@ -350,28 +339,28 @@ class _Reader:
             self.usage = Usage()
         self.slots.clear()
         self.message_id = message_id
-        self._read_usage(_dict(message.get("usage")))
+        self._read_usage(as_dict(message.get("usage")))
 
     def _start(self, data: dict[str, Any]) -> None:
-        index = _int(data.get("index"))
-        block = _dict(data.get("content_block"))
-        kind = _str(block.get("type"))
+        index = as_int(data.get("index"))
+        block = as_dict(data.get("content_block"))
+        kind = as_str(block.get("type"))
         if index is None:
             raise malformed("content_block_start without an index")
         self.slots.pop(index, None)
         if kind == "text":
-            self.slots[index] = self.builder.open_text(_str(block.get("text")))
+            self.slots[index] = self.builder.open_text(as_str(block.get("text")))
         elif kind == "thinking":
             self.slots[index] = self.builder.open_thinking(
-                _str(block.get("thinking")), _str(block.get("signature"))
+                as_str(block.get("thinking")), as_str(block.get("signature"))
             )
         elif kind == "redacted_thinking":
             self.slots[index] = self.builder.add_redacted(
-                _str(block.get("data")), ApiProtocol.ANTHROPIC_MESSAGES
+                as_str(block.get("data")), ApiProtocol.ANTHROPIC_MESSAGES
             )
         elif kind == "tool_use":
-            slot = self.builder.open_tool(_str(block.get("id")), _str(block.get("name")))
-            initial = _dict(block.get("input"))
+            slot = self.builder.open_tool(as_str(block.get("id")), as_str(block.get("name")))
+            initial = as_dict(block.get("input"))
             if initial:
                 # Some compatible servers send the whole input here and no deltas.
                 self.builder.add_tool_arguments(slot, json.dumps(initial))
@@ -381,19 +370,19 @@ class _Reader:
 
     def _delta(self, data: dict[str, Any]) -> None:
         slot = self._slot(data)
-        delta = _dict(data.get("delta"))
-        kind = _str(delta.get("type"))
+        delta = as_dict(data.get("delta"))
+        kind = as_str(delta.get("type"))
         if slot is None:
             return  # a delta of a block the reply does not hold
         block_kind = self.builder.kind(slot)
         if kind == "text_delta" and block_kind == "text":
-            self.builder.add_text(slot, _str(delta.get("text")))
+            self.builder.add_text(slot, as_str(delta.get("text")))
         elif kind == "thinking_delta" and block_kind == "thinking":
-            self.builder.add_thinking(slot, _str(delta.get("thinking")))
+            self.builder.add_thinking(slot, as_str(delta.get("thinking")))
         elif kind == "signature_delta" and block_kind == "thinking":
-            self.builder.add_signature(slot, _str(delta.get("signature")))
+            self.builder.add_signature(slot, as_str(delta.get("signature")))
         elif kind == "input_json_delta" and block_kind == "tool":
-            self.builder.add_tool_arguments(slot, _str(delta.get("partial_json")))
+            self.builder.add_tool_arguments(slot, as_str(delta.get("partial_json")))
         elif kind not in _IGNORED_DELTAS:
             warn_once(
                 f"anthropic-delta:{kind}:{block_kind}",
@@ -403,7 +392,7 @@ class _Reader:
             )
 
     def _message_delta(self, data: dict[str, Any]) -> None:
-        delta = _dict(data.get("delta"))
+        delta = as_dict(data.get("delta"))
         raw = delta.get("stop_reason")
         if isinstance(raw, str):
             found = STOP_REASONS.get(raw)
@@ -411,10 +400,10 @@ class _Reader:
                 warn_once(f"anthropic-stop:{raw}", "unknown Anthropic stop reason %r", raw)
                 found = StopReason.STOP
             self.stop_reason = found
-        explanation = _dict(delta.get("stop_details")).get("explanation")
+        explanation = as_dict(delta.get("stop_details")).get("explanation")
         if isinstance(explanation, str) and explanation:
             self.explanation = explanation
-        self._read_usage(_dict(data.get("usage")))
+        self._read_usage(as_dict(data.get("usage")))
 
     def finish(self, cut: bool) -> AssistantMessage:
         if not self.done and self.stop_reason is None:

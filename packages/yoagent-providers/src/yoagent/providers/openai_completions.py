@@ -29,6 +29,7 @@ from yoagent.core.messages import LlmMessage
 from ._assembly import ReplyBuilder
 from ._http import HttpProvider, encode_body, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
+from ._json import as_dict, as_int, as_list, as_str
 from ._logging import logger, warn_once
 from ._messages import WireMessage, merge_same_role, notes_index
 from ._sse import SseEvent
@@ -219,22 +220,6 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
     return body
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return cast(list[Any], value) if isinstance(value, list) else []
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 class _Reader:
     """Reads one Chat Completions chunk stream (choice 0) into a reply."""
 
@@ -259,27 +244,27 @@ class _Reader:
         except ValueError:
             logger.warning("skipped an unparseable event in a chat completions stream")
             return False
-        data = _dict(payload)
+        data = as_dict(payload)
         if data.get("error"):
             raise from_stream_error(data, self.key)
         usage = data.get("usage")
         if isinstance(usage, dict):
             self._read_usage(cast(dict[str, Any], usage))
-        for raw_choice in _list(data.get("choices")):
-            choice = _dict(raw_choice)
-            if (_int(choice.get("index")) or 0) == 0:
+        for raw_choice in as_list(data.get("choices")):
+            choice = as_dict(raw_choice)
+            if (as_int(choice.get("index")) or 0) == 0:
                 self._choice(choice)
         return False
 
     def _read_usage(self, usage: dict[str, Any]) -> None:
-        prompt = _int(usage.get("prompt_tokens")) or 0
-        details = _dict(usage.get("prompt_tokens_details"))
-        cached = _int(details.get("cached_tokens"))
+        prompt = as_int(usage.get("prompt_tokens")) or 0
+        details = as_dict(usage.get("prompt_tokens_details"))
+        cached = as_int(details.get("cached_tokens"))
         if cached is None:
-            cached = _int(usage.get("prompt_cache_hit_tokens")) or 0  # DeepSeek
+            cached = as_int(usage.get("prompt_cache_hit_tokens")) or 0  # DeepSeek
         self.usage = Usage(
             input=max(prompt - cached, 0),
-            output=_int(usage.get("completion_tokens")) or 0,
+            output=as_int(usage.get("completion_tokens")) or 0,
             cache_read=cached,
         )
 
@@ -291,33 +276,33 @@ class _Reader:
         return self.current
 
     def _reasoning(self, delta: dict[str, Any]) -> None:
-        text = _str(delta.get("reasoning_content")) or _str(delta.get("reasoning"))
+        text = as_str(delta.get("reasoning_content")) or as_str(delta.get("reasoning"))
         if text:
             self.builder.add_thinking(self._open("thinking"), text)
             return
-        for raw in _list(delta.get("reasoning_details")):
-            item = _dict(raw)
-            kind = _str(item.get("type"))
+        for raw in as_list(delta.get("reasoning_details")):
+            item = as_dict(raw)
+            kind = as_str(item.get("type"))
             if kind in ("reasoning.text", "reasoning.summary"):
-                piece = _str(item.get("text")) or _str(item.get("summary"))
+                piece = as_str(item.get("text")) or as_str(item.get("summary"))
                 if piece:
                     self.builder.add_thinking(self._open("thinking"), piece)
-            signature = _str(item.get("signature"))
+            signature = as_str(item.get("signature"))
             if signature:
                 self.builder.add_signature(self._open("thinking"), signature)
 
     def _choice(self, choice: dict[str, Any]) -> None:
-        delta = _dict(choice.get("delta"))
+        delta = as_dict(choice.get("delta"))
         self._reasoning(delta)
-        content = _str(delta.get("content"))
+        content = as_str(delta.get("content"))
         if content:
             self.builder.add_text(self._open("text"), content)
-        refusal = _str(delta.get("refusal"))
+        refusal = as_str(delta.get("refusal"))
         if refusal:
             self.refused = True
             self.builder.add_text(self._open("text"), refusal)
-        for raw_call in _list(delta.get("tool_calls")):
-            self._tool_call(_dict(raw_call))
+        for raw_call in as_list(delta.get("tool_calls")):
+            self._tool_call(as_dict(raw_call))
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             if reason == "error":
@@ -329,10 +314,10 @@ class _Reader:
             self.finish_reason = found
 
     def _tool_call(self, call: dict[str, Any]) -> None:
-        index = _int(call.get("index"))
-        function = _dict(call.get("function"))
-        call_id = _str(call.get("id"))
-        name = _str(function.get("name"))
+        index = as_int(call.get("index"))
+        function = as_dict(call.get("function"))
+        call_id = as_str(call.get("id"))
+        name = as_str(function.get("name"))
         if index is None:
             # No index (some local servers): a new id starts a call, else the last continues.
             if call_id and call_id not in self.tool_ids:
@@ -348,7 +333,7 @@ class _Reader:
         else:
             self.builder.name_tool(slot, call_id, name)
         self.current = None
-        arguments = _str(function.get("arguments"))
+        arguments = as_str(function.get("arguments"))
         if arguments:
             self.builder.add_tool_arguments(slot, arguments)
 
