@@ -9,15 +9,19 @@ from core_helpers import call, text_reply, tool_reply
 from yoagent.core import (
     Agent,
     AssistantMessage,
+    DeltaSink,
     ErrorKind,
     ExecutionLimits,
     MockProvider,
+    MockReply,
     ModelConfig,
     ProviderError,
     RetryConfig,
     StopReason,
+    StreamConfig,
     TextContent,
     ToolResultMessage,
+    Usage,
     UserMessage,
     tool,
 )
@@ -199,3 +203,59 @@ async def test_a_failing_summarizer_leaves_the_mechanical_summary() -> None:
     assert isinstance(final, AssistantMessage) and final.text == "done"
     assert agent.last_run_stats.compactions >= 1
     assert agent.last_run_stats.compaction.requests == 0
+
+
+async def test_a_provider_counting_three_times_the_estimate_still_gets_requests_that_fit() -> None:
+    """Dense text: the real usage the provider reports is 3x the heuristic. Compaction
+    learns that and keeps every later request within the budget in real tokens."""
+    model = replace(ModelConfig.mock(), context_window=10_000, max_tokens=1_000)
+    budget = ContextConfig.for_model(model).budget()
+    real_sizes: list[int] = []
+
+    class Dense(MockProvider):
+        async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
+            real = 3 * estimate_messages(config.messages)
+            real_sizes.append(real)
+            reply = await super().stream(config, sink)
+            reply.usage = Usage(input=real, output=10)
+            return reply
+
+    agent = Agent.from_provider(Dense([text_reply("ok " + "x" * 4_000) for _ in range(6)]), model)
+    for _ in range(5):
+        await agent.prompt("q" * 4_000)
+    assert all(size <= budget for size in real_sizes[2:]), real_sizes
+    assert agent.stats.compactions >= 1
+
+
+async def test_llm_summaries_follow_each_compaction_and_lose_no_turn() -> None:
+    """After a compaction used a model-written summary, the next summary is requested for
+    the new history, and turns summarized mechanically meanwhile are never dropped."""
+    from yoagent.core import LlmCompaction
+
+    summaries = MockProvider([text_reply(f"- model summary {i}") for i in range(50)])
+    turns = 80
+    provider = MockProvider(
+        [
+            MockReply(message=tool_reply(call("read_chunk", f"c{i}", n=i)), delay=0.001)
+            for i in range(turns)
+        ]
+        + [text_reply("done")]
+    )
+    agent = Agent.from_provider(
+        provider,
+        small_model(),
+        tools=[read_chunk],
+        llm_compaction=LlmCompaction(summaries, ModelConfig.mock("summarizer")),
+        limits=ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None),
+    )
+    await agent.prompt(TASK)
+    compactions = agent.last_run_stats.compactions
+    assert compactions >= 3
+    # More than one summary request: a fresh one after compactions consumed the last.
+    assert len(summaries.requests) >= 2
+    summary = next(
+        m
+        for m in agent.messages
+        if isinstance(m, UserMessage) and m.text.startswith(SUMMARY_PREFIX)
+    )
+    assert "- model summary" in summary.text

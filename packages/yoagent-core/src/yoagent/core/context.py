@@ -94,8 +94,8 @@ _ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
 def _arguments_json(arguments: object) -> str:
     try:
         return _ARGUMENTS_ENCODER.encode(arguments)
-    except (TypeError, ValueError):
-        return str(arguments)
+    except (TypeError, ValueError, RecursionError):
+        return str(arguments) if not isinstance(arguments, dict) else repr(list(arguments))
 
 
 def _block_tokens(block: object) -> int:
@@ -277,7 +277,7 @@ class ContextTracker:
         config: ContextConfig | None = None,
         *,
         min_calibration: float = 0.5,
-        max_calibration: float = 2.0,
+        max_calibration: float = 4.0,
     ) -> None:
         if not 0.0 < min_calibration <= 1.0 <= max_calibration:
             raise ValueError("ContextTracker needs 0 < min_calibration <= 1 <= max_calibration")

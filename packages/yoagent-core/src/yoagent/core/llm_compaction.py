@@ -39,13 +39,19 @@ def _ignore(_: AnyDelta) -> None:
 
 
 def _fingerprint(message: AnyMessage) -> tuple[str, int, str]:
-    """Who a message is, surviving level 1's copies (which cut a tool output's text)."""
+    """Who a message is, surviving level 1's copies (which cut a tool output's text).
+
+    A summary written by compaction takes the timestamp of the first message it replaces
+    (often the previous summary), so user messages are told apart by their text too.
+    """
     if isinstance(message, ToolResultMessage):
         return (message.role, message.timestamp, message.tool_call_id)
     if isinstance(message, AssistantMessage):
         calls = message.tool_calls
-        return (message.role, message.timestamp, calls[0].id if calls else "")
-    return (message.role, message.timestamp, "")
+        return (message.role, message.timestamp, calls[0].id if calls else str(hash(message.text)))
+    if isinstance(message, UserMessage):
+        return (message.role, message.timestamp, str(hash(message.text)))
+    return (message.role, message.timestamp, message.kind)
 
 
 def render_transcript(messages: Sequence[AnyMessage], max_chars: int) -> str:

@@ -258,15 +258,21 @@ class RunState:
         self._count_fixed_tokens(tracker)
         messages = self.context.messages
         strategy = self.config.llm_compaction
+        settings = tracker.calibrated_config()
         if not overflowed:
             estimate = tracker.estimate(messages)
             if strategy is not None and self.background is not None:
-                span = strategy.wanted(messages, tracker.calibrated_config(), estimate)
+                span = strategy.wanted(messages, settings, estimate)
                 if span is not None:
                     strategy.start(self.background, span, self.stats)
-            if estimate <= tracker.config.budget():
+            if estimate <= settings.budget():
                 return False
-        settings = tracker.calibrated_config()
+            counted = settings.tokens(messages)
+            if estimate > counted > 0:
+                # The provider's real figure says more than compaction's own estimate (a
+                # dense script, images): cut to the same share of the budget it counts in.
+                budget = int(settings.budget() * counted / estimate)
+                settings = replace(settings, budget_tokens=budget)
         compact = compact_after_overflow if overflowed else compact_messages
         summarizer = strategy.summarizer if strategy is not None else None
         result = compact(messages, settings, injected=is_loop_injected, summarizer=summarizer)
