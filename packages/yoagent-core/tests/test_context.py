@@ -447,3 +447,11 @@ def test_the_tracker_estimates_a_growing_history_incrementally_and_exactly() -> 
     history[:] = history[-3:]
     tracker.reset()
     assert tracker.estimate(history) == estimate_messages(history)
+
+
+def test_arguments_too_deep_for_json_still_get_an_estimate() -> None:
+    nested: object = 1
+    for _ in range(5_000):
+        nested = [nested]
+    message = AssistantMessage(content=[ToolCall(id="a", name="t", arguments={"x": nested})])
+    assert estimate_tokens(message) > 5_000 // 4

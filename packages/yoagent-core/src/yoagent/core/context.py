@@ -19,7 +19,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from .config import ModelConfig
 from .content import ImageContent, TextContent, ThinkingContent, ToolCall
@@ -95,7 +95,28 @@ def _arguments_json(arguments: object) -> str:
     try:
         return _ARGUMENTS_ENCODER.encode(arguments)
     except (TypeError, ValueError, RecursionError):
-        return str(arguments) if not isinstance(arguments, dict) else repr(list(arguments))
+        # Too deep or not JSON: a rough size is all an estimate needs (``str`` of a deeply
+        # nested value would recurse just the same).
+        return "x" * _rough_size(arguments)
+
+
+def _rough_size(value: object) -> int:
+    """Characters of ``value``'s JSON, roughly, without recursion (any depth)."""
+    size, pending = 0, [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            entries = cast("dict[object, object]", item)
+            pending.extend(entries.keys())
+            pending.extend(entries.values())
+            size += 2 + 2 * len(entries)
+        elif isinstance(item, list | tuple):
+            members = cast("list[object]", item)
+            pending.extend(members)
+            size += 2 + len(members)
+        else:
+            size += len(str(item)) + 2
+    return size
 
 
 def _block_tokens(block: object) -> int:
