@@ -285,3 +285,152 @@ def test_a_same_size_rewrite_by_someone_else_is_refused(tmp_path: Path) -> None:
     other.append(UserMessage.from_text("mine"))
     with pytest.raises(SessionError, match="changed on disk"):
         other.save(path)
+
+
+def test_save_refuses_to_replace_a_file_it_did_not_load_or_save(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    first = Session()
+    first.extend([user("a"), user("b")])
+    first.save(path)
+    before = path.read_bytes()
+    other = Session()
+    other.append(user("other"))
+    with pytest.raises(SessionError, match="overwrite=True"):
+        other.save(path)
+    assert path.read_bytes() == before
+    # A session that saved elsewhere is refused too, since it never loaded this file.
+    other.save(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(SessionError, match="did not load or save"):
+        other.save(path)
+    other.save(path, overwrite=True)
+    assert [m.text for m in Session.load(path).path_messages()] == ["other"]  # type: ignore[union-attr]
+    # From then on it is this session's file: saves append again.
+    other.append(user("more"))
+    other.save(path)
+    assert len(Session.load(path)) == 2
+
+
+def test_overwrite_replaces_a_file_changed_by_someone_else(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = Session()
+    session.append(user("a"))
+    session.save(path)
+    with path.open("a") as handle:
+        handle.write("{}\n")
+    session.append(user("b"))
+    session.save(path, overwrite=True)
+    loaded = Session.load(path)
+    assert loaded.load_warnings == []
+    assert loaded.entries == session.entries
+
+
+def test_a_whole_file_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("precious\n")
+    path.chmod(0o640)
+    session = Session()
+    session.append(user("a"))
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+
+    def crash(src: object, dst: object) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk gone"):
+        session.save(path, overwrite=True)
+    assert path.read_text() == "precious\n"  # untouched, and no temporary left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+    assert synced
+    monkeypatch.undo()
+    session.save(path, overwrite=True)
+    assert Session.load(path).entries == session.entries
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        CustomMessage(kind="k", data={"ids": (1, 2)}),
+        CustomMessage(kind="k", data={1: "a"}),
+        AssistantMessage(
+            content=[ToolCall(id="c", name="t", arguments={"x": float("inf")})],
+            stop_reason=StopReason.TOOL_USE,
+        ),
+    ],
+    ids=["tuple", "int-key", "inf"],
+)
+def test_append_new_after_a_round_trip_adds_nothing(tmp_path: Path, message: AnyMessage) -> None:
+    path = tmp_path / "s.jsonl"
+    history: list[AnyMessage] = [user("task"), message, user("next")]
+    session = Session()
+    session.append_new(history)
+    session.save(path)
+    loaded = Session.load(path)
+    assert loaded.append_new(history) == []
+    assert len(loaded) == 3
+    assert len(loaded.branches()) == 1
+    # A message that really differs still forks.
+    assert len(loaded.append_new([history[0], user("changed")])) == 1
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_a_deeply_nested_last_line_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = Session()
+    session.extend([user("a"), user("b")])
+    path.write_text(session.to_jsonl() + _nested(100_000) + "\n")
+    loaded = Session.load(path)
+    assert len(loaded) == 2
+    assert [w.line for w in loaded.load_warnings] == [3]
+    assert "nested too deeply" in loaded.load_warnings[0].problem
+
+
+def test_a_deeply_nested_middle_line_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = Session()
+    session.extend([user("a"), user("b")])
+    path.write_text(_nested(100_000) + "\n" + session.to_jsonl())
+    with pytest.raises(SessionCorruptError, match="line 1: nested too deeply") as caught:
+        Session.load(path)
+    assert caught.value.line == 1
+
+
+def test_invalid_utf8_is_corrupt_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = Session()
+    session.extend([user("hi"), user("there")])
+    raw = session.to_jsonl().encode()
+    path.write_bytes(raw.replace(b'"hi"', b'"h\xff"'))
+    with pytest.raises(SessionCorruptError, match="line 1: not UTF-8"):
+        Session.load(path)
+    # On the last line, it is skipped and reported like a cut-off line.
+    path.write_bytes(raw.replace(b'"there"', b'"ther\xff"'))
+    loaded = Session.load(path)
+    assert [m.text for m in loaded.path_messages()] == ["hi"]  # type: ignore[union-attr]
+    assert "not UTF-8" in loaded.load_warnings[0].problem
+    loaded.append(user("again"))
+    loaded.save(path)
+    again = Session.load(path)
+    assert again.load_warnings == []
+    assert [m.text for m in again.path_messages()] == ["hi", "again"]  # type: ignore[union-attr]
+
+
+def test_lone_surrogates_survive_a_save_and_load(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = Session()
+    session.append(user("bad \ud800 and \udcff, fine é 😀"))
+    session.save(path)
+    session.append(user("later \udfff"))
+    session.save(path)  # later saves keep working
+    path.read_bytes().decode("utf-8")  # the file is strict UTF-8
+    loaded = Session.load(path)
+    assert loaded.entries == session.entries
+    assert Session.from_jsonl(session.to_jsonl()).entries == session.entries

@@ -15,6 +15,7 @@ from yoagent.core.shared_state import (
     MemoryBackend,
     SharedState,
     SharedStateBackend,
+    SharedStateError,
     SharedStateFullError,
     SharedStateSink,
     ToolOutputSink,
@@ -47,6 +48,7 @@ def ctx() -> ToolContext:
         ("a\x00b", "NUL"),
         ("line\nbreak", "control"),
         ("k" * (MAX_KEY_LENGTH + 1), "limit is 200"),
+        ("k\udc80", "lone surrogate"),
     ],
 )
 def test_unsafe_keys_are_refused_with_the_reason(key: str, problem: str) -> None:
@@ -117,6 +119,76 @@ async def test_file_backend_checks_keys_itself(tmp_path: Path) -> None:
     assert not (tmp_path / "outside").exists()
 
 
+async def test_file_backend_never_follows_a_planted_symlink(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "state"
+    folder.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET")
+    os.symlink(secret, folder / "link")
+    state = SharedState(FileBackend(folder))
+    with pytest.raises(SharedStateError, match="'link' is a symbolic link"):
+        await state.get("link")
+    assert await state.list() == []
+
+
+@pytest.mark.parametrize("kind", ["directory", "not-utf8"])
+async def test_file_backend_turns_odd_files_into_clear_errors(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    if kind == "directory":
+        (folder / "odd").mkdir()
+        problem = "'odd' is not a regular file"
+    else:
+        (folder / "odd").write_bytes(b"ok \xff\xfe")
+        problem = "'odd' holds bytes that are not UTF-8 text"
+    state = SharedState(FileBackend(folder))
+    with pytest.raises(SharedStateError, match=problem):
+        await state.get("odd")
+    if kind == "directory":
+        assert await state.list() == []
+        (folder / "odd" / "inside").write_text("x")
+        with pytest.raises(SharedStateError, match="a directory of that name is in the way"):
+            await state.set("odd", "v")
+        with pytest.raises(SharedStateError, match="cannot remove shared state 'odd'"):
+            await state.remove("odd")
+
+
+async def test_file_backend_lists_only_names_get_accepts(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    for name in ("a..b", "k\udc80", "good"):
+        (folder / name).write_text("x")
+    state = SharedState(FileBackend(folder))
+    assert await state.list() == ["good"]
+    for key in await state.list():
+        assert await state.get(key) == "x"
+
+
+async def test_a_lone_surrogate_value_is_refused_by_every_backend(state: SharedState) -> None:
+    with pytest.raises(SharedStateError, match="lone surrogate"):
+        await state.set("k", "bad \ud800 text")
+    with pytest.raises(SharedStateError, match="lone surrogate"):
+        await state.backend.set("k", "bad \udcff text")
+    assert await state.list() == []
+    await state.set("k", "fine é 😀")
+    assert await state.get("k") == "fine é 😀"
+
+
+@pytest.mark.parametrize("backend", [MemoryBackend(), None])
+async def test_backends_check_keys_the_same_way(tmp_path: Path, backend: Any) -> None:
+    chosen: SharedStateBackend = backend if backend is not None else FileBackend(tmp_path / "s")
+    for key in ("a..b", "k\ud800", "", ".hidden", "a/b"):
+        with pytest.raises(InvalidKeyError):
+            await chosen.set(key, "v")
+        with pytest.raises(InvalidKeyError):
+            await chosen.get(key)
+        with pytest.raises(InvalidKeyError):
+            await chosen.remove(key)
+    assert await chosen.list() == []
+
+
 async def test_file_backend_lists_nothing_before_the_folder_exists(tmp_path: Path) -> None:
     assert await FileBackend(tmp_path / "missing").list() == []
 
@@ -135,15 +207,27 @@ async def test_sink_stashes_full_output_under_a_key_named_after_the_call() -> No
     state = SharedState()
     sink: ToolOutputSink = state.sink()
     assert isinstance(sink, SharedStateSink)
+    assert await sink("toolu_01A", "bash", "full output") == "tool-output-toolu_01A"
     key = await sink("toolu_01/A b", "bash", "full output")
-    assert key == "tool-output-toolu_01_A_b"
+    assert key.startswith("tool-output-toolu_01_A_b-")  # changed: a hash of the raw id follows
     assert await state.get(key) == "full output"
 
 
 def test_tool_output_keys_are_always_valid() -> None:
-    assert tool_output_key("") == "tool-output-call"
-    assert tool_output_key("..") == "tool-output-__"
+    assert tool_output_key("").startswith("tool-output-call-")
+    assert tool_output_key("..").startswith("tool-output-__-")
     assert len(tool_output_key("x" * 1000)) == MAX_KEY_LENGTH
+    for raw in ("", "..", "x" * 1000, "a/b", "é", "\ud800"):
+        assert validate_key(tool_output_key(raw)) == tool_output_key(raw)
+
+
+def test_different_call_ids_never_share_a_tool_output_key() -> None:
+    ids = ["call/1", "call_1", "call 1", "a..b", "a__b", "", "call", "x" * 300, "x" * 300 + "y"]
+    ids += ["x" * 188, "x" * 189]  # right at the length limit with the prefix
+    keys = [tool_output_key(raw) for raw in ids]
+    assert len(set(keys)) == len(ids)
+    assert all(len(key) <= MAX_KEY_LENGTH for key in keys)
+    assert tool_output_key("call_1") == "tool-output-call_1"  # a safe id is kept as it is
 
 
 async def test_sink_raises_when_the_store_is_full() -> None:

@@ -94,8 +94,18 @@ def test_frontmatter_subset_is_read() -> None:
         ("---\nname: a\nname: b\n---\n", "line 3: 'name' appears twice"),
         ('---\ndescription: "unterminated\n---\n', "line 2: malformed double-quoted"),
         ("---\ndescription: 'bad ' quote'\n---\n", "malformed single-quoted"),
-        ("---\ndescription: [a, b]\n---\n", "lists and inline maps are not supported"),
-        ("---\ndescription: >\n  folded\n---\n", "block scalars"),
+        ("---\ndescription: {a: b}\n---\n", "line 2: inline maps are not supported"),
+        ("---\ntools: [a, [b]]\n---\n", "line 2: nested lists and maps are not supported"),
+        ("---\ntools: [a, b\n---\n", "line 2: the list '[a, b' is never closed"),
+        ("---\ntools: [a b] c\n---\n", "line 2: unexpected text after the list"),
+        ('---\ndescription: "a" b\n---\n', "line 2: malformed double-quoted string"),
+        ("---\ndescription: >x\n  folded\n---\n", "line 2: malformed block scalar header"),
+        ("---\ndescription: |\n    a\n  b\n---\n", "line 4: less indented than the block"),
+        ("---\ndescription: a\n  b: c\n---\n", "line 3: only one level of nesting"),
+        ("---\ntools:\n  - a\n  - b: c\n---\n", "line 4: list items must be strings"),
+        ("---\ntools:\n  - a\n  -\n---\n", "line 4: an empty list item"),
+        ("---\ntools:\n  - a\n  b\n---\n", "line 4: expected a '- item' line"),
+        ("---\nmetadata:\n  tags: [a]\n---\n", "line 3: only one level of nesting"),
         ("---\n  name: x\n---\n", "line 2: unexpected indentation"),
         ("---\nmetadata:\n  a: 1\n    b: 2\n---\n", "line 4: only one level"),
         ("---\nmetadata:\n\tname: x\n---\n", "tabs"),
@@ -107,7 +117,122 @@ def test_malformed_frontmatter_names_the_line(text: str, problem: str) -> None:
         parse_frontmatter(text)
 
 
+@pytest.mark.parametrize(
+    ("frontmatter", "expected"),
+    [
+        ('description: "Does X" # why', {"description": "Does X"}),
+        ("description: 'It''s X'   # why", {"description": "It's X"}),
+        (
+            "description: Does X when the user\n  asks for Y # really\nname: x",
+            {"description": "Does X when the user asks for Y", "name": "x"},
+        ),
+        ("description: one\n\n  two", {"description": "one\ntwo"}),
+        (
+            "description: >\n  Does X\n  and Y\n\n  Then Z\nname: x",
+            {"description": "Does X and Y\nThen Z\n", "name": "x"},
+        ),
+        (
+            "description: |\n  line 1\n    indented\n\n  # not a comment\nname: x",
+            {"description": "line 1\n  indented\n\n# not a comment\n", "name": "x"},
+        ),
+        ("description: >-\n  a\n  b\n\nname: x", {"description": "a b", "name": "x"}),
+        ("description: |+\n  a\n\nname: x", {"description": "a\n\n", "name": "x"}),
+        ("description: |2-\n    a\n  b", {"description": "  a\nb"}),
+        ("description: > # a comment\n  a", {"description": "a\n"}),
+        (
+            "allowed-tools:\n  - Bash\n  - 'Read' # c\n  - Bash(git log:*)\nname: x",
+            {"allowed-tools": ["Bash", "Read", "Bash(git log:*)"], "name": "x"},
+        ),
+        (
+            "allowed-tools:\n- Bash\n- Read\nname: x",
+            {"allowed-tools": ["Bash", "Read"], "name": "x"},
+        ),
+        (
+            "allowed-tools: [Bash, \"Read\", 'Write'] # c",
+            {"allowed-tools": ["Bash", "Read", "Write"]},
+        ),
+        ("allowed-tools: []", {"allowed-tools": []}),
+        (
+            "metadata:\n  note: >\n    folded\n    text\n  other: x",
+            {"metadata": {"note": "folded text\n", "other": "x"}},
+        ),
+    ],
+)
+def test_more_yaml_is_read(frontmatter: str, expected: dict[str, object]) -> None:
+    fields, body = parse_frontmatter(f"---\n{frontmatter}\n---\nbody")
+    assert fields == expected
+    assert body == "body"
+
+
+def test_a_skill_with_a_folded_description_and_a_tool_list(tmp_path: Path) -> None:
+    write_skill(
+        tmp_path,
+        "x",
+        "---\nname: x\ndescription: >\n  Does X\n  well\nallowed-tools:\n  - bash\n"
+        "  - read_file\n---\nbody",
+    )
+    skills = load_skills(tmp_path)
+    assert skills.problems == []
+    skill = skills.get("x")
+    assert skill is not None
+    assert skill.description == "Does X well"
+    assert skill.allowed_tools == ["bash", "read_file"]
+
+
+def test_a_list_where_a_string_belongs_is_reported(tmp_path: Path) -> None:
+    write_skill(tmp_path, "x", "---\nname: x\ndescription: [a, b]\n---\n")
+    skills = load_skills(tmp_path)
+    assert skills.names == []
+    assert "'description' must be a string, not a list" in str(skills.problems[0])
+
+
 # -- loading ----------------------------------------------------------------------
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, marker: str) -> None:
+    """Make every stat/open/listdir of a path containing ``marker`` fail with EACCES (the
+    tests run as root, where mode 000 does not stop anything)."""
+    import errno
+    import os
+
+    def guard(real: Any) -> Any:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if marker in os.fspath(path):
+                raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+            return real(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(os, "stat", guard(os.stat))
+    monkeypatch.setattr(os, "scandir", guard(os.scandir))
+    monkeypatch.setattr(os, "listdir", guard(os.listdir))
+    monkeypatch.setattr(os, "open", guard(os.open))
+
+
+def test_an_unreadable_skill_folder_is_reported_and_the_rest_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "good", "---\nname: good\ndescription: fine\n---\n")
+    write_skill(tmp_path, "locked", "---\nname: locked\ndescription: d\n---\n")
+    _deny(monkeypatch, "/locked/")
+    skills = load_skills(tmp_path)
+    assert skills.names == ["good"]
+    assert len(skills.problems) == 1
+    assert "Permission denied" in str(skills.problems[0])
+    assert str(tmp_path / "locked" / "SKILL.md") in str(skills.problems[0])
+
+
+def test_an_unreadable_root_is_reported_and_the_other_roots_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path / "open", "good", "---\nname: good\ndescription: fine\n---\n")
+    write_skill(tmp_path / "shut", "other", "---\nname: other\ndescription: d\n---\n")
+    _deny(monkeypatch, "/shut")
+    skills = load_skills([tmp_path / "shut", tmp_path / "open"])
+    assert skills.names == ["good"]
+    assert len(skills.problems) == 1
+    assert "cannot read the skills directory" in str(skills.problems[0])
+    assert str(skills.problems[0]).startswith(str(tmp_path / "shut"))
 
 
 def test_load_skills_reads_every_field(tmp_path: Path) -> None:

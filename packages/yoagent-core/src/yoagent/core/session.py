@@ -9,13 +9,21 @@ is the sync after a run.
 On disk, one JSON object per line: ``{"id", "parent_id", "message"}`` for an entry, and
 ``{"head": id}`` when the head is not the entry just written. Loading replays the lines in
 order (an entry moves the head to itself, as ``append`` does). :meth:`Session.save` only
-appends what the file does not have yet.
+appends what the file does not have yet; a whole-file write goes through a temporary file
+and ``os.replace``, so a crash leaves the old file or the new one, never half of one.
+
+Lines are UTF-8 JSON; text that cannot be UTF-8 (a lone surrogate, e.g. from a ``\\ud800``
+escape in model output) is written as a ``\\uXXXX`` escape, so it survives the round trip.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import secrets
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,7 +182,7 @@ class Session:
         path = self.path()
         shared = 0
         for entry, message in zip(path, messages, strict=False):
-            if entry.message is not message and entry.message != message:
+            if not _same_message(entry.message, message):
                 break
             shared += 1
         if shared < len(path):
@@ -190,7 +198,9 @@ class Session:
             "parent_id": entry.parent_id,
             "message": message_adapter.dump_python(entry.message, mode="json"),
         }
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        return (
+            _escape_surrogates(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
+        )
 
     @staticmethod
     def _head_line(head: str | None) -> str:
@@ -215,16 +225,26 @@ class Session:
         session._replay(text.split("\n"), source)
         return session
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, *, overwrite: bool = False) -> None:
         """Write the session to ``path``, appending only what the file does not have yet.
 
-        The first save to a path (or to a different path) writes the whole session. A file
-        changed by someone else since this session read or wrote it is refused.
+        The first save to a path (or to a different path) writes the whole session,
+        atomically (a temporary file in the same folder, then ``os.replace``). It refuses
+        to replace an existing file this session did not load or save, and a save to the
+        session's own file refuses when someone else changed that file since this session
+        read or wrote it (:class:`SessionError` either way); ``overwrite=True`` replaces
+        the file with the whole session instead.
         """
         target = Path(path)
+        resolved = target.resolve()
         state = self._file
-        if state is None or state.path != target.resolve():
-            target.write_bytes(self.to_jsonl().encode("utf-8"))
+        if state is None or state.path != resolved:
+            if not overwrite and os.path.lexists(target):
+                raise SessionError(
+                    f"{target}: a file is already there that this session did not load or "
+                    "save; pass overwrite=True to replace it, or save to a new path"
+                )
+            _write_atomically(target, self.to_jsonl().encode("utf-8"))
         else:
             lines = self._lines_since(self._written, self._written_head)
             if not lines and state.good_size == state.size:
@@ -232,24 +252,31 @@ class Session:
             try:
                 status = target.stat()
             except FileNotFoundError:
-                raise SessionError(
-                    f"{target}: the session file was removed since it was read"
-                ) from None
-            actual = status.st_size
-            if actual != state.size or status.st_mtime_ns != state.mtime_ns:
-                raise SessionError(
-                    f"{target}: the file changed on disk since this session read or wrote it "
-                    f"({state.size} bytes expected, {actual} found); save to a new path"
-                )
-            with target.open("r+b") as handle:
-                handle.truncate(state.good_size)  # drops a partial last line found on load
-                handle.seek(state.good_size)
-                if state.needs_newline:
-                    handle.write(b"\n")
-                handle.write("".join(lines).encode("utf-8"))
+                status = None
+                if not overwrite:
+                    raise SessionError(
+                        f"{target}: the session file was removed since it was read"
+                    ) from None
+            if status is None or (
+                status.st_size != state.size or status.st_mtime_ns != state.mtime_ns
+            ):
+                if not overwrite:
+                    actual = status.st_size if status is not None else 0
+                    raise SessionError(
+                        f"{target}: the file changed on disk since this session read or wrote "
+                        f"it ({state.size} bytes expected, {actual} found); save to a new path"
+                    )
+                _write_atomically(target, self.to_jsonl().encode("utf-8"))
+            else:
+                with target.open("r+b") as handle:
+                    handle.truncate(state.good_size)  # drops a partial last line found on load
+                    handle.seek(state.good_size)
+                    if state.needs_newline:
+                        handle.write(b"\n")
+                    handle.write("".join(lines).encode("utf-8"))
         status = target.stat()
         self._file = _FileState(
-            path=target.resolve(),
+            path=resolved,
             size=status.st_size,
             mtime_ns=status.st_mtime_ns,
             good_size=status.st_size,
@@ -270,7 +297,7 @@ class Session:
         changed = target.stat().st_mtime_ns
         raw = target.read_bytes()
         session = cls()
-        good_size = session._replay(raw.decode("utf-8", "replace").split("\n"), str(target), raw)
+        good_size = min(session._replay(raw.split(b"\n"), str(target)), len(raw))
         session._file = _FileState(
             path=target.resolve(),
             size=len(raw),
@@ -285,20 +312,23 @@ class Session:
     open = load
     """Alias of :meth:`load`."""
 
-    def _replay(self, lines: list[str], source: str, raw: bytes = b"") -> int:
-        """Apply each line; return the byte size of the part of ``raw`` that loaded."""
+    def _replay(self, lines: Sequence[str] | Sequence[bytes], source: str) -> int:
+        """Apply each line; return the size of the part that loaded (bytes, for byte lines).
+
+        Byte lines are decoded strictly: a line that is not UTF-8 is corrupt like any other.
+        """
         last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
         offset = 0
         good = 0
         for index, line in enumerate(lines):
-            end = raw.find(b"\n", offset)
-            offset = len(raw) if end < 0 else end + 1
+            offset += len(line) + 1
             if not line.strip():
                 continue
             try:
-                self._apply(json.loads(line))
-            except (_Corrupt, ValueError) as error:
-                problem = str(error) if isinstance(error, _Corrupt) else f"not JSON ({error})"
+                text = line.decode("utf-8") if isinstance(line, bytes) else line
+                self._apply(json.loads(text))
+            except (_Corrupt, ValueError, RecursionError) as error:
+                problem = _problem(error)
                 if index == last:
                     self.load_warnings.append(LoadWarning(line=index + 1, problem=problem))
                     return good
@@ -348,3 +378,58 @@ class _FileState:
     mtime_ns: int  # when it was last changed then: a same-size rewrite is a change too
     good_size: int  # the part of it that loaded (a partial last line excluded)
     needs_newline: bool  # the good part ends without a newline
+
+
+def _problem(error: Exception) -> str:
+    if isinstance(error, _Corrupt):
+        return str(error)
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 (invalid byte at column {error.start + 1})"
+    if isinstance(error, RecursionError):
+        return "nested too deeply to read"
+    return f"not JSON ({error})"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """``text`` (JSON) with each lone surrogate, which UTF-8 cannot hold, as a ``\\uXXXX``
+    escape (surrogates only occur inside JSON strings, where an escape means the same)."""
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _same_message(stored: AnyMessage, message: AnyMessage) -> bool:
+    """Whether ``message`` is the one ``stored`` holds: the same object, equal, or (for values
+    that change type through JSON, like tuples, int keys or ``inf``) equal as JSON."""
+    if stored is message or stored == message:
+        return True
+    try:
+        return message_adapter.dump_json(stored) == message_adapter.dump_json(message)
+    except (ValueError, TypeError, RecursionError):  # pydantic's errors are ValueErrors
+        return False
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` in one step: a temporary file in the same folder,
+    flushed to disk, then ``os.replace`` (a crash leaves the old file or the new one)."""
+    folder = target.parent
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with contextlib.suppress(OSError):  # a replaced file keeps its permissions
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable, where supported
+        directory = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)

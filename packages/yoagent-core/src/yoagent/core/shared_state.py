@@ -10,9 +10,12 @@ back with the ``shared_state`` tool.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -29,6 +32,7 @@ TOOL_OUTPUT_PREFIX = "tool-output-"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SharedStateError(Exception):
@@ -47,7 +51,8 @@ def validate_key(key: str) -> str:
     """Return ``key`` if it is safe as a key and a file name; else raise :class:`InvalidKeyError`.
 
     Refused: empty keys, path separators, ``..``, a leading dot, NUL and other control
-    characters, and keys over :data:`MAX_KEY_LENGTH` UTF-8 bytes.
+    characters, lone surrogates (not text UTF-8 can hold), and keys over
+    :data:`MAX_KEY_LENGTH` UTF-8 bytes. Every backend applies the same check.
     """
     if not key:
         raise InvalidKeyError("shared state key is empty")
@@ -59,6 +64,10 @@ def validate_key(key: str) -> str:
         raise InvalidKeyError(f"shared state key {key!r} starts with a dot")
     if _CONTROL.search(key):
         raise InvalidKeyError(f"shared state key {key!r} contains a NUL or control character")
+    if _SURROGATE.search(key):
+        raise InvalidKeyError(
+            f"shared state key {key!r} contains a lone surrogate, which is not valid text"
+        )
     size = len(key.encode("utf-8", "surrogatepass"))
     if size > MAX_KEY_LENGTH:
         raise InvalidKeyError(
@@ -66,6 +75,21 @@ def validate_key(key: str) -> str:
             f"(key starts {key[:40]!r})"
         )
     return key
+
+
+def validate_value(key: str, value: str) -> str:
+    """Return ``value`` if every backend can store it; else raise :class:`SharedStateError`.
+
+    Refused: text with a lone surrogate (e.g. from a ``\\ud800`` JSON escape), which UTF-8
+    cannot encode.
+    """
+    found = _SURROGATE.search(value)
+    if found is not None:
+        raise SharedStateError(
+            f"the value for {key!r} contains a lone surrogate {found.group()!r} at character "
+            f"{found.start()}, which is not valid text; remove or replace it"
+        )
+    return value
 
 
 @runtime_checkable
@@ -115,9 +139,10 @@ class MemoryBackend:
         return self._used
 
     async def get(self, key: str) -> str | None:
-        return self._data.get(key)
+        return self._data.get(validate_key(key))
 
     async def set(self, key: str, value: str) -> None:
+        validate_value(validate_key(key), value)
         old = self._data.get(key)
         freed = _size(key) + _size(old) if old is not None else 0
         after = self._used - freed + _size(key) + _size(value)
@@ -134,7 +159,7 @@ class MemoryBackend:
         return sorted(self._data)
 
     async def remove(self, key: str) -> bool:
-        old = self._data.pop(key, None)
+        old = self._data.pop(validate_key(key), None)
         if old is None:
             return False
         self._used -= _size(key) + _size(old)
@@ -145,7 +170,9 @@ class FileBackend:
     """Shared state as files: one UTF-8 file per key in ``folder`` (created if missing).
 
     Writes are atomic (a temporary file renamed over the key's file), so a reader never
-    sees half a value. Files whose names start with a dot are not keys.
+    sees half a value. Files whose names start with a dot, or are not valid keys, are not
+    keys; nor are symbolic links (never followed, so nothing outside the folder is read)
+    and other non-regular files.
     """
 
     __slots__ = ("folder",)
@@ -160,26 +187,55 @@ class FileBackend:
         path = self._path(key)
 
         def read() -> str | None:
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
             try:
-                return path.read_text(encoding="utf-8")
+                fd = os.open(path, flags)
             except FileNotFoundError:
                 return None
+            except OSError as error:
+                if error.errno == errno.ELOOP:
+                    raise SharedStateError(
+                        f"shared state {key!r} is a symbolic link in {self.folder}; "
+                        "links are not followed"
+                    ) from None
+                raise _os_error("read", key, error) from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise SharedStateError(
+                    f"shared state {key!r} is not a regular file in {self.folder} "
+                    "(a directory or device named like the key); remove it"
+                )
+            with os.fdopen(fd, "rb") as handle:
+                try:
+                    data = handle.read()
+                except OSError as error:
+                    raise _os_error("read", key, error) from None
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise SharedStateError(
+                    f"shared state {key!r} holds bytes that are not UTF-8 text "
+                    f"(at byte {error.start}); set it again to replace it"
+                ) from None
 
         return await anyio.to_thread.run_sync(read)
 
     async def set(self, key: str, value: str) -> None:
         path = self._path(key)
+        data = validate_value(key, value).encode("utf-8")
         folder = self.folder
 
         def write() -> None:
             folder.mkdir(parents=True, exist_ok=True)
             temporary = folder / f".tmp-{secrets.token_hex(8)}"
             try:
-                with temporary.open("w", encoding="utf-8") as handle:
-                    handle.write(value)
+                with temporary.open("wb") as handle:
+                    handle.write(data)
                     handle.flush()
                     os.fsync(handle.fileno())
                 os.replace(temporary, path)
+            except OSError as error:
+                raise _os_error("write", key, error) from None
             finally:
                 temporary.unlink(missing_ok=True)
 
@@ -190,10 +246,13 @@ class FileBackend:
 
         def scan() -> KeyList:
             try:
-                names = [entry.name for entry in folder.iterdir() if entry.is_file()]
+                with os.scandir(folder) as entries:
+                    names = [
+                        entry.name for entry in entries if entry.is_file(follow_symlinks=False)
+                    ]
             except FileNotFoundError:
                 return []
-            return sorted(name for name in names if not name.startswith("."))
+            return sorted(name for name in names if _is_key(name))
 
         return await anyio.to_thread.run_sync(scan)
 
@@ -205,9 +264,27 @@ class FileBackend:
                 path.unlink()
             except FileNotFoundError:
                 return False
+            except OSError as error:
+                raise _os_error("remove", key, error) from None
             return True
 
         return await anyio.to_thread.run_sync(delete)
+
+
+def _is_key(name: str) -> bool:
+    try:
+        validate_key(name)
+    except InvalidKeyError:
+        return False
+    return True
+
+
+def _os_error(action: str, key: str, error: OSError) -> SharedStateError:
+    if error.errno in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST):
+        reason = "a directory of that name is in the way"
+    else:
+        reason = error.strerror or str(error)
+    return SharedStateError(f"cannot {action} shared state {key!r}: {reason}")
 
 
 class SharedState:
@@ -223,8 +300,9 @@ class SharedState:
         return await self.backend.get(validate_key(key))
 
     async def set(self, key: str, value: str) -> None:
-        """Store ``value`` under ``key`` (:class:`SharedStateFullError` past the backend's cap)."""
-        await self.backend.set(validate_key(key), value)
+        """Store ``value`` under ``key`` (:class:`SharedStateFullError` past the backend's cap;
+        :class:`SharedStateError` for a value no backend can store, see :func:`validate_value`)."""
+        await self.backend.set(validate_key(key), validate_value(key, value))
 
     async def list(self, prefix: str = "") -> KeyList:
         """The keys, sorted; only those starting with ``prefix`` when given."""
@@ -253,9 +331,18 @@ class SharedState:
 
 
 def tool_output_key(tool_call_id: str, prefix: str = TOOL_OUTPUT_PREFIX) -> str:
-    """The key a tool call's stashed output goes under: ``prefix`` + the call id made safe."""
+    """The key a tool call's stashed output goes under: ``prefix`` + the call id made safe.
+
+    When the id had to be changed (unsafe characters) or cut (too long), a short hash of
+    the raw id is appended, so two different ids never share a key (``call/1`` vs ``call_1``).
+    """
     safe = _UNSAFE_ID_CHARS.sub("_", tool_call_id).replace("..", "__") or "call"
-    return validate_key((prefix + safe)[:MAX_KEY_LENGTH])
+    key = prefix + safe
+    if safe == tool_call_id and len(key.encode("utf-8", "surrogatepass")) <= MAX_KEY_LENGTH:
+        return validate_key(key)
+    raw = tool_call_id.encode("utf-8", "surrogatepass")
+    digest = "-" + hashlib.sha256(raw).hexdigest()[:12]
+    return validate_key(key[: MAX_KEY_LENGTH - len(digest)] + digest)
 
 
 class ToolOutputSink(Protocol):
