@@ -143,7 +143,9 @@ def estimate_tokens(message: AnyMessage) -> int:
     """
     if isinstance(message, CustomMessage):
         return 0
-    total = MESSAGE_OVERHEAD_TOKENS + sum(_block_tokens(block) for block in message.content)
+    total = MESSAGE_OVERHEAD_TOKENS
+    for block in message.content:
+        total += _block_tokens(block)
     if isinstance(message, ToolResultMessage):
         total += estimate_text(message.tool_name) + TOOL_RESULT_OVERHEAD_TOKENS
     return total
