@@ -15,8 +15,6 @@ from .config import (
 )
 from .content import ImageContent, TextContent, ThinkingContent, ToolCall
 from .context import (
-    COMPACTION_MARKER,
-    SUMMARY_PREFIX,
     CompactionResult,
     ContextConfig,
     ContextTracker,
@@ -76,16 +74,16 @@ from .hooks import (
 from .keys import FALLBACK_KEY_VARIABLES, PROVIDER_KEY_VARIABLES, resolve_api_key, with_env_key
 from .limits import ExecutionLimits
 from .llm_compaction import LlmCompaction
-from .loop import (
+from .loop import EventSink, agent_loop, agent_loop_continue
+from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
+from .markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
+    COMPACTION_MARKER,
     LOOP_ABORT_PREFIX,
-    EventSink,
-    agent_loop,
-    agent_loop_continue,
+    SUMMARY_PREFIX,
     is_loop_injected,
 )
-from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
 from .messages import (
     AgentMessage,
     AssistantMessage,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -121,10 +121,6 @@ class ModelConfig:
     reasoning: bool = False
     cost: CostConfig | None = None
     compat: Compat | None = None
-
-    def with_api_key(self, api_key: str) -> ModelConfig:
-        """A copy with ``api_key`` set."""
-        return replace(self, api_key=api_key)
 
     @classmethod
     def mock(cls, id: str = "mock-model") -> ModelConfig:

@@ -23,6 +23,12 @@ from typing import Any, cast
 
 from .config import ModelConfig
 from .content import ImageContent, TextContent, ThinkingContent, ToolCall
+from .markers import (
+    AGENT_STOPPED_PREFIX,
+    COMPACTION_MARKER,
+    SUMMARY_PREFIX,
+    is_loop_injected,
+)
 from .messages import (
     AnyMessage,
     AssistantMessage,
@@ -43,13 +49,8 @@ TOOL_CALL_OVERHEAD_TOKENS = 8
 TOOL_RESULT_OVERHEAD_TOKENS = 8
 """Framing of one tool result (call id, type) beyond its tool name and content."""
 
-SUMMARY_PREFIX = "[Summary of earlier conversation]"
-"""Level 2's summary message starts with this (a loop-injected user message)."""
-COMPACTION_MARKER = "[Context compacted: "
-"""Level 3's marker message starts with this (a loop-injected user message)."""
-_AGENT_STOPPED_PREFIX = "[Agent stopped: "
-# Same text as loop.AGENT_STOPPED_PREFIX (a test pins it); loop.py imports this module, so
-# importing it from there would be a cycle.
+# Kept under these names here too: compaction is where most callers look for them.
+_AGENT_STOPPED_PREFIX = AGENT_STOPPED_PREFIX
 
 InjectedPredicate = Callable[[AnyMessage], bool]
 
@@ -66,14 +67,8 @@ def is_compaction_message(message: AnyMessage) -> bool:
     )
 
 
-def is_injected(message: AnyMessage) -> bool:
-    """True for a user message the loop or compaction wrote, not the user.
-
-    Stop markers (``[Agent stopped: ...``), summaries and compaction markers.
-    """
-    return isinstance(message, UserMessage) and message.text.startswith(
-        (_AGENT_STOPPED_PREFIX, SUMMARY_PREFIX, COMPACTION_MARKER)
-    )
+is_injected = is_loop_injected
+"""True for a user message the loop or compaction wrote, not the user (see ``markers``)."""
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,6 @@ from .context import (
     compact_after_overflow,
     compact_messages,
     estimate_text,
-    is_injected,
 )
 from .events import (
     AgentEnd,
@@ -41,6 +40,12 @@ from .events import (
 from .hooks import Pass, Reject, TurnContext, Warn, resolve
 from .limits import ExecutionLimits, ExecutionTracker
 from .loop_config import AgentContext, AgentLoopConfig
+from .markers import (
+    AGENT_STOPPED_PREFIX,
+    CANCELLED_MARKER,
+    LOOP_ABORT_PREFIX,
+    is_loop_injected,
+)
 from .messages import (
     AnyMessage,
     AssistantMessage,
@@ -56,22 +61,12 @@ from .stats import SessionStats
 from .telemetry import SPAN_AGENT_LOOP, start_span, tracing_enabled
 from .tool_source import SourcedTools
 
-AGENT_STOPPED_PREFIX = "[Agent stopped: "
-"""Every marker the loop appends when it stops a run on its own starts with this."""
-CANCELLED_MARKER = "[Agent stopped: cancelled]"
-LOOP_ABORT_PREFIX = "[Agent stopped: loop detected"
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
 
 EventSink = Callable[[AnyEvent], None]
 A = TypeVar("A")
 R = TypeVar("R")
 _ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
-
-
-def is_loop_injected(message: AnyMessage) -> bool:
-    """True for a user message the loop wrote itself (a stop marker, a compaction summary
-    or marker), not the user."""
-    return is_injected(message)
 
 
 def _ignore(_: AnyEvent) -> None:

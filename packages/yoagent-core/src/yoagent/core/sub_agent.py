@@ -11,8 +11,9 @@ from .events import AnyEvent, InputRejected, MessageEnd, ToolExecutionStart
 from .hooks import InputFilter, MiddlewareLike, TurnHook
 from .keys import with_env_key
 from .limits import ExecutionLimits
-from .loop import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX, agent_loop
+from .loop import agent_loop
 from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
+from .markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
 from .messages import AnyMessage, AssistantMessage, StopReason, UserMessage
 from .provider import StreamProvider
 from .registry import ProviderRegistry, default_registry
