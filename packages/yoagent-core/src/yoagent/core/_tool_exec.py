@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from ._logging import logger
+from ._task_groups import ungrouped
 from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
 from .content import ImageContent, TextContent, ToolCall, UserContent
 from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
@@ -20,22 +21,6 @@ from .telemetry import SPAN_TOOL, start_span
 
 if TYPE_CHECKING:
     from .loop import RunState
-
-
-def _members(error: BaseException) -> tuple[BaseException, ...] | None:
-    if isinstance(error, BaseExceptionGroup):
-        return cast("BaseExceptionGroup[BaseException]", error).exceptions
-    return None
-
-
-def single_leaf(error: BaseException) -> BaseException:
-    """The one exception inside nested single-member exception groups, else ``error``."""
-    current = error
-    members = _members(current)
-    while members is not None and len(members) == 1:
-        current = members[0]
-        members = _members(current)
-    return current
 
 
 CANCELLED_RESULT = "Tool execution cancelled."
@@ -197,17 +182,12 @@ class ToolRunner:
                 await one(batch[0])
             else:
                 self.yielded = True
-                try:
+                with ungrouped():  # what escaped a call, as itself
                     async with anyio.create_task_group() as group:
                         for index in batch[1:]:
                             # A fixed name spares anyio deriving one from the callable.
                             group.start_soon(one, index, name="yoagent tool call")
                         await one(batch[0])  # the first call runs in this task: one spawn fewer
-                except BaseExceptionGroup as grouped:  # what escaped a call, unwrapped
-                    leaf = single_leaf(grouped)
-                    if leaf is grouped:
-                        raise
-                    raise leaf from None
         for index in batch:
             if results[index] is None and index in started:
                 # Cancelled while running: it has its start event; it gets its end.

@@ -10,7 +10,7 @@ from typing import Any, TypeVar, overload
 import anyio
 from pydantic import BaseModel
 
-from ._tool_exec import single_leaf
+from ._task_groups import ungrouped
 from .agent_tool import AgentTool
 from .cancel import CancelToken
 from .config import CacheConfig, ModelConfig, ThinkingLevel
@@ -318,7 +318,7 @@ class Agent:
             async with send:
                 await self._run(prompts, emit)
 
-        try:
+        with ungrouped():  # the run's own exception, not a group of one
             async with anyio.create_task_group() as group:
                 group.start_soon(produce)
                 try:
@@ -329,11 +329,6 @@ class Agent:
                     # The consumer stopped listening: end the run the way abort() does, so
                     # the history closes cleanly, and finish without yielding again.
                     self.abort()
-        except BaseExceptionGroup as grouped:  # the run's own exception, not a group of one
-            leaf = single_leaf(grouped)
-            if leaf is grouped:
-                raise
-            raise leaf from None
 
     @overload
     async def prompt_structured(self, prompt: PromptInput, schema: type[ModelT]) -> ModelT: ...

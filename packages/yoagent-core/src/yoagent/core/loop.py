@@ -18,7 +18,8 @@ from opentelemetry.trace import Status, StatusCode
 
 from ._logging import logger
 from ._streaming import Attempt, stream_reply
-from ._tool_exec import ToolRunner, single_leaf
+from ._task_groups import ungrouped
+from ._tool_exec import ToolRunner
 from .cancel import CancelToken, unless_cancelled
 from .content import TextContent, ToolCall
 from .context import (
@@ -290,15 +291,13 @@ class RunState:
 
     async def run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
         try:
-            return await self._run(prompts)
-        except BaseException as error:
+            with ungrouped():
+                return await self._run(prompts)
+        except BaseException:
             # An outer cancellation, a KeyboardInterrupt, a bug: whatever ends the run early
             # still leaves a history a model accepts, and every opened event closed.
             self._close_abnormally()
-            leaf = single_leaf(error)
-            if leaf is error:
-                raise
-            raise leaf from None
+            raise
 
     async def _run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
         with start_span(SPAN_AGENT_LOOP, self.tracing) as span:
