@@ -15,11 +15,11 @@ from typing import TextIO
 from yoagent.core import (
     Agent,
     AgentEnd,
-    AssistantMessage,
     StopReason,
     UserMessage,
     event_adapter,
     is_loop_injected,
+    last_assistant,
 )
 from yoagent.core.messages import AnyMessage
 
@@ -44,11 +44,7 @@ class Outcome:
 
 def judge(messages: Sequence[AnyMessage]) -> Outcome:
     """The outcome of a run from the messages it added."""
-    last_reply: AssistantMessage | None = None
-    for message in reversed(messages):
-        if isinstance(message, AssistantMessage):
-            last_reply = message
-            break
+    last_reply = last_assistant(messages)
     if last_reply is None:
         return Outcome(EXIT_FAILED, problem="the model was not called")
     stop = last_reply.stop_reason

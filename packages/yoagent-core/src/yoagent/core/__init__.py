@@ -94,6 +94,7 @@ from .messages import (
     Usage,
     UserMessage,
     context_messages,
+    last_assistant,
     message_adapter,
     messages_adapter,
 )
@@ -263,6 +264,7 @@ __all__ = [
     "is_compaction_message",
     "is_loop_injected",
     "is_overflow_text",
+    "last_assistant",
     "load_skills",
     "message_adapter",
     "messages_adapter",

@@ -8,7 +8,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from .messages import AnyMessage, AssistantMessage, StopReason
+from .messages import AnyMessage, StopReason, last_assistant
 from .provider import OutputSchema
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -61,11 +61,7 @@ def parse_structured(
     new_messages: Sequence[AnyMessage], schema: type[BaseModel] | dict[str, Any]
 ) -> Any:
     """The value held by the final reply among ``new_messages`` (only this call's messages)."""
-    reply: AssistantMessage | None = None
-    for message in reversed(new_messages):
-        if isinstance(message, AssistantMessage):
-            reply = message
-            break
+    reply = last_assistant(new_messages)
     if reply is None:
         raise NoStructuredOutputError("the run produced no reply")
     if reply.stop_reason is StopReason.ERROR:

@@ -14,7 +14,7 @@ from .limits import ExecutionLimits
 from .loop import agent_loop
 from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
 from .markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
-from .messages import AnyMessage, AssistantMessage, StopReason, UserMessage
+from .messages import AnyMessage, AssistantMessage, StopReason, UserMessage, last_assistant
 from .provider import StreamProvider
 from .registry import ProviderRegistry, default_registry
 from .retry import RetryConfig
@@ -41,11 +41,7 @@ def _stats_details(stats: SessionStats) -> dict[str, Any]:
 
 def _outcome(messages: Sequence[AnyMessage], stats: SessionStats) -> ToolResult:
     """The child's answer, or a ToolError when it failed, refused or was cancelled."""
-    reply: AssistantMessage | None = None
-    for message in reversed(messages):
-        if isinstance(message, AssistantMessage):
-            reply = message
-            break
+    reply = last_assistant(messages)
     last = messages[-1] if messages else None
     marker = (
         last.text
