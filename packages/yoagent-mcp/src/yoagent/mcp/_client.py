@@ -64,7 +64,7 @@ def _stdio_name(command: str, args: Sequence[str]) -> str:
     """The command's name and its first positional argument's (a script), never options."""
     words = [Path(command).name]
     script = next((arg for arg in args if not arg.startswith("-")), None)
-    if script is not None:
+    if script is not None and not any(space in script for space in " \t\n"):
         words.append(Path(script).name)
     return " ".join(words)
 
@@ -294,8 +294,14 @@ class McpClient:
                     client_info=Implementation(name="yoagent", version=_version()),
                 ) as session,
             ):
-                with anyio.fail_after(self.handshake_timeout):
-                    self._initialize = await session.initialize()
+                try:
+                    with anyio.fail_after(self.handshake_timeout):
+                        self._initialize = await session.initialize()
+                except TimeoutError:
+                    raise McpError(
+                        f"MCP server {self.name}: no answer to initialize "
+                        f"within {self.handshake_timeout:g} s"
+                    ) from None
                 self._session = session
                 started = True
                 task_status.started()
@@ -474,11 +480,6 @@ class McpClient:
             return leaf
         state = self._stdio_state
         gone = state.exit_reason() if state is not None else None
-        if isinstance(leaf, TimeoutError) and gone is None:
-            return McpError(
-                f"MCP server {self.name}: no answer to initialize "
-                f"within {self.handshake_timeout:g} s"
-            )
         if state is not None and (gone is not None or _is_closed(leaf)):
             reason = await state.settled_reason()
             return McpError(f"Connection closed during initialize: MCP server {self.name} {reason}")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _size(data: str) -> str:
-    approx = len(data) * 3 // 4  # base64
+    approx = len(data.rstrip("=")) * 3 // 4  # base64, padding not counted
     return f"{approx} bytes" if approx < 10_000 else f"{approx // 1024} KiB"
 
 

@@ -261,6 +261,8 @@ async def stdio_streams(
     ]
 ]:
     """The session's read and write streams for ``process``; kills it when left."""
+    from mcp.shared.message import SessionMessage
+
     bridge = _Bridge(state, process.name)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
