@@ -11,13 +11,13 @@ import pytest
 from mcp_helpers import (
     LOOPBACK_SHIM,
     PY_SERVER,
+    SECRET_PATH,
     everything_script,
     free_port,
     node,
     wait_for_port,
 )
 
-SECRET_PATH = "sk-live-path0123456789"
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

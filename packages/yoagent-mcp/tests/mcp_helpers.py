@@ -20,6 +20,8 @@ EVERYTHING = (
     NPM / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )
 LOOPBACK_SHIM = NPM / "loopback.cjs"
+SECRET_PATH = "sk-live-path0123456789"
+"""A key in the HTTP test server's endpoint path."""
 
 
 def py_server_argv(*extra: str) -> list[str]:

@@ -35,7 +35,9 @@ PNG = base64.b64encode(
     )
 ).decode()
 
-server = MCPServer("py-test-server", version="1.2.3", instructions="Use echo to test.")
+server = MCPServer(
+    "py-test-server", version="1.2.3", instructions="Use echo to test.", log_level="WARNING"
+)
 
 
 @server.tool()
@@ -192,7 +194,6 @@ def main() -> None:
             host="127.0.0.1",
             port=port,
             streamable_http_path=path,
-            log_level="WARNING",
         )
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import TextContent, ToolContext, ToolError, ToolResult
 
 from ._content import error_text, result_details, to_tool_result
 from ._errors import McpError
@@ -72,9 +73,19 @@ class McpToolAdapter:
                 raise ToolError(str(error)) from None
         if result is None:
             raise ToolError(f"{self.name}: cancelled")
+        redact = self.client.redact
+        details = result_details(result)
+        if details is not None:
+            # Re-read after redaction: a URL piece never holds a JSON escape.
+            details = json.loads(redact(json.dumps(details, ensure_ascii=False)))
         if result.is_error:
-            raise ToolError(error_text(result), details=result_details(result))
-        return to_tool_result(result)
+            raise ToolError(redact(error_text(result)), details=details)
+        converted = to_tool_result(result)
+        converted.details = details
+        for block in converted.content:
+            if isinstance(block, TextContent):
+                block.text = redact(block.text)
+        return converted
 
     def __repr__(self) -> str:
         return f"McpToolAdapter({self.name!r}, server={self.client.name!r})"

@@ -345,6 +345,10 @@ class McpClient:
         """How many ``notifications/tools/list_changed`` the server has sent."""
         return self._list_changes
 
+    def redact(self, text: str) -> str:
+        """``text`` with the pieces of the server's URL that may be keys replaced."""
+        return self._transport.scrub(text)
+
     def exited(self) -> str | None:
         """Why the server has gone (``exited with status 1; last stderr: …``), else ``None``.
 
