@@ -19,7 +19,6 @@ from mcp_helpers import (
 )
 
 
-
 def _stop(process: subprocess.Popen[bytes]) -> None:
     process.kill()
     process.wait(timeout=30)
