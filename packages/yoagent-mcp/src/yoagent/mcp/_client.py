@@ -423,7 +423,7 @@ class McpClient:
         *,
         limit: float | None = None,
     ) -> ResultT:
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from mcp_types import REQUEST_TIMEOUT
         from pydantic import ValidationError
 
         from mcp.shared.exceptions import MCPError
@@ -438,7 +438,7 @@ class McpClient:
                 request, result_type, request_read_timeout_seconds=limit
             )
         except MCPError as error:
-            if error.code == CONNECTION_CLOSED:
+            if _is_closed(error):
                 raise await self._closed_error(what) from None
             if error.code == REQUEST_TIMEOUT:
                 raise McpError(
@@ -495,7 +495,12 @@ def _is_closed(error: BaseException) -> bool:
 
     from mcp.shared.exceptions import MCPError
 
-    return isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
+    # The dispatcher's own "the connection closed" answer; a server may send -32000 too.
+    return (
+        isinstance(error, MCPError)
+        and error.code == CONNECTION_CLOSED
+        and error.error.message == "Connection closed"
+    )
 
 
 def _version() -> str:
