@@ -1,4 +1,4 @@
-"""The official Python SDK's server over stdio: listing, every content type, and every way it ends."""
+"""The Python SDK's own server over stdio: listing, every content type, every way it ends."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ async def test_a_per_adapter_call_timeout_overrides_the_clients() -> None:
     async with stdio_client(call_timeout=None) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
         hang = McpToolAdapter(client, tools["hang"], call_timeout=0.5)
-        with pytest.raises(ToolError, match="got no answer within 0.5 s"):
+        with pytest.raises(ToolError, match=r"got no answer within 0\.5 s"):
             await hang.execute({"seconds": 600}, ctx())
 
 
@@ -172,7 +172,7 @@ async def test_a_server_that_exits_between_calls_is_seen_as_gone_and_later_calls
         leave = await adapter(client, "exit_after_answer")
         assert (await leave.execute({"code": 0}, ctx())).text == "leaving"
         with anyio.fail_after(10):
-            while client.exited() is None:
+            while client.exited() is None:  # noqa: ASYNC110 - the exit watch is polled
                 await anyio.sleep(0.05)
         reason = client.exited()
         assert reason is not None and reason.startswith("exited with status 0")

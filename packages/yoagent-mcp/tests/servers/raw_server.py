@@ -23,15 +23,27 @@ def main() -> None:
         method, ident = message.get("method"), message.get("id")
         if method == "initialize":
             version = message["params"]["protocolVersion"]
-            send({"jsonrpc": "2.0", "id": ident, "result": {
-                "protocolVersion": version,
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw", "version": "0"},
-            }})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "result": {
+                        "protocolVersion": version,
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
         elif method == "tools/list":
-            send({"jsonrpc": "2.0", "id": ident, "result": {
-                "tools": [tool("odd"), tool("nullid"), tool("ask"), tool("garbage")]
-            }})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "result": {
+                        "tools": [tool("odd"), tool("nullid"), tool("ask"), tool("garbage")]
+                    },
+                }
+            )
         elif method == "tools/call":
             name = message["params"]["name"]
             if name == "odd":
@@ -41,25 +53,50 @@ def main() -> None:
                     {"type": "widget", "resource": {"text": "widget text"}},
                     {"type": "image", "mimeType": "image/png"},  # no data: malformed
                 ]
-                send({"jsonrpc": "2.0", "id": ident, "result": {
-                    "content": content, "structuredContent": [1, 2], "isError": 0,
-                }})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ident,
+                        "result": {
+                            "content": content,
+                            "structuredContent": [1, 2],
+                            "isError": 0,
+                        },
+                    }
+                )
             elif name == "nullid":
-                send({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "lost id"}})
+                send(
+                    {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "lost id"}}
+                )
             elif name == "ask":
                 send({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"})
                 answer = json.loads(sys.stdin.readline())
                 code = answer.get("error", {}).get("code")
                 send({"jsonrpc": "2.0", "id": "srv-2", "method": "ping"})
                 pong = json.loads(sys.stdin.readline())
-                send({"jsonrpc": "2.0", "id": ident, "result": {"content": [
-                    {"type": "text", "text": f"roots answer code {code}; ping {pong.get('result')}"}
-                ]}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ident,
+                        "result": {
+                            "content": [
+                                {
+                                    "type": "text",
+                                    "text": f"roots answer code {code}; ping {pong.get('result')}",
+                                }
+                            ]
+                        },
+                    }
+                )
             elif name == "garbage":
                 print("oops, a log line on stdout", flush=True)
-                send({"jsonrpc": "2.0", "id": ident, "result": {"content": [
-                    {"type": "text", "text": "after garbage"}
-                ]}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ident,
+                        "result": {"content": [{"type": "text", "text": "after garbage"}]},
+                    }
+                )
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": ident, "result": {}})
 
