@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import uuid
+from pathlib import Path
 
 import anyio
 import pytest
@@ -34,17 +35,21 @@ async def test_closing_kills_the_whole_group_of_a_launcher_that_backgrounds_the_
     assert wait_until_gone(marker) == []  # nothing left in the process table
 
 
-async def test_a_launcher_that_exits_takes_its_backgrounded_server_with_it() -> None:
+async def test_a_launcher_that_exits_takes_its_backgrounded_server_with_it(
+    tmp_path: Path,
+) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
-    client = McpClient.stdio("sh", launcher(marker, then="sleep 2; exit 7"), own_process_group=True)
+    flag = tmp_path / "exit-now"
+    wait_then_exit = f'while [ ! -e "{flag}" ]; do sleep 0.05; done; exit 7'
+    client = McpClient.stdio("sh", launcher(marker, then=wait_then_exit), own_process_group=True)
     async with client:
         source = McpToolSource(client)
         assert len(await source.tools()) > 0
+        flag.touch()  # the launcher exits now; the server it backgrounded still runs
         with anyio.fail_after(30):
-            while client.exited() is None:  # noqa: ASYNC110 - the exit watch is polled
+            while not (client.exited() or "").startswith("exited with status 7"):  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         assert wait_until_gone(marker) == []  # the group went when the launcher's exit was seen
-        assert "exited with status 7" in (client.exited() or "")
         assert await source.tools() == []
         with pytest.raises(McpError, match="exited with status 7"):
             await client.call_tool("echo", {"text": "anyone?"})

@@ -94,10 +94,11 @@ class StdioState:
         if self._first_seen is None:
             self._first_seen = now
         text = why + self.suffix()
-        if self.closed_by_host or (
-            (self.process.stderr.done.is_set() or now - self._first_seen >= EXIT_TAIL_GRACE)
-            and (self.process.has_exited or not self.process.own_process_group)
-        ):
+        waited = now - self._first_seen >= EXIT_TAIL_GRACE
+        # An exit is final once stderr has drained; a closed output or input once the
+        # process has stayed running a while with it.
+        drained = self.process.has_exited and self.process.stderr.done.is_set()
+        if self.closed_by_host or drained or waited:
             self._latched = text
         return text
 
