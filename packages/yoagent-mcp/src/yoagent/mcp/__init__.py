@@ -1,0 +1,33 @@
+"""MCP servers as yoagent tools: stdio and Streamable HTTP, on the official ``mcp`` SDK.
+
+Importing this package does not import the SDK: it is loaded when a client connects.
+"""
+
+from ._adapter import PREFIX_SEPARATOR, McpToolAdapter
+from ._agent import with_mcp_server, with_mcp_server_http, with_mcp_server_stdio
+from ._client import (
+    CLOSE_GRACE,
+    HANDSHAKE_TIMEOUT,
+    INHERITED_ENV,
+    STDIO_CALL_TIMEOUT,
+    McpClient,
+)
+from ._errors import McpError
+from ._http import RESERVED_HEADERS
+from ._source import McpToolSource
+
+__all__ = [
+    "CLOSE_GRACE",
+    "HANDSHAKE_TIMEOUT",
+    "INHERITED_ENV",
+    "PREFIX_SEPARATOR",
+    "RESERVED_HEADERS",
+    "STDIO_CALL_TIMEOUT",
+    "McpClient",
+    "McpError",
+    "McpToolAdapter",
+    "McpToolSource",
+    "with_mcp_server",
+    "with_mcp_server_http",
+    "with_mcp_server_stdio",
+]

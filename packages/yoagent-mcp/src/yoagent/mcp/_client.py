@@ -1,0 +1,512 @@
+"""McpClient: one connection to an MCP server, stdio or Streamable HTTP, on the SDK's session.
+
+The SDK's ``ClientSession`` speaks the protocol (version negotiation, JSON-RPC ids,
+server requests such as ``ping``). It lives in a task of the client's own, so that a
+transport that fails (an HTTP error, a server that dies) ends that task, never the
+caller's: the caller sees an :class:`McpError` from the call that needed the server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeVar, cast
+
+import anyio
+import anyio.abc
+
+from ._errors import McpError
+from ._http import DEFAULT_HTTP_TIMEOUT, checked_headers, http_streams
+from ._log import logger
+from ._process import ServerProcess
+from ._secrets import UrlSecrets, guard_logs, unguard_logs, url_origin
+from ._stdio import StdioState, stdio_streams
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult, InitializeResult, LoggingMessageNotificationParams, Tool
+    from pydantic import BaseModel
+
+    from mcp import ClientSession
+    from mcp.client.session import IncomingMessage
+
+STDIO_CALL_TIMEOUT: Final = 300.0
+"""Default bound on a stdio server's answer to one request (seconds)."""
+
+HANDSHAKE_TIMEOUT: Final = 60.0
+"""Default bound on the ``initialize`` handshake (seconds)."""
+
+CLOSE_GRACE: Final = 1.0
+"""How long a stdio server has to exit after its input closes, before it is killed."""
+
+INHERITED_ENV: Final = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR")
+"""The variables a stdio server inherits unless ``inherit_env=True``: never the host's keys."""
+
+_MAX_PAGES: Final = 100
+
+ResultT = TypeVar("ResultT", bound="BaseModel")
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: what actually went wrong."""
+    found: BaseException = error
+    while isinstance(found, BaseExceptionGroup):
+        inner = cast(tuple[BaseException, ...], found.exceptions)  # pyright: ignore[reportUnknownMemberType]
+        if not inner:
+            break
+        found = inner[0]
+    return cast(BaseException, found)
+
+
+def _stdio_name(command: str, args: Sequence[str]) -> str:
+    """The command's name and its first positional argument's (a script), never options."""
+    words = [Path(command).name]
+    script = next((arg for arg in args if not arg.startswith("-")), None)
+    if script is not None and not any(space in script for space in " \t\n"):
+        words.append(Path(script).name)
+    return " ".join(words)
+
+
+class _Transport(Protocol):
+    name: str
+
+    def open(self) -> AbstractAsyncContextManager[tuple[Any, Any]]: ...
+
+    def scrub(self, text: str) -> str: ...
+
+
+class _StdioTransport:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        name: str,
+        env: Mapping[str, str] | None,
+        cwd: str | None,
+        own_process_group: bool,
+        close_grace: float,
+    ) -> None:
+        self.argv = list(argv)
+        self.name = name
+        self.env = env
+        self.cwd = cwd
+        self.own_process_group = own_process_group
+        self.close_grace = close_grace
+        self.state: StdioState | None = None
+
+    @asynccontextmanager
+    async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
+        try:
+            process = ServerProcess(
+                self.argv,
+                name=self.name,
+                env=self.env,
+                cwd=self.cwd,
+                own_process_group=self.own_process_group,
+            )
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise McpError(
+                f"MCP server {self.name}: cannot start {self.argv[0]!r}: {reason}"
+            ) from None
+        self.state = StdioState(process)
+        async with stdio_streams(process, self.state, close_grace=self.close_grace) as streams:
+            yield streams
+
+    def scrub(self, text: str) -> str:
+        return text
+
+
+class _HttpTransport:
+    def __init__(self, url: str, headers: Mapping[str, str], timeout: float, name: str) -> None:
+        self.url = url.strip()
+        self.secrets = UrlSecrets(self.url)
+        self.name = name
+        self.headers = dict(headers)
+        self.timeout = timeout
+
+    @asynccontextmanager
+    async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
+        import mcp.client.streamable_http  # pyright: ignore[reportUnusedImport]  # noqa: F401
+        # (imported first so that its loggers exist when guard_logs looks for them)
+
+        guard_logs(self.secrets)
+        try:
+            async with http_streams(self.url, self.headers, self.timeout) as streams:
+                yield streams
+        finally:
+            unguard_logs(self.secrets)
+
+    def scrub(self, text: str) -> str:
+        return self.secrets.scrub(text)
+
+
+class McpClient:
+    """A connection to one MCP server; use it as ``async with``.
+
+    Build it with :meth:`stdio` (a command run as a child process) or :meth:`http` (a
+    Streamable HTTP endpoint). Entering connects and completes the ``initialize``
+    handshake (bounded by ``handshake_timeout``); leaving closes the connection and, for
+    stdio, ends the process (its input closed, then killed after ``close_grace``).
+
+    Errors are :class:`McpError` naming the server by ``name``: a stdio server by its
+    command, an HTTP server by its URL's origin. Nothing of the URL past its origin is
+    ever put in an error or a log line.
+    """
+
+    def __init__(
+        self,
+        transport: _Transport,
+        *,
+        call_timeout: float | None,
+        handshake_timeout: float,
+    ) -> None:
+        self._transport = transport
+        self.name = transport.name
+        """How errors and logs name the server."""
+        self.call_timeout = call_timeout
+        """Bound on each request's answer in seconds (``None``: no bound)."""
+        self.handshake_timeout = handshake_timeout
+        self._session: ClientSession | None = None
+        self._initialize: InitializeResult | None = None
+        self._group: anyio.abc.TaskGroup | None = None
+        self._closing = anyio.Event()
+        self._ended = anyio.Event()
+        self._end_reason: str | None = None
+        self._entered = False
+        self._list_changes = 0
+
+    # --- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        inherit_env: bool = False,
+        cwd: str | os.PathLike[str] | None = None,
+        own_process_group: bool = False,
+        call_timeout: float | None = STDIO_CALL_TIMEOUT,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        close_grace: float = CLOSE_GRACE,
+        name: str | None = None,
+    ) -> McpClient:
+        """A client for the server that ``command args...`` runs, speaking over its stdin/stdout.
+
+        The server gets ``env`` on top of :data:`INHERITED_ENV` from this process (the
+        whole environment with ``inherit_env=True``). ``own_process_group`` runs it in a
+        process group of its own, killed whole when the command exits or the client
+        closes: use it for launchers (``npx``, shell scripts) that start the real server
+        as a child. Without it the server shares this process's group (Ctrl+C reaches
+        it) and only the command itself is killed.
+        """
+        base = (
+            dict(os.environ)
+            if inherit_env
+            else {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
+        )
+        transport = _StdioTransport(
+            [command, *args],
+            name=name or _stdio_name(command, args),
+            env={**base, **(env or {})},
+            cwd=os.fspath(cwd) if cwd is not None else None,
+            own_process_group=own_process_group,
+            close_grace=close_grace,
+        )
+        return cls(transport, call_timeout=call_timeout, handshake_timeout=handshake_timeout)
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        call_timeout: float | None = None,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        timeout: float = DEFAULT_HTTP_TIMEOUT,
+        name: str | None = None,
+    ) -> McpClient:
+        """A client for the Streamable HTTP endpoint at ``url``.
+
+        ``headers`` go with every request (e.g. ``Authorization``); the transport's own
+        headers (``Accept``, ``Content-Type``, ``Mcp-Session-Id``, ...) are refused, and
+        so is a value that is not visible ASCII — the error never echoes the value.
+        ``timeout`` bounds connecting and each read but a response stream's (300 s).
+        """
+        origin = url_origin(url)
+        parts = url.strip().split("://", 1)
+        if len(parts) != 2 or parts[0].lower() not in ("http", "https"):
+            raise McpError(f"MCP server {origin}: the URL must start with http:// or https://")
+        checked = checked_headers(headers or {}, origin)
+        transport = _HttpTransport(url, checked, timeout, name or origin)
+        return cls(transport, call_timeout=call_timeout, handshake_timeout=handshake_timeout)
+
+    # --- lifetime -------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError("an McpClient connects once; build a new one to reconnect")
+        self._entered = True
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        try:
+            await group.start(self._run)
+        except BaseException:
+            group.cancel_scope.cancel()
+            await group.__aexit__(None, None, None)
+            raise
+        self._group = group
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        group, self._group = self._group, None
+        if group is None:
+            return
+        self._closing.set()
+        state = self._stdio_state
+        if state is not None:
+            state.closed_by_host = True
+        await group.__aexit__(None, None, None)
+
+    async def _run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        from mcp_types import Implementation
+
+        from mcp import ClientSession
+
+        started = False
+        try:
+            async with (
+                self._transport.open() as (read, write),
+                ClientSession(
+                    read,
+                    write,
+                    message_handler=self._on_message,
+                    logging_callback=self._on_log,
+                    client_info=Implementation(name="yoagent", version=_version()),
+                ) as session,
+            ):
+                try:
+                    with anyio.fail_after(self.handshake_timeout):
+                        self._initialize = await session.initialize()
+                except TimeoutError:
+                    raise McpError(
+                        f"MCP server {self.name}: no answer to initialize "
+                        f"within {self.handshake_timeout:g} s"
+                    ) from None
+                self._session = session
+                started = True
+                task_status.started()
+                await self._closing.wait()
+        except Exception as error:
+            if not started:
+                raise await self._connect_error(error) from None
+            self._end_reason = f"failed: {self._describe(error)}"
+            logger.warning("MCP server %s: the connection failed: %s", self.name, self._end_reason)
+        finally:
+            if self._end_reason is None:
+                self._end_reason = (
+                    "was closed" if self._closing.is_set() else "closed the connection"
+                )
+            self._ended.set()
+
+    # --- what the server said -----------------------------------------------------------
+
+    @property
+    def server_name(self) -> str | None:
+        """The name the server gave in its handshake."""
+        return self._initialize.server_info.name if self._initialize else None
+
+    @property
+    def server_version(self) -> str | None:
+        """The version the server gave in its handshake."""
+        return self._initialize.server_info.version if self._initialize else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP protocol version the handshake settled on."""
+        return self._initialize.protocol_version if self._initialize else None
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for the model, if it gave any."""
+        return self._initialize.instructions if self._initialize else None
+
+    @property
+    def tools_list_changes(self) -> int:
+        """How many ``notifications/tools/list_changed`` the server has sent."""
+        return self._list_changes
+
+    def redact(self, text: str) -> str:
+        """``text`` with the pieces of the server's URL that may be keys replaced."""
+        return self._transport.scrub(text)
+
+    def exited(self) -> str | None:
+        """Why the server has gone (``exited with status 1; last stderr: …``), else ``None``.
+
+        Never blocks. A stdio server has gone when its process exited or it closed its
+        output or input; an HTTP server when the connection failed. Once not ``None``,
+        it stays so.
+        """
+        state = self._stdio_state
+        if state is not None:
+            return state.exit_reason()
+        return self._end_reason if self._ended.is_set() else None
+
+    @property
+    def _stdio_state(self) -> StdioState | None:
+        transport = self._transport
+        return transport.state if isinstance(transport, _StdioTransport) else None
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        from mcp_types import ToolListChangedNotification
+
+        if isinstance(message, Exception):
+            logger.debug("MCP server %s: transport: %s", self.name, self._describe(message))
+        elif isinstance(message, ToolListChangedNotification):
+            self._list_changes += 1
+
+    async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
+        logger.debug("MCP server %s logged (%s): %s", self.name, params.level, params.data)
+
+    # --- requests -------------------------------------------------------------------------
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool the server offers (all pages of ``tools/list``)."""
+        from mcp_types import ListToolsRequest, ListToolsResult, PaginatedRequestParams
+
+        tools: list[Tool] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self._send(ListToolsRequest(params=params), ListToolsResult, "tools/list")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+        logger.warning("MCP server %s: tools/list stopped after %d pages", self.name, _MAX_PAGES)
+        return tools
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        call_timeout: float | None = None,
+    ) -> CallToolResult:
+        """Call tool ``name``; the result as the server gave it (``is_error`` included).
+
+        ``call_timeout`` overrides :attr:`call_timeout` for this call. Raises
+        :class:`McpError` when the server cannot answer (gone, timed out, refused).
+        """
+        from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+        request = CallToolRequest(
+            params=CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        )
+        limit = call_timeout if call_timeout is not None else self.call_timeout
+        return await self._send(request, CallToolResult, f"tools/call {name}", limit=limit)
+
+    async def _send(
+        self,
+        request: Any,
+        result_type: type[ResultT],
+        what: str,
+        *,
+        limit: float | None = None,
+    ) -> ResultT:
+        from mcp_types import REQUEST_TIMEOUT
+        from pydantic import ValidationError
+
+        from mcp.shared.exceptions import MCPError
+
+        session = self._session
+        if session is None:
+            raise RuntimeError("the McpClient is not connected: use it as `async with`")
+        if limit is None:
+            limit = self.call_timeout
+        try:
+            return await session.send_request(
+                request, result_type, request_read_timeout_seconds=limit
+            )
+        except MCPError as error:
+            if _is_closed(error):
+                raise await self._closed_error(what) from None
+            if error.code == REQUEST_TIMEOUT:
+                raise McpError(
+                    f"MCP server {self.name}: {what} got no answer within {limit:g} s"
+                ) from None
+            message = self._transport.scrub(error.error.message)
+            raise McpError(
+                f"MCP server {self.name}: {what} failed: {message} (error {error.code})"
+            ) from None
+        except ValidationError as error:
+            first = error.errors()[0] if error.error_count() else {"msg": str(error)}
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            detail = self._transport.scrub(f"{where}: {first['msg']}" if where else first["msg"])
+            raise McpError(
+                f"MCP server {self.name}: the answer to {what} does not follow MCP: {detail}"
+            ) from None
+
+    # --- errors ---------------------------------------------------------------------------
+
+    def _describe(self, error: BaseException) -> str:
+        leaf = _leaf(error)
+        if isinstance(leaf, McpError):
+            return str(leaf)
+        module = type(leaf).__module__.split(".", 1)[0]
+        text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+        if module in ("httpx2", "httpcore2"):
+            text = f"HTTP error reaching {self.name}: {text}"
+        return self._transport.scrub(text)
+
+    async def _closed_error(self, what: str) -> McpError:
+        state = self._stdio_state
+        if state is not None:
+            reason = await state.settled_reason()
+        else:
+            with anyio.move_on_after(0.5):
+                await self._ended.wait()
+            reason = self._end_reason or "closed the connection"
+        return McpError(f"Connection closed during {what}: MCP server {self.name} {reason}")
+
+    async def _connect_error(self, error: BaseException) -> McpError:
+        leaf = _leaf(error)
+        if isinstance(leaf, McpError):
+            return leaf
+        state = self._stdio_state
+        gone = state.exit_reason() if state is not None else None
+        if state is not None and (gone is not None or _is_closed(leaf)):
+            reason = await state.settled_reason()
+            return McpError(f"Connection closed during initialize: MCP server {self.name} {reason}")
+        return McpError(f"MCP server {self.name}: initialize failed: {self._describe(leaf)}")
+
+
+def _is_closed(error: BaseException) -> bool:
+    from mcp_types import CONNECTION_CLOSED
+
+    from mcp.shared.exceptions import MCPError
+
+    # The dispatcher's own "the connection closed" answer; a server may send -32000 too.
+    return (
+        isinstance(error, MCPError)
+        and error.code == CONNECTION_CLOSED
+        and error.error.message == "Connection closed"
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("yoagent-mcp")
+    except PackageNotFoundError:
+        return "0"

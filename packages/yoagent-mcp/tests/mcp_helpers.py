@@ -1,0 +1,91 @@
+"""Helpers for yoagent-mcp's tests: where the test servers are, free ports, the process table."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+PY_SERVER = TESTS / "servers" / "py_server.py"
+RAW_SERVER = TESTS / "servers" / "raw_server.py"
+NPM = TESTS / "npm"
+EVERYTHING = (
+    NPM / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+)
+LOOPBACK_SHIM = NPM / "loopback.cjs"
+SECRET_PATH = "sk-live-path0123456789"
+"""A key in the HTTP test server's endpoint path."""
+
+
+def py_server_argv(*extra: str) -> list[str]:
+    """The argv of the Python SDK test server over stdio."""
+    return [sys.executable, str(PY_SERVER), "stdio", *extra]
+
+
+def node() -> str:
+    """The node binary, or skip the test saying why there is none."""
+    found = shutil.which("node")
+    if found is None:
+        pytest.skip("node is not installed: server-everything cannot run")
+    return found
+
+
+def everything_script() -> str:
+    """server-everything's entry point, or skip (it is installed by `npm ci` in tests/npm)."""
+    if not EVERYTHING.is_file():
+        pytest.skip(f"server-everything is not installed: run `npm ci --prefix {NPM}`")
+    return str(EVERYTHING)
+
+
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Block until something accepts connections on ``port`` (fail if ``process`` died)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the test server exited with {process.returncode} before listening")
+        with socket.socket() as probe:
+            probe.settimeout(0.5)
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listened on port {port} within {timeout} s")
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line contains ``marker``."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z" and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until_gone(marker: str, timeout: float = 10.0) -> list[int]:
+    """Wait for every process carrying ``marker`` to go; the pids still there after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    left = processes_with(marker)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = processes_with(marker)
+    return left

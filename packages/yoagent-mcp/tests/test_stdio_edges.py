@@ -1,0 +1,61 @@
+"""A hand-written stdio server that misbehaves: non-JSON lines, a null id, odd content, requests."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import pytest
+from mcp_helpers import RAW_SERVER
+
+from yoagent.core import TextContent, ToolContext, ToolError
+from yoagent.mcp import McpClient, McpToolAdapter
+
+
+def raw_client() -> McpClient:
+    return McpClient.stdio(sys.executable, [str(RAW_SERVER)], call_timeout=30)
+
+
+async def run(client: McpClient, name: str) -> object:
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    context = ToolContext(tool_call_id="c", tool_name=name)
+    return await McpToolAdapter(client, tools[name]).execute({}, context)
+
+
+async def test_lines_that_are_not_json_rpc_are_skipped_counted_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="yoagent.mcp")
+    async with raw_client() as client:
+        result = await run(client, "garbage")
+        assert result.text == "after garbage"  # type: ignore[attr-defined]
+        state = client._transport.state  # type: ignore[attr-defined]
+        assert state.non_json_lines == 3
+    assert "not JSON-RPC (skipped): starting up, not JSON" in caplog.text
+
+
+async def test_unmodelled_and_malformed_blocks_become_text_and_the_call_still_succeeds(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="yoagent.mcp")
+    async with raw_client() as client:
+        result = await run(client, "odd")
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]  # type: ignore[attr-defined]
+    assert texts[0] == "fine"
+    assert '"data": "<5000 characters>"' in texts[1] and '"note": "3d"' in texts[1]
+    assert texts[2] == "widget text"
+    assert '"mimeType": "image/png"' in texts[3]
+    assert texts[4] == "[1, 2]"  # structured content that is not an object is read as text
+    assert "'hologram' block" in caplog.text
+
+
+async def test_an_error_without_an_id_answers_the_one_request_in_flight() -> None:
+    async with raw_client() as client:
+        with pytest.raises(ToolError, match=r"tools/call nullid failed: lost id \(error -32000\)"):
+            await run(client, "nullid")
+
+
+async def test_server_requests_are_answered_ping_with_a_result_others_with_an_error() -> None:
+    async with raw_client() as client:
+        result = await run(client, "ask")
+    assert result.text == "roots answer code -32600; ping {}"  # type: ignore[attr-defined]
