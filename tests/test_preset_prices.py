@@ -12,16 +12,14 @@ import pytest
 
 from yoagent.core import ContextTier, CostConfig, resolve_cost
 from yoagent.pricing import PriceTable, enable_bundled, price_key
-from yoagent.pricing._layers import reset_for_tests
+from yoagent.pricing.testing import fresh_prices
 from yoagent.providers import models
 
 
 @pytest.fixture(autouse=True)
-def fresh_prices(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("YOAGENT_PRICES", raising=False)
-    reset_for_tests()
-    yield
-    reset_for_tests()
+def _default_prices() -> Iterator[None]:
+    with fresh_prices():
+        yield
 
 
 def priced_vendors() -> set[str]:

@@ -8,12 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from yoagent.pricing._layers import reset_for_tests
+from yoagent.pricing.testing import fresh_prices
 
 
 @pytest.fixture(autouse=True)
-def fresh_prices(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("YOAGENT_PRICES", raising=False)
-    reset_for_tests()
-    yield
-    reset_for_tests()
+def _default_prices() -> Iterator[None]:
+    with fresh_prices():
+        yield

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -146,3 +147,15 @@ def test_without_the_variable_autoload_leaves_the_slot_empty(
     monkeypatch.setattr(core_slot, "_autoloaded", False)
     assert resolve_cost(SONNET) is None
     assert core_slot.price_resolver() is None
+
+
+def test_fresh_prices_hides_the_variable_and_puts_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yoagent.pricing.testing import fresh_prices
+
+    monkeypatch.setenv(PRICES_ENV_VAR, json.dumps(OVERRIDE))
+    enable_bundled()
+    with fresh_prices():
+        assert PRICES_ENV_VAR not in os.environ
+        assert not pricing_enabled() and env_override_status().state == "unset"
+    assert os.environ[PRICES_ENV_VAR] == json.dumps(OVERRIDE)
+    assert env_override_status().state == "loaded"  # read afresh after the reset
