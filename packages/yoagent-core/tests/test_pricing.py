@@ -203,3 +203,15 @@ def test_an_explicit_resolver_settles_the_slot_and_autoload_never_runs(
     set_price_resolver(None)
     assert resolve_cost(config()) is None
     assert ran == []
+
+
+def test_unreadable_entry_point_metadata_leaves_the_slot_empty(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(group: str) -> list[FakeEntryPoint]:
+        raise OSError("corrupt metadata")
+
+    monkeypatch.setattr(slot, "entry_points", broken)
+    monkeypatch.setattr(slot, "_resolver", None)
+    monkeypatch.setattr(slot, "_autoloaded", False)
+    assert resolve_cost(config()) is None

@@ -172,3 +172,16 @@ async def test_the_cache_keeps_no_query_string(tmp_path: Path) -> None:
         route = router.route()
         cached = await fetch_cached(path, source)
     assert route.call_count == 0 and cached.origin.kind == "cache"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_age": -1.0}, "CacheOptions.max_age must be 0 or more seconds"),
+        ({"max_stale": float("nan")}, "CacheOptions.max_stale must be 0 or more seconds"),
+        ({"timeout": 0.0}, "timeout must be a positive number of seconds"),
+    ],
+)
+def test_cache_options_refuse_impossible_durations(options: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        CacheOptions(**options)

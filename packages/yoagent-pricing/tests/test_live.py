@@ -167,3 +167,12 @@ async def test_the_real_models_dev_shape_maps() -> None:
     assert len(live.skipped) == 8
     assert json.loads(body)["alibaba"]["models"]["qwen-flash"]["cost"]["input"] == 0.05
     assert resolve_cost(config("qwen", "qwen-flash")) == CostConfig(input=0.05, output=0.4)
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0, float("nan")])
+async def test_a_timeout_that_is_not_positive_is_a_misuse_said_at_once(seconds: float) -> None:
+    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+        route = router.route()
+        with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+            await enable_live(timeout=seconds)
+    assert route.call_count == 0 and not is_bundled_enabled()

@@ -72,7 +72,12 @@ def _autoload() -> None:
             return
         _autoloading = True
         try:
-            for entry in entry_points(group=AUTOLOAD_GROUP):
+            try:
+                found = list(entry_points(group=AUTOLOAD_GROUP))
+            except Exception:  # unreadable package metadata must not break a model call
+                logger.exception("could not read the %s entry points", AUTOLOAD_GROUP)
+                found = []
+            for entry in found:
                 try:
                     entry.load()()
                 except Exception:

@@ -34,7 +34,7 @@ from ._json import as_object
 from ._logging import logger
 from ._models_dev import SkippedModel
 from ._schema import parse_document
-from ._sources import DEFAULT_FETCH_TIMEOUT, MODELS_DEV, PriceSource, fetch_prices
+from ._sources import DEFAULT_FETCH_TIMEOUT, MODELS_DEV, PriceSource, check_timeout, fetch_prices
 from ._table import PriceTable
 
 _CACHE_MARKER = "yoagent_price_cache"
@@ -50,6 +50,13 @@ class CacheOptions:
     max_age: float = 24 * 3600.0
     max_stale: float = 7 * 24 * 3600.0
     timeout: float = DEFAULT_FETCH_TIMEOUT
+
+    def __post_init__(self) -> None:
+        for name in ("max_age", "max_stale"):
+            value = getattr(self, name)
+            if not value >= 0:
+                raise ValueError(f"CacheOptions.{name} must be 0 or more seconds, got {value!r}")
+        check_timeout(self.timeout)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,7 +12,7 @@ from ._errors import PriceFetchError, display_url
 from ._layers import enable_with
 from ._logging import logger
 from ._models_dev import SkippedModel
-from ._sources import DEFAULT_FETCH_TIMEOUT, MODELS_DEV, PriceSource, fetch_prices
+from ._sources import DEFAULT_FETCH_TIMEOUT, MODELS_DEV, PriceSource, check_timeout, fetch_prices
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +51,7 @@ async def enable_live(
     raises for a fetch failure. For a process that starts often, prefer
     :func:`enable_live_cached`.
     """
+    check_timeout(timeout)
     try:
         report = await fetch_prices(source, timeout=timeout)
     except PriceFetchError as error:

@@ -72,8 +72,15 @@ async def fetch_prices(
     every failure (unreachable, too slow, an HTTP error status, a body that is not price
     data), naming the URL without its query string.
     """
+    check_timeout(timeout)
     body = await _get(source.url, timeout)
     return parse_source(source, body)
+
+
+def check_timeout(timeout: float) -> None:
+    """Refuse a timeout that is not a positive number of seconds (a misuse, said at once)."""
+    if not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
 
 
 def parse_models_dev(text: str | bytes, *, source: str = MODELS_DEV_URL) -> FetchReport:

@@ -15,7 +15,7 @@ that enables pricing leaves it on for every later test unless it cleans up::
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from ._layers import PRICES_ENV_VAR, reset_for_tests
@@ -27,7 +27,7 @@ def reset_prices() -> None:
 
 
 @contextmanager
-def fresh_prices() -> Iterator[None]:
+def fresh_prices() -> Generator[None]:
     """Run the block with the default state (``YOAGENT_PRICES`` unset), and restore the
     default and the variable afterwards."""
     saved = os.environ.pop(PRICES_ENV_VAR, None)
