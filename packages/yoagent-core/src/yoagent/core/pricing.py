@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from decimal import Decimal
+from functools import lru_cache
 from importlib.metadata import entry_points
 
 from ._logging import logger
@@ -107,21 +108,29 @@ def cost_of(usage: Usage, cost: CostConfig | None) -> float | None:
     if cost is None:
         return None if not usage.is_zero() else 0.0
     band = cost.band(usage.input + usage.cache_read + usage.cache_write)
-    input_rate = _decimal(band.input)
+    input_rate = _rate(band.input)
     total = (
         usage.input * input_rate
-        + usage.output * _decimal(band.output)
-        + usage.cache_read * (_decimal(band.cache_read) or input_rate)
-        + usage.cache_write * (_decimal(band.cache_write) or input_rate)
+        + usage.output * _rate(band.output)
+        + usage.cache_read * (_rate(band.cache_read) or input_rate)
+        + usage.cache_write * (_rate(band.cache_write) or input_rate)
     )
     return float(total / _MILLION)
 
 
 def add_usd(a: float, b: float) -> float:
     """``a + b`` in decimal, so adding costs never drifts (``0.1 + 0.2`` is ``0.3``)."""
+    if not a or not b:  # the common case (a first turn, an unpriced run) skips Decimal
+        return float(a or b)
     return float(_decimal(a) + _decimal(b))
 
 
 def _decimal(amount: float) -> Decimal:
     # The shortest text that reads back as this float: 0.1 is 0.1, not 0.1000000000000000055…
     return Decimal(repr(float(amount)))
+
+
+@lru_cache(maxsize=256)
+def _rate(rate: float) -> Decimal:
+    """:func:`_decimal` for rates: few distinct values, converted once (half a cost's time)."""
+    return _decimal(rate)
