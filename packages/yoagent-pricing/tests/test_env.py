@@ -159,3 +159,10 @@ def test_fresh_prices_hides_the_variable_and_puts_it_back(monkeypatch: pytest.Mo
         assert not pricing_enabled() and env_override_status().state == "unset"
     assert os.environ[PRICES_ENV_VAR] == json.dumps(OVERRIDE)
     assert env_override_status().state == "loaded"  # read afresh after the reset
+
+
+def test_a_hostile_value_is_rejected_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PRICES_ENV_VAR, "{" + '"a":' * 100_000 + "1" + "}" * 100_000)
+    assert env_override_status().state == "rejected"
+    enable_bundled()
+    assert resolve_cost(SONNET) is not None

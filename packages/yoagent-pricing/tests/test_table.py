@@ -259,3 +259,8 @@ def test_changes_from_compares_as_billed() -> None:
     # A cache rate written out at the input rate is no change; a new model is.
     assert [(c.provider, c.model, c.before) for c in changes] == [("p", "c", None)]
     assert str(changes[0]) == "p/c: new (input 2, output 2, cache_read 0, cache_write 0)"
+
+
+def test_json_nested_too_deep_is_refused_not_a_crash() -> None:
+    with pytest.raises(PriceDataError, match="not valid JSON"):
+        PriceTable.from_json("[" * 200_000 + "]" * 200_000)

@@ -195,7 +195,7 @@ def _read_cache(path: Path, url: str) -> tuple[_Cached | None, CacheProblem | No
     age = time.time() - modified
     try:
         data = as_object(json.loads(text))
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         return problem("invalid", f"not valid JSON: {error}")
     if data is None or data.get(_CACHE_MARKER) != 1:
         return problem("invalid", f"not a yoagent price cache (no `{_CACHE_MARKER}: 1`)")

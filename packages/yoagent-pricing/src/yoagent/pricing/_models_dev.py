@@ -58,7 +58,7 @@ def map_models_dev(
     """
     try:
         data: object = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise PriceDataError([f"not valid JSON: {error}"], origin=source) from None
     document = as_object(data)
     if document is None:

@@ -80,7 +80,7 @@ def parse_text(text: str | bytes, origin: str | None) -> Parsed:
     duplicates: list[str] = []
     try:
         data = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicates(pairs, duplicates))
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise PriceDataError([f"not valid JSON: {error}"], origin=origin) from None
     if duplicates:
         listed = ", ".join(repr(key) for key in duplicates)
