@@ -22,6 +22,7 @@ from yoagent.core import (
 )
 
 _exporter = InMemorySpanExporter()
+_attached_to: list[TracerProvider] = []
 
 
 @pytest.fixture
@@ -29,13 +30,16 @@ def spans() -> InMemorySpanExporter:
     """The in-memory exporter behind the process-wide tracer provider.
 
     The library's tracer is an API proxy: it reports to whatever provider the
-    application installs, which is what this test does (once per process).
+    application installs, which is what this test does (once per process). Another
+    package's tests may have installed it first: the exporter is attached to it then.
     """
     current = trace.get_tracer_provider()
     if not isinstance(current, TracerProvider):
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(_exporter))
-        trace.set_tracer_provider(provider)
+        current = TracerProvider()
+        trace.set_tracer_provider(current)
+    if current not in _attached_to:
+        current.add_span_processor(SimpleSpanProcessor(_exporter))
+        _attached_to.append(current)
     _exporter.clear()
     return _exporter
 

@@ -7,6 +7,7 @@ from .config import (
     AnthropicCompat,
     ApiProtocol,
     CacheConfig,
+    ContextTier,
     CostConfig,
     GoogleCompat,
     ModelConfig,
@@ -99,7 +100,14 @@ from .messages import (
     messages_adapter,
 )
 from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
-from .pricing import cost_of, price_resolver, resolve_cost, set_price_resolver
+from .pricing import (
+    AUTOLOAD_GROUP,
+    add_usd,
+    cost_of,
+    price_resolver,
+    resolve_cost,
+    set_price_resolver,
+)
 from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
 from .registry import ENTRY_POINT_GROUP, ProviderNotFoundError, ProviderRegistry, default_registry
 from .retry import RetryConfig
@@ -129,6 +137,7 @@ from .tool_source import ToolSource
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
+    "AUTOLOAD_GROUP",
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
     "ENTRY_POINT_GROUP",
@@ -158,6 +167,7 @@ __all__ = [
     "CompactionResult",
     "CompactionSpend",
     "ContextConfig",
+    "ContextTier",
     "ContextTracker",
     "CostConfig",
     "CustomMessage",
@@ -249,6 +259,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "Warn",
+    "add_usd",
     "agent_loop",
     "agent_loop_continue",
     "classify",

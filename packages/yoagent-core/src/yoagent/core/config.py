@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import pairwise
 from typing import Literal
 
 
@@ -29,14 +31,78 @@ class ThinkingLevel(StrEnum):
     HIGH = "high"
 
 
+def _check_rates(owner: str, rates: dict[str, float]) -> None:
+    for name, value in rates.items():
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{owner}.{name} is {value!r}; rates must be finite and non-negative")
+
+
+@dataclass(slots=True, kw_only=True, frozen=True)
+class ContextTier:
+    """Higher rates for a request whose prompt is above ``above_prompt_tokens``.
+
+    The prompt is ``input + cache_read + cache_write`` (output never counts), and the tier
+    prices the whole request, output included. A cache rate of 0 bills at this tier's own
+    ``input`` rate, never at a lower band's cache rate.
+    """
+
+    above_prompt_tokens: int
+    input: float
+    output: float
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.above_prompt_tokens, bool) or self.above_prompt_tokens < 1:
+            raise ValueError(
+                f"ContextTier.above_prompt_tokens is {self.above_prompt_tokens!r}; a tier "
+                "starts above at least 1 prompt token (set the base rates for every request)"
+            )
+        _check_rates("ContextTier", _rates(self))
+
+
 @dataclass(slots=True, kw_only=True, frozen=True)
 class CostConfig:
-    """Prices in US dollars per million tokens."""
+    """Prices in US dollars per million tokens.
+
+    A cache rate of 0 means "not separately priced": those tokens bill at the input rate of
+    the band that applies, so a vendor without a cache discount or write premium is priced
+    right without repeating its input rate, and a missing rate never bills tokens as free.
+    ``tiers`` are context bands, strictly ascending; the highest one the request's prompt is
+    above prices the whole request. Rates must be finite and non-negative.
+    """
 
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    tiers: tuple[ContextTier, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_rates("CostConfig", _rates(self))
+        object.__setattr__(self, "tiers", tuple(self.tiers))  # a list would be shared
+        thresholds = [tier.above_prompt_tokens for tier in self.tiers]
+        if any(low >= high for low, high in pairwise(thresholds)):
+            raise ValueError(
+                f"CostConfig.tiers must ascend strictly by above_prompt_tokens, got {thresholds}"
+            )
+
+    def band(self, prompt_tokens: int) -> CostConfig | ContextTier:
+        """The rates a request with ``prompt_tokens`` of prompt pays: a tier, or these."""
+        chosen: CostConfig | ContextTier = self
+        for tier in self.tiers:
+            if prompt_tokens > tier.above_prompt_tokens:
+                chosen = tier
+        return chosen
+
+
+def _rates(band: CostConfig | ContextTier) -> dict[str, float]:
+    return {
+        "input": band.input,
+        "output": band.output,
+        "cache_read": band.cache_read,
+        "cache_write": band.cache_write,
+    }
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)

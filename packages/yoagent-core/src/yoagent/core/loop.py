@@ -59,7 +59,7 @@ from .messages import (
 )
 from .pricing import cost_of, resolve_cost
 from .stats import SessionStats
-from .telemetry import SPAN_AGENT_LOOP, start_span, tracing_enabled
+from .telemetry import SPAN_AGENT_LOOP, describe_spend, start_span, tracing_enabled
 from .tool_source import SourcedTools
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
@@ -324,10 +324,7 @@ class RunState:
                 background.cancel_scope.cancel()
             self.background = None
             span.set_attribute("yoagent.turns", self.turn)
-            span.set_attribute("gen_ai.usage.input_tokens", self.stats.usage.input)
-            span.set_attribute("gen_ai.usage.output_tokens", self.stats.usage.output)
-            if self.stats.cost_usd is not None:
-                span.set_attribute("yoagent.cost_usd", self.stats.cost_usd)
+            describe_spend(span, self.stats)
             last = self.new_messages[-1] if self.new_messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR:
                 span.set_status(Status(StatusCode.ERROR, last.error_message or "error"))

@@ -5,19 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .messages import Usage
+from .pricing import add_usd
 
 
 def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usage) -> float | None:
     """Add two costs under the one rule every rollup uses.
 
     Usage with no cost is *unpriced*, and unpriced is sticky: the sum is ``None``.
-    ``None`` with zero usage means "nothing spent" and adds nothing.
+    ``None`` with zero usage means "nothing spent" and adds nothing. The addition is
+    decimal (:func:`~yoagent.core.pricing.add_usd`), so totals do not drift.
     """
     a_unpriced = a is None and not a_usage.is_zero()
     b_unpriced = b is None and not b_usage.is_zero()
     if a_unpriced or b_unpriced:
         return None
-    return (a or 0.0) + (b or 0.0)
+    return add_usd(a or 0.0, b or 0.0)
 
 
 @dataclass(slots=True, kw_only=True)

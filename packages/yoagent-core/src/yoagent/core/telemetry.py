@@ -13,6 +13,8 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.util.types import AttributeValue
 
+from .stats import SessionStats
+
 tracer = trace.get_tracer("yoagent.core")
 
 SPAN_AGENT_LOOP = "agent_loop"
@@ -49,3 +51,21 @@ def start_span(name: str, enabled: bool = True) -> AbstractContextManager[Any]:
     if enabled:
         return tracer.start_as_current_span(name)
     return _NO_SPAN
+
+
+def describe_spend(span: Any, stats: SessionStats) -> None:
+    """A run's tokens and cost as attributes of its ``agent_loop`` span.
+
+    ``yoagent.cost_usd`` is the agent's own model calls; ``yoagent.total_cost_usd`` adds
+    delegated runs and compaction summaries. Each is left out while it is unpriced.
+    """
+    usage = stats.usage
+    span.set_attribute("gen_ai.usage.input_tokens", usage.input)
+    span.set_attribute("gen_ai.usage.output_tokens", usage.output)
+    span.set_attribute("gen_ai.usage.cache_read_tokens", usage.cache_read)
+    span.set_attribute("gen_ai.usage.cache_write_tokens", usage.cache_write)
+    if stats.cost_usd is not None:
+        span.set_attribute("yoagent.cost_usd", stats.cost_usd)
+    total = stats.total_cost_usd()
+    if total is not None:
+        span.set_attribute("yoagent.total_cost_usd", total)
