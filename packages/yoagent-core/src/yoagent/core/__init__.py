@@ -99,6 +99,7 @@ from .messages import (
     messages_adapter,
 )
 from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
+from .model_tool import ModelTool, ToolArguments
 from .pricing import cost_of, price_resolver, resolve_cost, set_price_resolver
 from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
 from .registry import ENTRY_POINT_GROUP, ProviderNotFoundError, ProviderRegistry, default_registry
@@ -184,6 +185,7 @@ __all__ = [
     "MockProvider",
     "MockReply",
     "ModelConfig",
+    "ModelTool",
     "Modify",
     "NoStructuredOutputError",
     "OpenAiCompat",
@@ -225,6 +227,7 @@ __all__ = [
     "ThinkingContent",
     "ThinkingDelta",
     "ThinkingLevel",
+    "ToolArguments",
     "ToolCall",
     "ToolCallDelta",
     "ToolCallRequest",
