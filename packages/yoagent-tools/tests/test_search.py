@@ -160,7 +160,8 @@ async def test_exit_2_with_matches_returns_them_with_warnings(
 ) -> None:
     (tmp_path / "a.txt").write_text("hit\n")
     rg = _fake_rg(
-        tmp_path, "printf './a.txt\\0001:hit\\n'; echo 'b: Permission denied (os error 13)' >&2; exit 2"
+        tmp_path,
+        "printf './a.txt\\0001:hit\\n'; echo 'b: Permission denied (os error 13)' >&2; exit 2",
     )
     result = await SearchTool(PathSandbox([tmp_path]), rg_path=rg).execute({"pattern": "hit"}, ctx)
     assert result.text.startswith("a.txt:1:hit\n")
