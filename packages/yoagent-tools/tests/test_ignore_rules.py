@@ -147,6 +147,17 @@ async def test_the_python_engine_honours_nested_gitignores_and_negations(
     }
 
 
+def _every_path(repo: Path) -> list[str]:
+    """Every path below ``repo`` but .git, relative; folders end in "/"."""
+    every: list[str] = []
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = [name for name in dirs if name != ".git"]
+        rel = os.path.relpath(folder, repo)
+        prefix = "" if rel == "." else rel + "/"
+        every += [prefix + name + "/" for name in dirs] + [prefix + name for name in files]
+    return every
+
+
 @needs_git
 async def test_list_files_agrees_with_git_check_ignore(repo: Path, ctx: ToolContext) -> None:
     listing = await ListFilesTool(PathSandbox([repo])).execute({"depth": 10, "limit": 5000}, ctx)
@@ -159,12 +170,7 @@ async def test_list_files_agrees_with_git_check_ignore(repo: Path, ctx: ToolCont
             skipped.add(line.removesuffix(" (skipped)"))
         elif not line.endswith("/"):
             listed.add(line)
-    every: list[str] = []  # folders end in "/"
-    for folder, dirs, files in os.walk(repo):
-        dirs[:] = [name for name in dirs if name != ".git"]
-        rel = os.path.relpath(folder, repo)
-        prefix = "" if rel == "." else rel + "/"
-        every += [prefix + name + "/" for name in dirs] + [prefix + name for name in files]
+    every = _every_path(repo)
     # folders are asked without their slash (git looks at the tree to know they are folders;
     # "vendor/lib/" would match `vendor/lib/*` as an empty name)
     asked = "\n".join(path.rstrip("/") for path in every) + "\n"

@@ -1,7 +1,9 @@
 """What ``list_files`` and ``search`` skip: ``.gitignore`` rules and ``glob`` filters, on pathspec.
 
 One dialect everywhere, git's (via :class:`pathspec.GitIgnoreSpec`), the one ripgrep
-uses too, so the two search engines and ``list_files`` agree:
+uses too, so the two search engines and ``list_files`` agree. pathspec's ``simple``
+backend (Python's ``re``) is used: names from the OS may hold undecodable bytes
+(``surrogateescape``), which its RE2 backend cannot encode.
 
 * :class:`GitIgnoreStack` holds the ``.gitignore`` files in force during a walk: those
   of the walked folder's ancestors up to the repository root, then one per folder
@@ -93,7 +95,7 @@ class GlobFilter:
             self._has_include |= not negate
             # a GitIgnoreSpec "match" is an include here, a "!" match an exclude
             lines += [("!" if negate else "") + _escape_hash(one) for one in expand_braces(body)]
-        self._spec = GitIgnoreSpec.from_lines(lines) if lines else None
+        self._spec = GitIgnoreSpec.from_lines(lines, backend="simple") if lines else None
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """Whether the globs include (``True``) or exclude (``False``) ``rel``, or ``None``."""
@@ -143,7 +145,7 @@ class GitIgnoreStack:
             base = absolute_base
         else:
             base = self._prefix + (folder_rel + "/" if folder_rel else "")
-        self._layers.append(_Layer(base, GitIgnoreSpec.from_lines(lines)))
+        self._layers.append(_Layer(base, GitIgnoreSpec.from_lines(lines, backend="simple")))
 
     def pop_to(self, depth: int) -> None:
         """Drop the files added after the stack had ``depth`` of them."""

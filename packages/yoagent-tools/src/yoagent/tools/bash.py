@@ -13,9 +13,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ModelTool, ToolContext, ToolError, ToolResult
+from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._process import READ_GRACE, Capture, ProcessGroup, Wakeup, decode_capture, spawn_group
 
 DEFAULT_TIMEOUT: Final = 120.0
@@ -95,7 +95,7 @@ def is_secret_variable(name: str) -> bool:
     return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_VARIABLE_PATTERNS)
 
 
-class BashTool(ModelTool[BashArguments]):
+class BashTool(BuiltinTool[BashArguments]):
     """The ``bash`` tool: ``bash -c COMMAND`` in a new session and process group.
 
     ``cwd`` is where commands start (default: the process's working folder).

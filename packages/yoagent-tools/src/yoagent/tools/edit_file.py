@@ -14,9 +14,9 @@ from typing import Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ModelTool, ToolContext, ToolError, ToolResult
+from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
 from .sandbox import PathSandbox, StrPath
 
@@ -263,7 +263,7 @@ class EditFileArguments(Arguments):
         return [Edit(self.old_text, self.new_text)]
 
 
-class EditFileTool(ModelTool[EditFileArguments]):
+class EditFileTool(BuiltinTool[EditFileArguments]):
     """The ``edit_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
 
     Each call reads, edits and replaces the file while holding the file's write lock,

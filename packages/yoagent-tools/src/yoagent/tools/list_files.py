@@ -9,9 +9,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ModelTool, ToolContext, ToolError, ToolResult
+from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._fs import IGNORED_DIRS, is_ignored_dir
 from ._ignore import GitIgnores
 from ._text import visible_text
@@ -72,7 +72,7 @@ class _Listing:
             self.warnings.append(text)
 
 
-class ListFilesTool(ModelTool[ListFilesArguments]):
+class ListFilesTool(BuiltinTool[ListFilesArguments]):
     """The ``list_files`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
 
     The tree is walked through held folder descriptors without following symlinks, so a

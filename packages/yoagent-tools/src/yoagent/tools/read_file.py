@@ -9,9 +9,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ImageContent, ModelTool, TextContent, ToolContext, ToolError, ToolResult
+from yoagent.core import ImageContent, TextContent, ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._fs import decode_text, image_type, looks_binary, open_for_read
 from .sandbox import PathSandbox, StrPath
 
@@ -53,7 +53,7 @@ def _arguments_for(default_limit: int) -> type[ReadFileArguments]:
     return ReadFile
 
 
-class ReadFileTool(ModelTool[ReadFileArguments]):
+class ReadFileTool(BuiltinTool[ReadFileArguments]):
     """The ``read_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default)."""
 
     def __init__(

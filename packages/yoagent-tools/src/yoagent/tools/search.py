@@ -13,9 +13,9 @@ from typing import Any, Final, Literal
 import anyio
 from pydantic import Field
 
-from yoagent.core import ModelTool, ToolContext, ToolError, ToolResult
+from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._found import Found
 from ._fs import IGNORED_DIRS, open_dir_nofollow
 from ._process import READ_GRACE, Capture, Wakeup, spawn_group
@@ -107,7 +107,7 @@ def _arguments_for(default_max_results: int) -> type[SearchArguments]:
     return Search
 
 
-class SearchTool(ModelTool[SearchArguments]):
+class SearchTool(BuiltinTool[SearchArguments]):
     """The ``search`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
 
     ``engine`` picks ripgrep or the pure-Python engine; ``"auto"`` (default) uses

@@ -5,9 +5,9 @@ from __future__ import annotations
 import anyio
 from pydantic import Field
 
-from yoagent.core import ModelTool, ToolContext, ToolError, ToolResult
+from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._arguments import Arguments
+from ._base import Arguments, BuiltinTool
 from ._fs import WriteOutcome, atomic_write, write_lock
 from .sandbox import PathSandbox, StrPath
 
@@ -28,7 +28,7 @@ class WriteFileArguments(Arguments):
     content: str = Field(description="The complete new content of the file.")
 
 
-class WriteFileTool(ModelTool[WriteFileArguments]):
+class WriteFileTool(BuiltinTool[WriteFileArguments]):
     """The ``write_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
 
     The target's symlinks are resolved before writing, so writing through a link
