@@ -78,8 +78,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    variants = [("floor:read", "needle"), ("python", "needle"), ("python:miss", "absent"),
-                ("ripgrep", "needle")]
+    variants = [
+        ("floor:read", "needle"),
+        ("python", "needle"),
+        ("python:miss", "absent"),
+        ("ripgrep", "needle"),
+    ]
     print("| variant | MiB | s (median) | MB/s | peak RSS growth MB | tracemalloc peak MB |")
     print("|---|---|---|---|---|---|")
     for size in sizes:
