@@ -150,6 +150,47 @@ def verify(folder_fd: int, matches: list[Match]) -> tuple[list[Match], int]:
     return kept, len(matches) - len(kept)
 
 
+def filter_warnings(folder_fd: int, stderr: str) -> tuple[str, int]:
+    """ripgrep's warnings, less those naming a path no longer below ``folder_fd`` (symlink-free).
+
+    A warning such as ``./box/x.txt: No such file or directory`` may name a file
+    ripgrep met through a folder swapped for a symlink: outside the sandbox. Only
+    warnings whose ``./`` path still resolves below the held folder without a symlink
+    are kept; returns the kept text and how many were left out.
+    """
+    kept: list[str] = []
+    dropped = 0
+    for line in stderr.splitlines():
+        body = line.removeprefix("rg: ")
+        if body.startswith("./"):
+            path = body[2:].partition(": ")[0]
+            if not _reachable(folder_fd, os.fsencode(path)):
+                dropped += 1
+                continue
+        kept.append(line)
+    return "\n".join(kept), dropped
+
+
+def _reachable(folder_fd: int, path: bytes) -> bool:
+    parts = [part for part in path.split(b"/") if part and part != b"."]
+    if not parts or b".." in parts:
+        return False
+    current = folder_fd
+    try:
+        for name in parts[:-1]:
+            next_fd = os.open(name, _DIR_OPEN, dir_fd=current)
+            if current != folder_fd:
+                os.close(current)
+            current = next_fd
+        os.stat(parts[-1], dir_fd=current, follow_symlinks=False)
+    except OSError:
+        return False
+    finally:
+        if current != folder_fd:
+            os.close(current)
+    return True
+
+
 def _same(ours: bytes | None, reported: bytes) -> bool:
     if ours is None:
         return False

@@ -23,7 +23,9 @@ from ._pysearch import PythonSearch
 from ._regex import LineMatcher
 from ._ripgrep import (
     SCRUBBED_ENV,
+    Match,
     RecordCapture,
+    filter_warnings,
     interpret,
     parse_records,
     render,
@@ -78,8 +80,8 @@ class SearchArguments(Arguments):
     path: str = Field(
         ".", description="The folder or file to search (default: the working folder)."
     )
-    glob: str | None = Field(
-        None, description="Only search paths matching this glob, e.g. `*.py` (`!` excludes)."
+    glob: str = Field(
+        "", description="Only search paths matching this glob, e.g. `*.py` (`!` excludes)."
     )
     ignore_case: bool = Field(False, description="Match regardless of case (default false).")
     literal: bool = Field(
@@ -275,14 +277,24 @@ class SearchTool(BuiltinTool[SearchArguments]):
         if state == "cancelled":
             raise ToolError("search: cancelled")
         reported = parse_records(out.finish()[:max_results])
-        kept, dropped = await anyio.to_thread.run_sync(lambda: verify(folder_fd, reported))
-        stderr = visible_bytes(err.snapshot()[0]).strip()
+        raw_stderr = visible_bytes(err.snapshot()[0]).strip()
+
+        def check() -> tuple[list[Match], int, str, int]:
+            kept, dropped = verify(folder_fd, reported)
+            return (kept, dropped, *filter_warnings(folder_fd, raw_stderr))
+
+        kept, dropped, stderr, hidden = await anyio.to_thread.run_sync(check)
+        notes: list[str] = []
         if dropped:
-            note = (
+            notes.append(
                 f"{dropped} reported line(s) left out: the file changed, or a folder on "
                 "its path was replaced by a symbolic link, while the search ran"
             )
-            stderr = f"{stderr}\n{note}" if stderr else note
+        if hidden:
+            notes.append(
+                f"{hidden} warning(s) about paths that changed while the search ran left out"
+            )
+        stderr = "\n".join([stderr, *notes] if stderr else notes)
         return interpret(
             state,
             group.returncode,
