@@ -167,7 +167,11 @@ def test_an_applied_edit_changes_exactly_the_matched_span(
     assert outcome.data == (before + new + after).encode()
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,  # a failed edit may spend up to HINT_BUDGET_S on its hint
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     content=st.binary(max_size=200) | _TEXT.map(str.encode),
     old=_TEXT,

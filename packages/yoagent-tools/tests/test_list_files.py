@@ -97,18 +97,18 @@ async def test_unreadable_folders_are_reported_under_warnings(
     tmp_path: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same as above for any user: the folder's scan fails as EACCES would."""
-    from yoagent.tools import list_files
+    from yoagent.tools import _walk
 
     (tmp_path / "locked").mkdir()
     (tmp_path / "open.txt").write_text("x")
-    real_scan = list_files._scan
+    real_list = _walk._list
 
-    def scan(folder: str) -> list[os.DirEntry[str]]:
-        if folder.endswith("locked"):
+    def listing(fd: int) -> list[tuple[str, str]]:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("locked"):
             raise PermissionError(13, "Permission denied")
-        return real_scan(folder)
+        return real_list(fd)
 
-    monkeypatch.setattr(list_files, "_scan", scan)
+    monkeypatch.setattr(_walk, "_list", listing)
     result = await ListFilesTool().execute({"path": str(tmp_path)}, ctx)
     assert result.text.splitlines() == [
         "locked/",

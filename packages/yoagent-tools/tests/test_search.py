@@ -158,10 +158,12 @@ async def test_ripgrep_gets_no_config_and_the_pattern_cannot_be_an_option(
 async def test_exit_2_with_matches_returns_them_with_warnings(
     tmp_path: Path, ctx: ToolContext
 ) -> None:
+    (tmp_path / "a.txt").write_text("hit\n")
     rg = _fake_rg(
-        tmp_path, 'echo "a.txt:1:hit"; echo "b: Permission denied (os error 13)" >&2; exit 2'
+        tmp_path,
+        "printf './a.txt\\0001:hit\\n'; echo 'b: Permission denied (os error 13)' >&2; exit 2",
     )
-    result = await SearchTool(rg_path=rg).execute({"pattern": "hit", "path": str(tmp_path)}, ctx)
+    result = await SearchTool(PathSandbox([tmp_path]), rg_path=rg).execute({"pattern": "hit"}, ctx)
     assert result.text.startswith("a.txt:1:hit\n")
     assert "Warnings:\nb: Permission denied (os error 13)" in result.text
     assert result.details["warnings"] == "b: Permission denied (os error 13)"
@@ -177,8 +179,11 @@ async def test_a_killed_search_never_reads_as_no_matches(tmp_path: Path, ctx: To
     silent = _fake_rg(tmp_path, "kill -9 $$")
     with pytest.raises(ToolError, match="killed by signal 9"):
         await SearchTool(rg_path=silent).execute({"pattern": "x", "path": str(tmp_path)}, ctx)
-    partial = _fake_rg(tmp_path, 'echo "a.txt:1:x"; kill -9 $$')
-    result = await SearchTool(rg_path=partial).execute({"pattern": "x", "path": str(tmp_path)}, ctx)
+    (tmp_path / "a.txt").write_text("x\n")
+    partial = _fake_rg(tmp_path, "printf './a.txt\\0001:x\\n'; kill -9 $$")
+    result = await SearchTool(PathSandbox([tmp_path]), rg_path=partial).execute(
+        {"pattern": "x"}, ctx
+    )
     assert result.text.startswith("a.txt:1:x\n")
     assert "killed by signal 9: results may be incomplete" in result.text
     odd = _fake_rg(tmp_path, "exit 7")
@@ -200,10 +205,11 @@ async def test_a_search_that_runs_too_long_fails_and_is_killed(
 
 async def test_the_early_stop_kills_the_search(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "pid"
-    rg = _fake_rg(tmp_path, f'echo $$ > {pid_file}; yes "f.txt:1:x"')
+    (tmp_path / "f.txt").write_text("x\n")
+    rg = _fake_rg(tmp_path, f"echo $$ > {pid_file}; while :; do printf './f.txt\\0001:x\\n'; done")
     started = time.monotonic()
-    result = await SearchTool(rg_path=rg).execute(
-        {"pattern": "x", "path": str(tmp_path), "max_results": 3}, ctx
+    result = await SearchTool(PathSandbox([tmp_path]), rg_path=rg).execute(
+        {"pattern": "x", "max_results": 3}, ctx
     )
     assert result.text.splitlines()[:3] == ["f.txt:1:x"] * 3
     assert result.details["truncated"] is True

@@ -100,6 +100,7 @@ from .messages import (
     messages_adapter,
 )
 from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
+from .model_tool import ModelTool, ToolArguments
 from .pricing import (
     AUTOLOAD_GROUP,
     add_usd,
@@ -194,6 +195,7 @@ __all__ = [
     "MockProvider",
     "MockReply",
     "ModelConfig",
+    "ModelTool",
     "Modify",
     "NoStructuredOutputError",
     "OpenAiCompat",
@@ -235,6 +237,7 @@ __all__ = [
     "ThinkingContent",
     "ThinkingDelta",
     "ThinkingLevel",
+    "ToolArguments",
     "ToolCall",
     "ToolCallDelta",
     "ToolCallRequest",

@@ -9,7 +9,8 @@ from typing import Any, cast, get_args, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .agent_tool import ToolContext, ToolError, ToolResult
+from .agent_tool import ToolContext, ToolResult
+from .model_tool import invalid_arguments
 
 ToolFunction = Callable[..., Awaitable[Any]]
 
@@ -65,11 +66,7 @@ class FunctionTool:
         try:
             parsed = self._model.model_validate(arguments)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in error.errors()
-            )
-            raise ToolError(f"invalid arguments for {self._name}: {problems}") from None
+            raise invalid_arguments(self._name, error) from None
         kwargs = dict(parsed)  # field name → validated value, nested models kept as models
         if self._context_param is not None:
             kwargs[self._context_param] = ctx

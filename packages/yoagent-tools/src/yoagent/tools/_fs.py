@@ -14,6 +14,8 @@ import errno
 import os
 import secrets
 import stat
+import threading
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Final
 
@@ -128,6 +130,24 @@ def _open_parent_nofollow(path: str, *, create: bool) -> tuple[int, str]:
     return fd, parts[-1]
 
 
+def open_dir_nofollow(path: str) -> int:
+    """A readable descriptor of the folder ``path`` (absolute, resolved), no symlink followed.
+
+    Raises :class:`OSError`; ``ELOOP`` when a symlink was met on the way.
+    """
+    if not _split(path):
+        return os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    parent, name = _open_parent_nofollow(path, create=False)
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | _NOFOLLOW, dir_fd=parent)
+    except NotADirectoryError:
+        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise OSError(errno.ELOOP, "symbolic link in the path") from None
+        raise
+    finally:
+        os.close(parent)
+
+
 def open_for_read(
     tool: str, shown: str, path: str, *, nofollow: bool
 ) -> tuple[int, os.stat_result]:
@@ -203,7 +223,8 @@ def atomic_write(
 
     A temporary file in the same folder is written, flushed to disk and renamed
     over the target, so a crash leaves the old file or the new one, never half a
-    file. An existing target must be a regular file; its permission bits are kept.
+    file. An existing target must be a regular file; its owner, group, mode bits and
+    extended attributes are carried over (as far as this user may set them).
     ``path`` must be the final target (symlinks already resolved by the caller).
     """
     try:
@@ -244,7 +265,7 @@ def _write_in(
                 tool, shown, OSError(errno.ELOOP, "symbolic link"), checked=True
             )
         require_regular_file(tool, shown, existing)
-    temp = f".{name[:100]}.{secrets.token_hex(6)}.yoagent-tmp"
+    temp = temp_name(name)
     try:
         fd = os.open(
             temp,
@@ -257,7 +278,7 @@ def _write_in(
     try:
         try:
             if existing is not None:
-                os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+                _copy_metadata(parent, name, existing, fd)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -274,6 +295,86 @@ def _write_in(
         raise
     _fsync_dir(parent)
     return WriteOutcome(created=existing is None, size=len(data))
+
+
+_TEMP_STEM_BYTES: Final = 100
+
+
+def temp_name(name: str) -> str:
+    """A fresh hidden name beside ``name`` for the temporary file of an atomic write.
+
+    The stem is cut by *bytes* (a name may be 255 bytes of 4-byte characters), so the
+    temporary name stays under the 255-byte limit whatever ``name`` is.
+    """
+    stem = os.fsencode(name)[:_TEMP_STEM_BYTES]
+    return f".{os.fsdecode(stem)}.{secrets.token_hex(6)}.yoagent-tmp"
+
+
+def _copy_metadata(parent: int, name: str, existing: os.stat_result, fd: int) -> None:
+    """Give the new file (``fd``) the replaced file's owner, group, mode bits and xattrs.
+
+    Owner and group first (``chown`` clears set-id bits), then the mode, then extended
+    attributes (ACLs and capabilities among them, which a mode change could reset).
+    What the OS does not allow this user (giving a file away, some ``security.*``
+    attributes) is left as the new file has it; the write goes on.
+    """
+    try:
+        os.fchown(fd, existing.st_uid, existing.st_gid)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.fchown(fd, -1, existing.st_gid)  # a member of the group may still set it
+    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+    try:
+        source = os.open(
+            name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | _NOFOLLOW, dir_fd=parent
+        )
+    except OSError:
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        names = []
+    try:
+        for attribute in names:
+            with contextlib.suppress(OSError):
+                os.setxattr(fd, attribute, os.getxattr(source, attribute))
+    finally:
+        os.close(source)
+
+
+class _PathLock:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+_path_locks: dict[str, _PathLock] = {}
+_path_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def write_lock(path: str) -> Generator[None]:
+    """Hold the process-wide lock of ``path`` (resolved): one read-modify-write at a time.
+
+    Without it, two ``edit_file`` calls on one file both read the old content and the
+    second rename silently drops the first edit. Locks are made on demand and dropped
+    when nobody holds or waits for them.
+    """
+    with _path_locks_guard:
+        entry = _path_locks.get(path)
+        if entry is None:
+            entry = _path_locks[path] = _PathLock()
+        entry.users += 1
+    try:
+        with entry.lock:
+            yield
+    finally:
+        with _path_locks_guard:
+            entry.users -= 1
+            if entry.users == 0:
+                del _path_locks[path]
 
 
 def _fsync_dir(parent: int) -> None:

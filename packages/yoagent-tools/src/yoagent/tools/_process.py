@@ -3,8 +3,10 @@
 Shared by ``bash`` and ``search``. The design, chosen to behave the same under
 asyncio and trio:
 
-* The child is spawned with :class:`subprocess.Popen` (``process_group=0``, stdin
-  from ``/dev/null``) on pipes this module owns as raw file descriptors.
+* The child is spawned with :class:`subprocess.Popen` in a new session
+  (``start_new_session``: its own process group, and no controlling terminal, so
+  ``/dev/tty`` fails at once), stdin from ``/dev/null``, on pipes this module owns as
+  raw file descriptors.
 * One daemon thread per pipe reads it with blocking ``os.read`` into a
   :class:`Capture` (bounded: the rest is counted and dropped). A capture can be
   *detached*: its thread goes on draining the pipe to EOF without keeping
@@ -16,7 +18,9 @@ asyncio and trio:
 * The threads wake the event loop through a self-pipe (:class:`Wakeup`), awaited
   with :func:`anyio.wait_readable`.
 
-Every group that is still armed when the interpreter exits is killed.
+Every group that is still armed when the interpreter exits is killed. A command may
+also be tracked by an id in its environment, so processes that left its group (a
+``setsid`` child) are killed with it (:func:`kill_marked`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import atexit
 import contextlib
 import fcntl
 import os
+import secrets
 import signal
 import subprocess
 import threading
@@ -33,6 +38,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import anyio
+
+from ._text import visible_bytes
 
 READ_GRACE: Final = 1.0
 """Seconds to keep reading after the command exited, before leaving its pipes to a drain."""
@@ -182,6 +189,52 @@ class Capture:
             self._wakeup.notify()
 
 
+RUN_ID_VARIABLE: Final = "YOAGENT_RUN_ID"
+"""Set in a tracked command's environment (a random id per run); its descendants inherit it."""
+_KILL_ROUNDS: Final = 5
+
+
+def kill_marked(run_id: str) -> int:
+    """SIGKILL every live process whose environment holds ``YOAGENT_RUN_ID=run_id``.
+
+    This reaches what left the process group, such as a ``setsid`` child that was
+    re-parented. Linux only (``/proc``); a process that cleared its environment
+    (``env -i``) is not found. Returns how many processes were signalled.
+    """
+    needle = f"{RUN_ID_VARIABLE}={run_id}".encode()
+    own = os.getpid()
+    signalled = 0
+    for round_number in range(_KILL_ROUNDS):
+        found = [pid for pid in _pids_with(needle) if pid != own]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                signalled += 1
+        time.sleep(0.005 * (round_number + 1))  # let them die before looking again
+    return signalled
+
+
+def _pids_with(needle: bytes) -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    found: list[int] = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as file:
+                environ = file.read()
+        except OSError:
+            continue  # gone, a zombie, or not ours to read
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
 _live_groups: set[ProcessGroup] = set()
 _live_lock = threading.Lock()
 
@@ -204,8 +257,11 @@ class ProcessGroup:
     longer ours and is never signalled again.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], wakeup: Wakeup) -> None:
+    def __init__(
+        self, popen: subprocess.Popen[bytes], wakeup: Wakeup, *, run_id: str | None = None
+    ) -> None:
         self.popen = popen
+        self._run_id = run_id
         self.pid = popen.pid
         self.pgid = popen.pid
         self.exited = threading.Event()
@@ -247,12 +303,14 @@ class ProcessGroup:
             self.returncode = self.popen.returncode
 
     def kill(self) -> None:
-        """SIGKILL every process of the group, if the group is still ours."""
+        """SIGKILL every process of the group, and every tracked descendant, if still ours."""
         with self._lock:
             if not self._armed:
                 return
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pgid, signal.SIGKILL)
+            if self._run_id is not None:
+                kill_marked(self._run_id)
 
     def release(self) -> None:
         """Disarm (never signal the group again) and let the watcher reap the child."""
@@ -273,16 +331,36 @@ def spawn_group(
     stderr_limit: int,
     tail: int = 0,
     stdout_capture: Callable[[int, Wakeup, str], Capture] | None = None,
+    pass_fds: tuple[int, ...] = (),
+    track_descendants: bool = False,
 ) -> tuple[ProcessGroup, Capture, Capture]:
-    """Start ``argv`` in a new process group with stdin from ``/dev/null``.
+    """Start ``argv`` in a new session (and so a new process group) with stdin from ``/dev/null``.
 
+    The new session has no controlling terminal: opening ``/dev/tty`` fails at once
+    (``ENXIO``) instead of waiting for input that never comes. With
+    ``track_descendants``, the child's environment carries :data:`RUN_ID_VARIABLE`, so
+    :meth:`ProcessGroup.kill` also finds processes that left the group (``setsid``).
     Returns the group and the two running captures (stdout, stderr).
     """
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    opened: list[int] = []
+    try:
+        out_r, out_w = os.pipe()
+        opened += (out_r, out_w)
+        err_r, err_w = os.pipe()
+        opened += (err_r, err_w)
+    except BaseException:
+        for fd in opened:
+            os.close(fd)
+        raise
     for fd in (out_r, err_r):
         with contextlib.suppress(OSError):
             fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
+    run_id: str | None = None
+    child_env = dict(env) if env is not None else None
+    if track_descendants:
+        run_id = secrets.token_hex(12)
+        child_env = dict(os.environ) if child_env is None else child_env
+        child_env[RUN_ID_VARIABLE] = run_id
     try:
         popen = subprocess.Popen(
             list(argv),
@@ -290,17 +368,18 @@ def spawn_group(
             stdout=out_w,
             stderr=err_w,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
-            process_group=0,
+            env=child_env,
+            start_new_session=True,
             close_fds=True,
+            pass_fds=pass_fds,
         )
     except BaseException:
-        for fd in (out_r, out_w, err_r, err_w):
+        for fd in opened:
             os.close(fd)
         raise
     os.close(out_w)
     os.close(err_w)
-    group = ProcessGroup(popen, wakeup)
+    group = ProcessGroup(popen, wakeup, run_id=run_id)
     if stdout_capture is not None:
         out = stdout_capture(out_r, wakeup, f"yoagent-out-{popen.pid}")
     else:
@@ -317,7 +396,7 @@ def decode_capture(capture: Capture, what: str) -> tuple[str, bool]:
     Returns the text and whether anything was cut.
     """
     head, tail, total = capture.snapshot()
-    text = head.decode("utf-8", errors="replace")
+    text = visible_bytes(head)
     cut = total > len(head) + len(tail)
     if cut:
         dropped = total - len(head) - len(tail)
@@ -326,5 +405,5 @@ def decode_capture(capture: Capture, what: str) -> tuple[str, bool]:
             f"and the last {len(tail)} of {total} bytes ...]\n"
         )
     if tail:
-        text += tail.decode("utf-8", errors="replace")
+        text += visible_bytes(tail)
     return text, cut

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import math
 import os
 import re
 import time
@@ -9,16 +11,34 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import anyio
+from pydantic import Field
 
 from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._args import get_int, get_str
+from ._base import Arguments, BuiltinTool
 from ._process import READ_GRACE, Capture, ProcessGroup, Wakeup, decode_capture, spawn_group
 
 DEFAULT_TIMEOUT: Final = 120.0
 DEFAULT_MAX_TIMEOUT: Final = 600.0
 DEFAULT_MAX_OUTPUT_BYTES: Final = 256 * 1024
 _POLL: Final = 0.25
+SECRET_VARIABLE_PATTERNS: Final = (
+    "*_API_KEY",
+    "API_KEY",
+    "*_AUTH_TOKEN",
+    "*_API_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AZURE_OPENAI_AD_TOKEN",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+)
+"""Environment variables kept from commands by default (``fnmatch`` patterns, any case).
+
+The model provider keys a yoagent process typically holds: one ``env`` in a command
+would otherwise copy them into the conversation, the session file and the next request.
+"""
 _UPDATE_INTERVAL: Final = 0.2
 
 _DESCRIPTION = """\
@@ -26,20 +46,57 @@ Run a bash command and return its exit code, stdout and stderr.
 
 Use it to run tests, build, run scripts, use git, or inspect the system. Each call
 starts a fresh `bash -c` in the working folder (state such as `cd` or variables does
-not carry over between calls; chain commands with `&&`). Stdin is empty, so
-interactive programs get end-of-file: pass flags such as `--yes` / `-y` instead.
+not carry over between calls; chain commands with `&&`). Stdin is empty and there is
+no terminal, so interactive programs get end-of-file at once (and `/dev/tty` cannot
+be opened): pass flags such as `--yes` / `-y` instead. API keys are not in the
+environment.
 
 A command that runs longer than `timeout` seconds is killed together with every
 process it started, and the output so far is returned. Each of stdout and stderr
 keeps at most the first and last part of its output; the middle of a very long
 output is dropped, so prefer commands with focused output (`| tail -50`, `grep`).
-A non-zero exit code is reported as an error, with the output.
+A non-zero exit code is reported as an error, with the output. Bytes that are not
+UTF-8 are shown as \\xNN.
 Background jobs (`cmd &`) are left running; redirect their output to a file
 (`cmd > log 2>&1 &`), or the call returns after a 1 s grace with a NOTE."""
 
 
-class BashTool:
-    """The ``bash`` tool: ``bash -c COMMAND`` in a new process group.
+class BashArguments(Arguments):
+    """The arguments of ``bash``."""
+
+    command: str = Field(description="The bash command to run, e.g. `python -m pytest -x -q`.")
+    timeout: int = Field(
+        math.ceil(DEFAULT_TIMEOUT),
+        ge=1,
+        le=math.ceil(DEFAULT_MAX_TIMEOUT),
+        description="Seconds before the command is killed.",
+    )
+
+
+def _arguments_for(default: float, maximum: float) -> type[BashArguments]:
+    """The argument model with this tool's own default and maximum ``timeout``."""
+
+    class Bash(BashArguments):
+        timeout: int = Field(
+            math.ceil(default),
+            ge=1,
+            le=int(maximum),
+            description=(
+                f"Seconds before the command is killed (default {default:g}, at most {maximum:g})."
+            ),
+        )
+
+    return Bash
+
+
+def is_secret_variable(name: str) -> bool:
+    """Whether ``name`` matches :data:`SECRET_VARIABLE_PATTERNS` (case-insensitively)."""
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_VARIABLE_PATTERNS)
+
+
+class BashTool(BuiltinTool[BashArguments]):
+    """The ``bash`` tool: ``bash -c COMMAND`` in a new session and process group.
 
     ``cwd`` is where commands start (default: the process's working folder).
     ``timeout`` is the default limit in seconds; a call may ask for another one
@@ -47,11 +104,15 @@ class BashTool:
     ``deny_patterns`` are regular expressions: a command matching one is refused
     before it runs (a guard against accidents, not a security boundary). ``env``
     entries are added to (or, with value ``None``, removed from) the inherited
-    environment.
+    environment. Variables matching :data:`SECRET_VARIABLE_PATTERNS` (API keys and
+    tokens) are removed from the inherited environment unless ``keep_secrets`` is
+    true; a variable set explicitly in ``env`` is always passed.
 
     A non-zero exit, a timeout and a cancellation fail the call with a
     :class:`~yoagent.core.ToolError` whose text carries the exit code (or the
-    reason) and the output so far, so the model always sees stdout and stderr.
+    reason) and the output so far, so the model always sees stdout and stderr. A
+    timeout or a cancellation kills the command's process group and every process
+    that left it (``setsid``) but still carries the run's id in its environment.
     """
 
     def __init__(
@@ -64,6 +125,7 @@ class BashTool:
         deny_patterns: Iterable[str | re.Pattern[str]] = (),
         env: Mapping[str, str | None] | None = None,
         shell: str = "bash",
+        keep_secrets: bool = False,
     ) -> None:
         if timeout <= 0 or max_timeout <= 0:
             raise ValueError("timeouts must be positive")
@@ -79,43 +141,19 @@ class BashTool:
         )
         self.env: dict[str, str | None] = dict(env or {})
         self.shell = shell
-
-    @property
-    def name(self) -> str:
-        """The tool's wire name."""
-        return "bash"
-
-    @property
-    def description(self) -> str:
-        """What the model reads about the tool."""
-        return _DESCRIPTION
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return {
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": "The bash command to run, e.g. `python -m pytest -x -q`.",
-                },
-                "timeout": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": int(self.max_timeout),
-                    "description": (
-                        f"Seconds before the command is killed (default {self.timeout:g}, "
-                        f"at most {self.max_timeout:g})."
-                    ),
-                },
-            },
-            "required": ["command"],
-            "additionalProperties": False,
-        }
+        self.keep_secrets = keep_secrets
+        super().__init__(
+            name="bash",
+            description=_DESCRIPTION,
+            arguments=_arguments_for(self.timeout, max(self.max_timeout, 1.0)),
+        )
 
     def _environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if self.keep_secrets or not is_secret_variable(key)
+        }
         for key, value in self.env.items():
             if value is None:
                 env.pop(key, None)
@@ -129,17 +167,14 @@ class BashTool:
                 return pattern
         return None
 
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: BashArguments, ctx: ToolContext) -> ToolResult:
         """Run the command; see the class docs for how failures are reported."""
-        command = get_str("bash", arguments, "command")
+        command = arguments.command
         if not command.strip():
             raise ToolError("bash: the command is empty")
-        if arguments.get("timeout") is None:
-            timeout = self.timeout
-        else:
-            timeout = float(
-                get_int("bash", arguments, "timeout", 0, minimum=1, maximum=int(self.max_timeout))
-            )
+        timeout = (
+            float(arguments.timeout) if "timeout" in arguments.model_fields_set else self.timeout
+        )
         refused = self._refused_by(command)
         if refused is not None:
             raise ToolError(
@@ -163,6 +198,7 @@ class BashTool:
                 stdout_limit=self.max_output_bytes,
                 stderr_limit=self.max_output_bytes,
                 tail=self.max_output_bytes // 4,
+                track_descendants=True,
             )
         except OSError as error:
             wakeup.close()

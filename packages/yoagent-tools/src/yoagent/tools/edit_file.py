@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import difflib
+import heapq
 import os
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import anyio
+from pydantic import Field
 
 from yoagent.core import ToolContext, ToolError, ToolResult
 
-from ._args import get_str
-from ._fs import atomic_write, decode_text, open_for_read, read_all
+from ._base import Arguments, BuiltinTool
+from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
 from .sandbox import PathSandbox, StrPath
 
 MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
 _DIFF_LINES: Final = 80
 _MAX_COUNTED: Final = 100  # matches counted exactly before "more than" is said
 _SIMILAR_ENOUGH: Final = 0.6
+HINT_BUDGET_S: Final = 0.5
+"""Wall time the "closest lines" hint may take; past it the best candidate so far is shown."""
+_HINT_CANDIDATES: Final = 8  # windows compared character by character after the cheap pass
+_HINT_CHARS: Final = 1500  # characters of each side a character comparison looks at
+_HINT_MAX_LINES: Final = 200_000  # a bigger file gets no hint
+_WORD: Final = re.compile(r"\w+")
 _LINE_NUMBER_PREFIX: Final = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 _DESCRIPTION = """\
@@ -57,12 +67,19 @@ class EditOutcome:
     line_endings: str
 
 
-def apply_edits(data: bytes, edits: list[Edit], *, shown: str = "the file") -> EditOutcome:
+def apply_edits(
+    data: bytes,
+    edits: list[Edit],
+    *,
+    shown: str = "the file",
+    stop: Callable[[], bool] = lambda: False,
+) -> EditOutcome:
     """Apply ``edits`` in order to the file content ``data``; all of them or none.
 
     Raises :class:`EditError` (naming the failed edit and why) when any edit's
     ``old_text`` is empty, missing or not unique, or the result cannot be encoded
-    like the original.
+    like the original. ``stop`` cuts the search for the closest lines short (a
+    cancelled call); that search is bounded by :data:`HINT_BUDGET_S` anyway.
     """
     if not edits:
         raise EditError("edit_file: no edit given (pass old_text and new_text, or edits)")
@@ -83,7 +100,7 @@ def apply_edits(data: bytes, edits: list[Edit], *, shown: str = "the file") -> E
             raise EditError(f"edit_file: {where}old_text and new_text are the same")
         first = work.find(old)
         if first < 0:
-            raise EditError(f"edit_file: {where}{_not_found(work, old, shown)}")
+            raise EditError(f"edit_file: {where}{_not_found(work, old, shown, stop)}")
         positions = _positions(work, old, first)
         if len(positions) > 1:
             lines = ", ".join(str(work.count("\n", 0, pos) + 1) for pos in positions[:10])
@@ -124,7 +141,7 @@ def _positions(work: str, old: str, first: int) -> list[int]:
     return found
 
 
-def _not_found(work: str, old: str, shown: str) -> str:
+def _not_found(work: str, old: str, shown: str, stop: Callable[[], bool]) -> str:
     message = f"old_text was not found in {shown}. No edit was applied."
     hints: list[str] = []
     if _LINE_NUMBER_PREFIX.search(old) and all(
@@ -137,7 +154,7 @@ def _not_found(work: str, old: str, shown: str) -> str:
     squeezed = " ".join(old.split())
     if squeezed and squeezed in " ".join(work.split()):
         hints.append("The text is there with different whitespace or indentation.")
-    closest = _closest(work, old)
+    closest = _closest(work, old, stop)
     if closest is not None:
         start, ratio, lines = closest
         numbered = "\n".join(f"{start + i:>6}\t{line}" for i, line in enumerate(lines))
@@ -148,31 +165,37 @@ def _not_found(work: str, old: str, shown: str) -> str:
     return "\n".join([message, *hints])
 
 
-def _closest(work: str, old: str) -> tuple[int, float, list[str]] | None:
-    """The window of file lines most like ``old`` (1-based start, similarity, lines)."""
+def _closest(
+    work: str, old: str, stop: Callable[[], bool] = lambda: False
+) -> tuple[int, float, list[str]] | None:
+    """The window of file lines most like ``old`` (1-based start, similarity, lines).
+
+    Bounded whatever the input: a cheap pass scores every window by the words its lines
+    share with ``old`` (one rolling sum, linear in the file), then only the best few
+    windows are compared character by character (difflib, each side cut to
+    :data:`_HINT_CHARS`), within :data:`HINT_BUDGET_S` and while ``stop()`` is false.
+    """
     file_lines = work.split("\n")
     old_lines = old.strip("\n").split("\n")
     size = min(len(old_lines), len(file_lines))
-    if size == 0:
+    if size == 0 or len(file_lines) > _HINT_MAX_LINES:
         return None
-    target = "\n".join(old_lines)
-    starts: range | list[int] = range(len(file_lines) - size + 1)
-    if len(file_lines) * size > 400_000:
-        # large file: anchor on the lines most like the first line of old_text
-        anchor = old_lines[0].strip()
-        scored = sorted(
-            range(len(file_lines)),
-            key=lambda i: (
-                -difflib.SequenceMatcher(
-                    None, file_lines[i].strip(), anchor, autojunk=False
-                ).quick_ratio()
-            ),
-        )
-        starts = sorted({min(i, len(file_lines) - size) for i in scored[:50]})
+    deadline = time.monotonic() + HINT_BUDGET_S
+    wanted = set(_WORD.findall(old))
+    scores = [_shared_words(line, wanted) for line in file_lines]
+    window = sum(scores[:size])
+    totals = [window]
+    for start in range(1, len(file_lines) - size + 1):
+        window += scores[start + size - 1] - scores[start - 1]
+        totals.append(window)
+    starts = heapq.nlargest(_HINT_CANDIDATES, range(len(totals)), key=lambda i: (totals[i], -i))
+    target = "\n".join(old_lines)[:_HINT_CHARS]
     best_ratio = 0.0
     best_start = -1
     for start in starts:
-        candidate = "\n".join(file_lines[start : start + size])
+        if stop() or time.monotonic() > deadline:
+            break
+        candidate = "\n".join(file_lines[start : start + size])[:_HINT_CHARS]
         matcher = difflib.SequenceMatcher(None, candidate, target, autojunk=False)
         if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
             continue
@@ -182,6 +205,14 @@ def _closest(work: str, old: str) -> tuple[int, float, list[str]] | None:
     if best_start < 0 or best_ratio < _SIMILAR_ENOUGH:
         return None
     return best_start + 1, best_ratio, file_lines[best_start : best_start + size]
+
+
+def _shared_words(line: str, wanted: set[str]) -> float:
+    """How much of ``line`` is made of words of ``old_text`` (0 to 1; blank lines 0)."""
+    words = _WORD.findall(line)
+    if not words:
+        return 0.0
+    return sum(word in wanted for word in words) / len(words)
 
 
 def _diff(before: str, after: str, shown: str) -> str:
@@ -201,71 +232,62 @@ def _diff(before: str, after: str, shown: str) -> str:
     return "\n".join(lines)
 
 
-class EditFileTool:
-    """The ``edit_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default)."""
+class EditItem(Arguments):
+    """One replacement of ``edits``."""
+
+    old_text: str = Field(description="Exact text to replace.")
+    new_text: str = Field(description="The text to put in its place.")
+
+
+class EditFileArguments(Arguments):
+    """The arguments of ``edit_file``: ``old_text`` and ``new_text``, or ``edits``."""
+
+    path: str = Field(description="The file to edit (relative, or absolute).")
+    old_text: str = Field("", description="The exact text to replace; must occur exactly once.")
+    new_text: str = Field("", description="The text to put in its place (may be empty to delete).")
+    edits: list[EditItem] = Field(
+        default_factory=list[EditItem],
+        description="Several replacements, applied in order, all or none "
+        "(instead of old_text/new_text).",
+    )
+
+    def to_edits(self) -> list[Edit]:
+        """The edits asked for; a ToolError when both forms, or neither, were given."""
+        single = {"old_text", "new_text"} & self.model_fields_set
+        if self.edits:
+            if single:
+                raise ToolError("edit_file: pass either old_text/new_text or edits, not both")
+            return [Edit(item.old_text, item.new_text) for item in self.edits]
+        if single != {"old_text", "new_text"}:
+            raise ToolError("edit_file: old_text and new_text are required (strings), or edits")
+        return [Edit(self.old_text, self.new_text)]
+
+
+class EditFileTool(BuiltinTool[EditFileArguments]):
+    """The ``edit_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
+
+    Each call reads, edits and replaces the file while holding the file's write lock,
+    so parallel edits of one file from this process apply one after the other.
+    """
 
     def __init__(
         self, sandbox: PathSandbox | None = None, *, allowed_paths: list[StrPath] | None = None
     ) -> None:
         self.sandbox = sandbox if sandbox is not None else PathSandbox(allowed_paths)
+        super().__init__(
+            name="edit_file",
+            description=f"{_DESCRIPTION}\n\n{self.sandbox.paths_note()}",
+            arguments=EditFileArguments,
+        )
 
-    @property
-    def name(self) -> str:
-        """The tool's wire name."""
-        return "edit_file"
-
-    @property
-    def description(self) -> str:
-        """What the model reads about the tool."""
-        return _DESCRIPTION
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        edit = {
-            "type": "object",
-            "properties": {
-                "old_text": {"type": "string", "description": "Exact text to replace."},
-                "new_text": {"type": "string", "description": "The text to put in its place."},
-            },
-            "required": ["old_text", "new_text"],
-            "additionalProperties": False,
-        }
-        return {
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": (
-                        "The file to edit (relative to the working folder, or absolute)."
-                    ),
-                },
-                "old_text": {
-                    "type": "string",
-                    "description": "The exact text to replace; must occur exactly once.",
-                },
-                "new_text": {
-                    "type": "string",
-                    "description": "The text to put in its place (may be empty to delete).",
-                },
-                "edits": {
-                    "type": "array",
-                    "items": edit,
-                    "minItems": 1,
-                    "description": "Several replacements, applied in order, all or none "
-                    "(instead of old_text/new_text).",
-                },
-            },
-            "required": ["path"],
-            "additionalProperties": False,
-        }
-
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: EditFileArguments, ctx: ToolContext) -> ToolResult:
         """Apply the edits and write the file atomically."""
-        path = get_str("edit_file", arguments, "path")
-        edits = _parse_edits(arguments)
+        path = arguments.path
+        edits = arguments.to_edits()
         target = self.sandbox.check(path, tool="edit_file")
-        outcome = await anyio.to_thread.run_sync(lambda: self._edit(path, target, edits))
+        outcome = await anyio.to_thread.run_sync(
+            lambda: self._edit(path, target, edits, lambda: ctx.cancelled)
+        )
         count = f"{len(edits)} edits" if len(edits) > 1 else "1 edit"
         return ToolResult.from_text(
             f"Edited {path} ({count} applied).\n{outcome.diff}",
@@ -278,46 +300,24 @@ class EditFileTool:
             },
         )
 
-    def _edit(self, shown: str, target: str, edits: list[Edit]) -> EditOutcome:
+    def _edit(
+        self, shown: str, target: str, edits: list[Edit], stop: Callable[[], bool]
+    ) -> EditOutcome:
         nofollow = self.sandbox.restricted
-        try:
-            fd, st = open_for_read("edit_file", shown, target, nofollow=nofollow)
-        except ToolError as error:
-            if str(error).endswith("does not exist"):
-                raise ToolError(f"{error}; use write_file to create it") from None
-            raise
-        if st.st_size > MAX_EDIT_BYTES:
-            os.close(fd)
-            raise ToolError(
-                f"edit_file: {shown} is {st.st_size} bytes, more than {MAX_EDIT_BYTES}; "
-                "edit it with bash instead"
-            )
-        data = read_all(fd)
-        outcome = apply_edits(data, edits, shown=shown)
-        atomic_write("edit_file", shown, target, outcome.data, nofollow=nofollow)
+        with write_lock(target):
+            try:
+                fd, st = open_for_read("edit_file", shown, target, nofollow=nofollow)
+            except ToolError as error:
+                if str(error).endswith("does not exist"):
+                    raise ToolError(f"{error}; use write_file to create it") from None
+                raise
+            if st.st_size > MAX_EDIT_BYTES:
+                os.close(fd)
+                raise ToolError(
+                    f"edit_file: {shown} is {st.st_size} bytes, more than {MAX_EDIT_BYTES}; "
+                    "edit it with bash instead"
+                )
+            data = read_all(fd)
+            outcome = apply_edits(data, edits, shown=shown, stop=stop)
+            atomic_write("edit_file", shown, target, outcome.data, nofollow=nofollow)
         return outcome
-
-
-def _parse_edits(arguments: dict[str, Any]) -> list[Edit]:
-    raw = arguments.get("edits")
-    single = arguments.get("old_text") is not None or arguments.get("new_text") is not None
-    if raw is not None and raw != []:
-        if single:
-            raise ToolError("edit_file: pass either old_text/new_text or edits, not both")
-        if not isinstance(raw, list):
-            raise ToolError("edit_file: 'edits' must be a list of {old_text, new_text}")
-        edits: list[Edit] = []
-        for index, item in enumerate(raw):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-            if not isinstance(item, dict):
-                raise ToolError(f"edit_file: edits[{index}] must be an object")
-            entry: dict[str, Any] = item  # pyright: ignore[reportUnknownVariableType]
-            old, new = entry.get("old_text"), entry.get("new_text")
-            if not isinstance(old, str) or not isinstance(new, str):
-                raise ToolError(f"edit_file: edits[{index}] needs old_text and new_text (strings)")
-            edits.append(Edit(old, new))
-        return edits
-    old = arguments.get("old_text")
-    new = arguments.get("new_text")
-    if not isinstance(old, str) or not isinstance(new, str):
-        raise ToolError("edit_file: old_text and new_text are required (strings), or edits")
-    return [Edit(old, new)]

@@ -7,10 +7,11 @@ import os
 from typing import Any, Final
 
 import anyio
+from pydantic import Field
 
 from yoagent.core import ImageContent, TextContent, ToolContext, ToolError, ToolResult
 
-from ._args import get_int, get_str
+from ._base import Arguments, BuiltinTool
 from ._fs import decode_text, image_type, looks_binary, open_for_read
 from .sandbox import PathSandbox, StrPath
 
@@ -31,7 +32,28 @@ shown; PNG, JPEG, GIF and WebP images are returned as images. Only regular files
 can be read (not folders, devices or pipes: use list_files for folders)."""
 
 
-class ReadFileTool:
+class ReadFileArguments(Arguments):
+    """The arguments of ``read_file``."""
+
+    path: str = Field(description="The file to read (relative, or absolute).")
+    offset: int = Field(
+        1, ge=1, description="The first line to return, counting from 1 (default 1)."
+    )
+    limit: int = Field(DEFAULT_LIMIT, ge=1, description="How many lines to return.")
+
+
+def _arguments_for(default_limit: int) -> type[ReadFileArguments]:
+    """The argument model with this tool's own default for ``limit``."""
+
+    class ReadFile(ReadFileArguments):
+        limit: int = Field(
+            default_limit, ge=1, description=f"How many lines to return (default {default_limit})."
+        )
+
+    return ReadFile
+
+
+class ReadFileTool(BuiltinTool[ReadFileArguments]):
     """The ``read_file`` tool. Paths are checked by ``sandbox`` (unrestricted by default)."""
 
     def __init__(
@@ -47,51 +69,19 @@ class ReadFileTool:
         self.default_limit = default_limit
         self.max_bytes = max_bytes
         self.images = images
+        super().__init__(
+            name="read_file",
+            description=f"{_DESCRIPTION}\n\n{self.sandbox.paths_note()}",
+            arguments=_arguments_for(max(1, default_limit)),
+        )
 
-    @property
-    def name(self) -> str:
-        """The tool's wire name."""
-        return "read_file"
-
-    @property
-    def description(self) -> str:
-        """What the model reads about the tool."""
-        return _DESCRIPTION
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return {
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": (
-                        "The file to read (relative to the working folder, or absolute)."
-                    ),
-                },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The first line to return, counting from 1 (default 1).",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": f"How many lines to return (default {self.default_limit}).",
-                },
-            },
-            "required": ["path"],
-            "additionalProperties": False,
-        }
-
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: ReadFileArguments, ctx: ToolContext) -> ToolResult:
         """Read the requested lines."""
-        path = get_str("read_file", arguments, "path")
-        offset = get_int("read_file", arguments, "offset", 1, minimum=1)
-        limit = get_int("read_file", arguments, "limit", self.default_limit, minimum=1)
+        path = arguments.path
         io_path = self.sandbox.io_path(path, tool="read_file")
-        return await anyio.to_thread.run_sync(self._read, path, io_path, offset, limit)
+        return await anyio.to_thread.run_sync(
+            self._read, path, io_path, arguments.offset, arguments.limit
+        )
 
     def _read(self, shown: str, io_path: str, offset: int, limit: int) -> ToolResult:
         fd, st = open_for_read("read_file", shown, io_path, nofollow=self.sandbox.restricted)

@@ -155,6 +155,21 @@ class PathSandbox:
         """The folder relative paths are anchored at."""
         return self._cwd if self._cwd is not None else os.getcwd()
 
+    def paths_note(self) -> str:
+        """What a file tool's description says about paths: where relative ones lead, and the roots.
+
+        Relative paths are resolved against :attr:`cwd`, which is the first allowed
+        folder unless ``cwd`` was given, never the process's working folder (that one
+        is used only when the sandbox is unrestricted).
+        """
+        if self._cwd is None:
+            return "Relative paths are resolved against the current working folder."
+        first = " (the first allowed folder)" if self._roots and self._cwd == self._roots[0] else ""
+        note = f"Relative paths are resolved against {self._cwd}{first}."
+        if self._roots:
+            note += f" Only paths inside {', '.join(self._roots)} can be used."
+        return note
+
     def __repr__(self) -> str:
         return f"PathSandbox({list(self._roots)!r}, cwd={self._cwd!r})"
 

@@ -1,0 +1,56 @@
+"""What the six built-in tools share: their argument base, and output that is always valid text."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, cast
+
+from pydantic import model_validator
+
+from yoagent.core import ModelTool, TextContent, ToolArguments, ToolContext, ToolError, ToolResult
+
+from ._text import visible_text
+
+ArgumentsT = TypeVar("ArgumentsT", bound="Arguments")
+
+
+class Arguments(ToolArguments):
+    """Unknown keys are refused (core's :class:`ToolArguments`); a ``null`` optional is absent.
+
+    Models often send ``"offset": null`` for an argument they mean to leave out; such
+    keys are dropped before validation so the field's default applies. A ``null`` for
+    a required field still fails ("Field required").
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_nulls(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        items = cast(dict[Any, Any], data).items()
+        return {key: value for key, value in items if value is not None}
+
+
+class BuiltinTool(ModelTool[ArgumentsT]):
+    """A built-in tool: whatever it reports is valid UTF-8 text.
+
+    Paths echoed from the arguments or read from the OS may hold lone surrogates
+    (undecodable bytes, or a JSON ``\\udXXX`` escape); one of them in a result would
+    make every later request of the conversation fail to encode. Every text block of a
+    result and every error message is passed through :func:`visible_text` here, once,
+    for all six tools.
+    """
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Validate, run, and make the outcome valid text."""
+        try:
+            result = await super().execute(arguments, ctx)
+        except ToolError as error:
+            text = str(error)
+            safe = visible_text(text)
+            if safe == text:
+                raise
+            raise type(error)(safe, details=error.details) from None
+        for block in result.content:
+            if isinstance(block, TextContent):
+                block.text = visible_text(block.text)
+        return result
