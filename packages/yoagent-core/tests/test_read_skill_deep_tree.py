@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,44 @@ DEPTH = 1200  # deeper than Python's default recursion limit
 
 def _ctx() -> ToolContext:
     return ToolContext(tool_call_id="t", tool_name="read_skill")
+
+
+def _remove_tree(root: Path) -> None:
+    """Remove a tree of any depth in linear time, holding two descriptors at most: down to
+    a leaf folder, empty it, climb by ``..``, remove it, repeat. (pytest's own clean-up of
+    the temporary folder recurses, and would fail on these trees in every later session.)"""
+    names: list[str] = []
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        while True:
+            with os.scandir(fd) as scan:
+                entries = list(scan)
+            folder = next((e.name for e in entries if e.is_dir(follow_symlinks=False)), None)
+            if folder is not None:
+                inner = os.open(folder, os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                names.append(folder)
+                continue
+            for entry in entries:
+                os.unlink(entry.name, dir_fd=fd)
+            if not names:
+                break
+            parent = os.open("..", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            os.rmdir(names.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(root)
+
+
+@pytest.fixture(scope="module")
+def skills_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("deep-skills")
+    _deep_skill(root)
+    yield root
+    _remove_tree(root)
 
 
 def _deep_skill(root: Path) -> Path:
@@ -42,9 +81,8 @@ def _deep_skill(root: Path) -> Path:
     return folder
 
 
-async def test_read_skill_on_a_deep_folder_tree_lists_what_it_can(tmp_path: Path) -> None:
-    _deep_skill(tmp_path)
-    tool = load_skills(tmp_path).tool()
+async def test_read_skill_on_a_deep_folder_tree_lists_what_it_can(skills_root: Path) -> None:
+    tool = load_skills(skills_root).tool()
     text = (await tool.execute({"name": "deep"}, _ctx())).text
     assert text.startswith("The body.")
     assert "- top.md" in text
@@ -52,9 +90,8 @@ async def test_read_skill_on_a_deep_folder_tree_lists_what_it_can(tmp_path: Path
     assert "d/d/d/near.md" in text  # a few levels down is listed
 
 
-async def test_read_skill_reads_a_file_deep_in_its_tree(tmp_path: Path) -> None:
-    _deep_skill(tmp_path)
-    tool = load_skills(tmp_path).tool()
+async def test_read_skill_reads_a_file_deep_in_its_tree(skills_root: Path) -> None:
+    tool = load_skills(skills_root).tool()
     deep = "/".join(["d"] * DEPTH) + "/leaf.txt"
     assert (await tool.execute({"name": "deep", "file": deep}, _ctx())).text == ""
 
@@ -67,9 +104,8 @@ async def test_read_skill_reads_a_file_deep_in_its_tree(tmp_path: Path) -> None:
     ],
 )
 async def test_read_skill_with_a_hostile_file_path_is_a_tool_error(
-    tmp_path: Path, file: str, problem: str
+    skills_root: Path, file: str, problem: str
 ) -> None:
-    _deep_skill(tmp_path)
-    tool = load_skills(tmp_path).tool()
+    tool = load_skills(skills_root).tool()
     with pytest.raises(ToolError, match=problem):
         await tool.execute({"name": "deep", "file": file}, _ctx())
