@@ -33,11 +33,16 @@ def see(child: pexpect.spawn, text: str) -> None:
 
 @pytest.fixture
 def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[Spawn]:
-    """Start ``yoagent *args`` in a 40×120 terminal in ``workdir`` (``env`` adds variables)."""
+    """Start ``yoagent *args`` in a 40×120 terminal in ``workdir`` (``env`` adds variables,
+    ``unset`` removes some)."""
     children: list[pexpect.spawn] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+    def start(
+        *args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = ()
+    ) -> pexpect.spawn:
         full = {**cli_env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1", **(env or {})}
+        for name in unset:
+            full.pop(name, None)
         child = pexpect.spawn(
             str(YOAGENT),
             list(args),
@@ -54,3 +59,20 @@ def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[Spawn]:
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+
+
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaped counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+    except OSError:  # no /proc: ask the kernel
+        import os
+
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
