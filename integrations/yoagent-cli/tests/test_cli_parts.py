@@ -79,7 +79,7 @@ def test_project_config_wins_over_user_config_and_user_only_keys_are_ignored(
 )
 def test_bad_config_values_name_the_file_and_key(tmp_path: Path, text: str, problem: str) -> None:
     user = _write(tmp_path / "config.toml", text)
-    with pytest.raises(SettingsError, match="config.toml") as caught:
+    with pytest.raises(SettingsError, match=r"config\.toml") as caught:
         load_settings(tmp_path / "nowhere", user)
     assert problem in str(caught.value)
 
