@@ -210,3 +210,20 @@ def test_config_file_errors_name_the_file_and_key_and_exit_2(
     result = run_cli(*base(server), "-p", "hi")
     assert result.returncode == 0, result.stderr
     assert "unknown key 'modle'" in result.stderr
+
+
+def test_help_lists_the_slash_commands(run_cli: RunCli) -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in ("/undo", "/diff", "/compact", "/retry", "/model", "/init", "/revoke"):
+        assert command in result.stdout
+
+
+def test_resume_shows_the_last_exchange(
+    run_cli: RunCli, server: ScriptedServer, sessions_dir: Path
+) -> None:
+    _saved_one(run_cli, server, sessions_dir)
+    result = run_cli(*base(server), "--resume", input="/quit\n")
+    assert result.returncode == 0, result.stderr
+    assert "you: what is 2+2?" in result.stdout
+    assert "The answer is 4." in result.stdout
