@@ -97,13 +97,13 @@ def test_pty_tab_completes_slash_commands_and_paths(
     see(child, PROMPT)
     child.send("/mo")
     child.send("\t")
-    see(child, "/model")
+    see(child, "del")  # the completion, drawn after what was typed
     child.send("\r")
-    see(child, "model scripted-model (openai-compatible)")
+    see(child, "model scripted-model (openai-compatible)")  # /model ran
     see(child, PROMPT)
     child.send("summarise notes-for")
     child.send("\t")
-    see(child, "notes-for-later.md")
+    see(child, "-later.md")
     child.send("\r")
     see(child, "Read it.")
     assert server.requests[0]["messages"][-1]["content"] == "summarise notes-for-later.md"
