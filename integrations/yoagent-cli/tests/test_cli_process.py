@@ -165,7 +165,8 @@ def test_json_prints_one_parseable_event_per_line(run_cli: RunCli, server: Scrip
     result = run_cli(*base(server), "--json", "-p", "hi")
     assert result.returncode == 0
     lines = result.stdout.splitlines()
-    events = [event_adapter.validate_json(line) for line in lines]
+    events = [event_adapter.validate_json(line) for line in lines[:-1]]
+    assert json.loads(lines[-1])["type"] == "result"
     assert isinstance(events[0], AgentStart)
     assert isinstance(events[-1], AgentEnd)
     deltas = [
@@ -181,7 +182,10 @@ def test_json_failure_still_exits_1(run_cli: RunCli, server: ScriptedServer) -> 
     server.add(Reply(status=401))
     result = run_cli(*base(server), "--json", "-p", "hi")
     assert result.returncode == 1
-    assert isinstance(event_adapter.validate_json(result.stdout.splitlines()[-1]), AgentEnd)
+    lines = result.stdout.splitlines()
+    assert isinstance(event_adapter.validate_json(lines[-2]), AgentEnd)
+    summary = json.loads(lines[-1])
+    assert (summary["type"], summary["subtype"], summary["is_error"]) == ("result", "error", True)
 
 
 def test_max_turns_stops_the_run_and_exits_1(run_cli: RunCli, server: ScriptedServer) -> None:
@@ -348,7 +352,8 @@ def test_interactive_mode_reads_piped_lines(
     assert "• write_file(" in result.stdout
     assert "✓ write_file(" in result.stdout
     assert "Wrote a.txt." in result.stdout
-    assert "tokens in 200 (cache hit 0%) · out 40 · compactions 0" in result.stdout
+    assert "tokens in 200 (cache hit 0%) · out 40 · context " in result.stdout
+    assert "compaction" not in result.stdout
 
 
 def test_interactive_no_declines_the_write(

@@ -6,14 +6,9 @@ import io
 
 from rich.console import Console
 
-from yoagent.cli.render import (
-    PlainRenderer,
-    RichRenderer,
-    fold,
-    format_arguments,
-    status_line,
-    tool_line,
-)
+from yoagent.cli.render import PlainRenderer, fold, format_arguments, tool_line
+from yoagent.cli.rich_render import RichRenderer
+from yoagent.cli.status import Status, status_line
 from yoagent.core import (
     CANCELLED_MARKER,
     AgentEnd,
@@ -64,13 +59,7 @@ def plain(events: list[AnyEvent], **options: bool) -> str:
 
 def test_plain_output_of_a_run() -> None:
     assert plain(run_events("a\nb")) == (
-        "let me think\n"
-        "Running it.\n"
-        '• bash(command="ls")\n'
-        '✓ bash(command="ls")\n'
-        "    a\n"
-        "    b\n"
-        "tokens in 100 (cache hit 20%) · out 7 · compactions 0\n"
+        'let me think\nRunning it.\n• bash(command="ls")\n✓ bash(command="ls")\n    a\n    b\n'
     )
 
 
@@ -114,10 +103,26 @@ def test_errors_interruptions_retries_and_stop_markers() -> None:
 
 def test_status_line_shows_cost_only_when_priced() -> None:
     stats = SessionStats(usage=Usage(input=900, output=50, cache_read=100), turns=2)
-    assert status_line(stats) == "tokens in 1,000 (cache hit 10%) · out 50 · compactions 0"
+    assert status_line(stats) == "tokens in 1,000 (cache hit 10%) · out 50"
     stats.cost_usd = 0.01234
     assert status_line(stats).endswith(" · $0.0123")
-    assert status_line(SessionStats()) == "tokens in 0 (cache hit 0%) · out 0 · compactions 0"
+    assert status_line(SessionStats()) == "tokens in 0 (cache hit 0%) · out 0"
+
+
+def test_status_line_shows_context_fill_elapsed_time_compactions_and_grants() -> None:
+    stats = SessionStats(usage=Usage(input=900, output=50, cache_read=100), compactions=2)
+    status = Status(
+        stats=stats,
+        context_tokens=50_000,
+        context_window=200_000,
+        elapsed=75.4,
+        grants=["bash", "edit_file"],
+    )
+    assert status.line() == (
+        "tokens in 1,000 (cache hit 10%) · out 50 · context 25% of 200k · 1m15s"
+        " · compacted 2× · always allowed: bash, edit_file"
+    )
+    assert Status(stats=SessionStats(), elapsed=3.21).line().endswith(" · 3.2s")
 
 
 def test_tool_lines_are_one_shortened_line() -> None:

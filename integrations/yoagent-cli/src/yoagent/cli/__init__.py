@@ -1,5 +1,6 @@
 """yoagent.cli: the ``yoagent`` terminal coding agent."""
 
-from .main import build_parser, main, run
+from .arguments import build_parser
+from .main import main, run
 
 __all__ = ["build_parser", "main", "run"]

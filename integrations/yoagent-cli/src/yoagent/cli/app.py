@@ -19,6 +19,7 @@ from yoagent.core import (
 from yoagent.core.hooks import MiddlewareLike
 from yoagent.tools import default_tools
 
+from .instructions import find_instructions, instructions_section
 from .system_prompt import build_system_prompt
 
 
@@ -41,6 +42,8 @@ class Options:
     """``None``: a new session; ``""``: the latest one; else a session id."""
     plain: bool = False
     show_thinking: bool = True
+    project_instructions: bool = True
+    """Read AGENTS.md and CLAUDE.md into the system prompt."""
     cwd: Path = field(default_factory=Path.cwd)
 
 
@@ -66,13 +69,22 @@ def build_tools(options: Options) -> list[AgentTool]:
     return tools
 
 
+def system_prompt_for(options: Options) -> str:
+    """The default prompt (or ``--system``'s file), the project's instructions (AGENTS.md,
+    CLAUDE.md) and the skills list."""
+    instructions = find_instructions(options.cwd) if options.project_instructions else []
+    return build_system_prompt(
+        options.cwd,
+        options.system,
+        [instructions_section(instructions), options.skills.prompt_section()],
+    )
+
+
 def build_agent(
     options: Options, config: ModelConfig, middleware: Sequence[MiddlewareLike] = ()
 ) -> Agent:
     """The agent for ``options`` on ``config``."""
-    system_prompt = build_system_prompt(
-        options.cwd, options.system, [options.skills.prompt_section()]
-    )
+    system_prompt = system_prompt_for(options)
     limits = ExecutionLimits(
         max_turns=options.max_turns if options.max_turns is not None else 50,
         max_duration=None,  # Ctrl+C stops a run that takes too long

@@ -1,15 +1,17 @@
 """The confirmation middleware: a write, an edit or a shell command waits for the user's yes.
 
 Interactive mode asks before each ``write_file``, ``edit_file`` and ``bash`` call, showing
-the path or the command (answers: yes, no, always for this tool). ``--yes`` allows every
-call without asking. In ``-p`` mode nobody can answer, so without ``--yes`` those calls are
-denied, and the model reads why.
+the command, or the path and a diff (answers: yes; no, with an optional reason the model
+reads; always for this tool — a standing grant, listed in the status line and taken back
+with ``/revoke``). ``--yes`` allows every call without asking. In ``-p`` mode nobody can
+answer, so without ``--yes`` those calls are denied, and the model reads why.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -35,21 +37,35 @@ class Answer(enum.Enum):
     ABORT = "abort"
 
 
-Ask = Callable[[ToolCallRequest, str], Awaitable[Answer]]
+@dataclass(slots=True, frozen=True)
+class Reply:
+    """An answer and, for a no, why (sent to the model)."""
+
+    answer: Answer
+    reason: str = ""
+
+
+Ask = Callable[[ToolCallRequest, str], Awaitable[Answer | Reply]]
 """Shows the question for a call (the request and its one-line description) and returns
 the answer."""
 
 
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def declined(reason: str = "") -> str:
+    """What the model reads when the user said no (and why, when they said)."""
+    reason = " ".join(reason.split())
+    return f"{DECLINED}; they said: {reason}" if reason else DECLINED
 
 
 def describe(request: ToolCallRequest) -> str:
-    """What a guarded call will do, for the person asked: the command, or the path."""
+    """What a guarded call will do, for the person asked: the whole command, or the path.
+
+    Nothing is shortened: the person approves exactly this (draw it with
+    :meth:`~.render.Renderer.exact`, which shows control characters as escapes).
+    """
     arguments: dict[str, Any] = request.arguments
     if request.tool_name == "bash":
         command = str(arguments.get("command", ""))
-        return f"run: {_shorten(command, 2000)}"
+        return f"run: {command}"
     path = str(arguments.get("path", "?"))
     if request.tool_name == "write_file":
         content = str(arguments.get("content", ""))
@@ -100,7 +116,10 @@ class ConfirmMiddleware:
         async with self._lock:
             if request.tool_name in self.always:
                 return Allow()
-            answer = await ask(request, describe(request))
+            reply = await ask(request, describe(request))
+        if isinstance(reply, Answer):
+            reply = Reply(reply)
+        answer = reply.answer
         if answer is Answer.ALWAYS:
             self.always.add(request.tool_name)
             return Allow()
@@ -109,7 +128,7 @@ class ConfirmMiddleware:
         on_abort = self.on_abort
         if answer is Answer.ABORT and on_abort is not None:
             on_abort()
-        return Deny(DECLINED)
+        return Deny(declined(reply.reason))
 
 
 def parse_answer(text: str) -> Answer:

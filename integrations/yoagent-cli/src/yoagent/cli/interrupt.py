@@ -77,3 +77,61 @@ def sigint_calls(callback: Callable[[], None]) -> Generator[Interrupts]:
         yield interrupts
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+EXIT_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that end ``yoagent`` the way Ctrl+C ends a run: the terminal closing
+(SIGHUP) and a polite kill (SIGTERM)."""
+
+
+class ExitRequest:
+    """Which exit signal arrived (``None``: none yet)."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + the signal's number."""
+        return 128 + (self.signal or 0)
+
+
+@contextmanager
+def exit_signals_call(callback: Callable[[int], None]) -> Generator[ExitRequest]:
+    """While inside, SIGTERM and SIGHUP schedule ``callback(signum)`` on the running event
+    loop (the first one is recorded in the yielded :class:`ExitRequest`).
+
+    When SIGHUP arrives the terminal is gone: stdout and stderr are pointed at the null
+    device first, so the clean-up that follows cannot fail writing to it. The previous
+    handlers come back on exit; outside the main thread nothing is installed.
+    """
+    request = ExitRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield request
+        return
+    loop = asyncio.get_running_loop()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if request.signal is None:
+            request.signal = signum
+        if signum == getattr(signal, "SIGHUP", None):
+            _silence_output()
+        loop.call_soon_threadsafe(callback, signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in EXIT_SIGNALS}
+    try:
+        yield request
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _silence_output() -> None:
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(null, stream.fileno())
+        os.close(null)

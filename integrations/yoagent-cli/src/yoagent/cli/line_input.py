@@ -12,6 +12,7 @@ from typing import Protocol, TextIO
 
 import anyio
 from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, ThreadedCompleter
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 
@@ -33,9 +34,12 @@ class LineInput(Protocol):
 
 
 class TerminalInput:
-    """prompt-toolkit: line editing, history (kept in ``history_file``), Ctrl+C and Ctrl+D."""
+    """prompt-toolkit: line editing, history (kept in ``history_file``), Tab completion
+    (``completer``), Ctrl+C and Ctrl+D."""
 
-    def __init__(self, history_file: Path | None = None) -> None:
+    def __init__(
+        self, history_file: Path | None = None, completer: Completer | None = None
+    ) -> None:
         if history_file is not None:
             try:
                 history_file.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +48,11 @@ class TerminalInput:
                 history = InMemoryHistory()
         else:
             history = InMemoryHistory()
-        self._session: PromptSession[str] = PromptSession(history=history)
+        self._session: PromptSession[str] = PromptSession(
+            history=history,
+            completer=ThreadedCompleter(completer) if completer is not None else None,
+            complete_while_typing=False,  # Tab completes; typing never pops a menu up
+        )
         self._answers: PromptSession[str] = PromptSession(history=InMemoryHistory())
         self._pending = False
 

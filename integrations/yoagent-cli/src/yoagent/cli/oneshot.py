@@ -1,12 +1,17 @@
 """``yoagent -p TASK``: one run, the final answer on stdout, an exit code that says how it went.
 
 Exit codes: 0 the run finished with an answer; 1 it failed (the model call errored, the
-model refused, a limit stopped it); 130 it was interrupted. With ``--json`` stdout carries
-every event as one JSON line instead of the answer.
+model refused, a limit stopped it); 130 it was interrupted (143 or 129 when SIGTERM or
+SIGHUP stopped it). With ``--json`` stdout carries every event as one JSON line instead of
+the answer, then a final summary line (see :mod:`.json_output`).
+
+A run that failed before the model produced anything is not saved (see :mod:`.turns`): a
+server that cannot be reached leaves no session behind.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -17,15 +22,19 @@ from yoagent.core import (
     AgentEnd,
     StopReason,
     UserMessage,
-    event_adapter,
     is_loop_injected,
     last_assistant,
 )
 from yoagent.core.messages import AnyMessage
 
-from .interrupt import sigint_calls
+from .interrupt import exit_signals_call, sigint_calls
+from .json_output import JsonLines
+from .problems import explain_failure
 from .render import Renderer
+from .safe_text import inert, write_inert
 from .session_store import SavedSession, moved_notice
+from .status import Status, context_used
+from .turns import settle
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -35,28 +44,38 @@ EXIT_INTERRUPTED = 130
 
 @dataclass(slots=True, frozen=True)
 class Outcome:
-    """How a run ended: its exit code, the answer, and what went wrong (if anything)."""
+    """How a run ended: its exit code, the answer, what went wrong (if anything), and a
+    short word for it (``success``, ``error``, ``refusal``, ``limit``, ``interrupted``)."""
 
     code: int
     answer: str = ""
     problem: str = ""
+    reason: str = "success"
 
 
-def judge(messages: Sequence[AnyMessage]) -> Outcome:
-    """The outcome of a run from the messages it added."""
+def judge(messages: Sequence[AnyMessage], agent: Agent | None = None) -> Outcome:
+    """The outcome of a run from the messages it added (``agent`` names the model in a
+    failure's explanation)."""
     last_reply = last_assistant(messages)
     if last_reply is None:
-        return Outcome(EXIT_FAILED, problem="the model was not called")
+        return Outcome(EXIT_FAILED, problem="the model was not called", reason="error")
     stop = last_reply.stop_reason
     if stop is StopReason.ABORTED:
-        return Outcome(EXIT_INTERRUPTED, problem="interrupted")
+        return Outcome(EXIT_INTERRUPTED, problem="interrupted", reason="interrupted")
     if stop is StopReason.ERROR:
-        return Outcome(EXIT_FAILED, problem=last_reply.error_message or "the model call failed")
+        problem = (
+            explain_failure(last_reply.error_message, agent.model)
+            if agent is not None
+            else last_reply.error_message or "the model call failed"
+        )
+        return Outcome(EXIT_FAILED, problem=problem, reason="error")
     if stop is StopReason.REFUSAL:
-        return Outcome(EXIT_FAILED, answer=last_reply.text, problem="the model refused")
+        return Outcome(
+            EXIT_FAILED, answer=last_reply.text, problem="the model refused", reason="refusal"
+        )
     final = messages[-1]
     if isinstance(final, UserMessage) and is_loop_injected(final):
-        return Outcome(EXIT_FAILED, answer=last_reply.text, problem=final.text)
+        return Outcome(EXIT_FAILED, answer=last_reply.text, problem=final.text, reason="limit")
     return Outcome(EXIT_OK, answer=last_reply.text)
 
 
@@ -76,13 +95,19 @@ async def run_once(
     """
     end: AgentEnd | None = None
     failure: str | None = None
-    with sigint_calls(agent.abort) as interrupts:
+    began = time.monotonic()
+    start = len(agent.messages)
+    output = JsonLines(stdout) if json_lines else None
+
+    def on_exit_signal(signum: int) -> None:
+        agent.abort()
+
+    with sigint_calls(agent.abort) as interrupts, exit_signals_call(on_exit_signal) as signals:
         try:
             async with aclosing(agent.stream(task)) as events:
                 async for event in events:
-                    if json_lines:
-                        stdout.write(event_adapter.dump_json(event).decode() + "\n")
-                        stdout.flush()
+                    if output is not None:
+                        output.event(event)
                     if progress is not None:
                         progress.handle(event)
                     if isinstance(event, AgentEnd):
@@ -93,22 +118,47 @@ async def run_once(
             failure = f"{type(error).__name__}: {error}"
     if progress is not None:
         progress.finish_block()
+        status = Status(
+            stats=agent.last_run_stats,
+            context_tokens=context_used(agent.messages),
+            context_window=agent.model.context_window,
+            elapsed=time.monotonic() - began,
+        )
+        progress.notice(status.line())
+    settled = settle(agent.messages, start)
+    if settled.dropped:
+        agent.replace_messages(settled.messages)
     if session is not None:
         moved = session.save(agent.messages)
         if moved is not None:
-            stderr.write(f"yoagent: {moved_notice(moved, session)}\n")
+            write_inert(stderr, f"yoagent: {moved_notice(moved, session)}")
     if failure is not None:
-        stderr.write(f"yoagent: {failure}\n")
-        return EXIT_FAILED
-    if end is None:
-        stderr.write("yoagent: the run ended without a result\n")
-        return EXIT_INTERRUPTED if interrupts.count else EXIT_FAILED
-    outcome = judge(end.messages)
-    if interrupts.count and outcome.code != EXIT_OK:
-        outcome = Outcome(EXIT_INTERRUPTED, problem="interrupted")
-    if not json_lines and outcome.answer and outcome.code == EXIT_OK:
-        stdout.write(outcome.answer.rstrip("\n") + "\n")
+        outcome = Outcome(EXIT_FAILED, problem=failure, reason="error")
+    elif end is None:
+        outcome = Outcome(
+            EXIT_INTERRUPTED if interrupts.count else EXIT_FAILED,
+            problem="the run ended without a result",
+            reason="interrupted" if interrupts.count else "error",
+        )
+    else:
+        outcome = judge(end.messages, agent)
+    if (interrupts.count or signals.signal is not None) and outcome.code != EXIT_OK:
+        code = signals.exit_code if signals.signal is not None else EXIT_INTERRUPTED
+        outcome = Outcome(code, problem="interrupted", reason="interrupted")
+    if output is not None:
+        output.summary(
+            outcome.code,
+            outcome.answer,
+            outcome.reason,
+            stats=agent.last_run_stats,
+            session_id=session.id if session is not None and session.path.exists() else None,
+            duration=time.monotonic() - began,
+            problem=outcome.problem,
+        )
+    elif outcome.answer and outcome.code == EXIT_OK:
+        answer = outcome.answer.rstrip("\n")
+        stdout.write((inert(answer) if stdout.isatty() else answer) + "\n")
         stdout.flush()
     if outcome.code != EXIT_OK:
-        stderr.write(f"yoagent: {outcome.problem}\n")
+        write_inert(stderr, f"yoagent: {outcome.problem}")
     return outcome.code

@@ -1,23 +1,20 @@
-"""Agent events on the terminal: streamed Markdown, dimmed thinking, one line per tool call.
+"""Agent events on the terminal: what to draw for each event, and plain-text drawing.
 
-:class:`RichRenderer` draws for a person at a terminal (rich: Markdown, colours, tool lines
-marked ✓/✗ in place). :class:`PlainRenderer` writes plain text for pipes, logs and dumb
-terminals. Both print a status line after each run.
+:class:`Renderer` decides what an event shows; :class:`PlainRenderer` writes it as plain
+text for pipes, logs and dumb terminals, and :class:`~.rich_render.RichRenderer` draws it
+for a person (Markdown, colours, tool lines marked ✓/✗ in place).
+
+Everything drawn passes through :mod:`.safe_text` first: model text, thinking, tool names,
+arguments and output, error texts and notices quoting them reach the terminal inert.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
-from rich.console import Console
-from rich.live import Live
-from rich.markdown import Markdown
-from rich.text import Text
 
 from yoagent.core import (
     CANCELLED_MARKER,
@@ -28,7 +25,6 @@ from yoagent.core import (
     MessageUpdate,
     ProgressMessage,
     ProviderRetry,
-    SessionStats,
     StopReason,
     TextDelta,
     ThinkingDelta,
@@ -39,6 +35,8 @@ from yoagent.core import (
     is_loop_injected,
 )
 from yoagent.core.events import AnyEvent
+
+from .safe_text import inert, inert_parts
 
 FOLD_LINES = 6
 """Tool output longer than this many lines (plus two) is folded to its first lines."""
@@ -68,9 +66,9 @@ def format_arguments(arguments: Mapping[str, Any], limit: int, per_value: int = 
 
 
 def tool_line(name: str, arguments: Mapping[str, Any], width: int) -> str:
-    """``name(arguments)`` fitted to ``width`` characters (one terminal line)."""
+    """``name(arguments)`` fitted to ``width`` characters (one terminal line), inert."""
     room = max(width - len(name) - 2, 8)
-    return shorten(f"{name}({format_arguments(arguments, room)})", width)
+    return shorten(inert(f"{name}({format_arguments(arguments, room)})", strict=True), width)
 
 
 def fold(text: str, max_lines: int = FOLD_LINES) -> tuple[list[str], int]:
@@ -81,24 +79,22 @@ def fold(text: str, max_lines: int = FOLD_LINES) -> tuple[list[str], int]:
     return lines[:max_lines], len(lines) - max_lines
 
 
-def status_line(stats: SessionStats) -> str:
-    """``tokens in N (cache hit P%) · out M · compactions C · $X.XXXX`` (cost when priced)."""
-    usage = stats.usage
-    prompt = usage.input + usage.cache_read + usage.cache_write
-    hit = round(100 * usage.cache_read / prompt) if prompt else 0
-    parts = [
-        f"tokens in {prompt:,} (cache hit {hit}%)",
-        f"out {usage.output:,}",
-        f"compactions {stats.compactions}",
-    ]
-    if stats.cost_usd is not None and not usage.is_zero():
-        parts.append(f"${stats.cost_usd:.4f}")
-    return " · ".join(parts)
-
-
 def error_text(message: AssistantMessage) -> str:
     """What went wrong with a reply that ended in error."""
     return message.error_message or "the model call failed"
+
+
+def diff_style(line: str) -> str:
+    """The style of one unified-diff line: additions green, removals red, hunks cyan."""
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("@@"):
+        return "cyan"
+    return ""
 
 
 # --- the renderers -------------------------------------------------------------------------
@@ -108,7 +104,8 @@ class Renderer:
     """Turns agent events into terminal output. Subclasses draw; this class decides what.
 
     ``show_text=False`` leaves the assistant's text out (``-p`` mode prints only the final
-    answer, on stdout).
+    answer, on stdout). The status line after a run is the caller's to print (it knows the
+    model and the clock).
     """
 
     def __init__(self, *, show_thinking: bool = True, show_text: bool = True) -> None:
@@ -117,8 +114,10 @@ class Renderer:
         self.width = 100
         self._shown: dict[str, anyio.Event] = {}
         self._block: str | None = None  # "text" | "thinking" while one streams
+        self.explain: Callable[[AssistantMessage], str] = error_text
+        """How a failed reply is put into words (the CLI names the server and what to do)."""
 
-    # --- what subclasses draw ---------------------------------------------------------------
+    # --- what subclasses draw (their text is already inert) -----------------------------------
 
     def _write_text(self, delta: str) -> None:
         raise NotImplementedError
@@ -138,11 +137,31 @@ class Renderer:
     def _tool_ended(self, call_id: str, line: str, ok: bool, output: list[str], more: int) -> None:
         raise NotImplementedError
 
-    def line(self, text: str, style: str = "") -> None:
-        """One line of the CLI's own output (``style``: a rich style, ignored when plain)."""
+    def _line(self, text: str, style: str) -> None:
+        raise NotImplementedError
+
+    def _exact_line(self, parts: list[tuple[str, bool]], style: str) -> None:
         raise NotImplementedError
 
     # --- shared logic -------------------------------------------------------------------------
+
+    def line(self, text: str, style: str = "") -> None:
+        """One line of output (``style``: a rich style, ignored when plain); any control
+        character in ``text`` is shown, not obeyed."""
+        self._line(inert(text), style)
+
+    def exact(self, text: str, style: str = "") -> None:
+        """``text`` exactly as it is (for a person to approve): every control, format or
+        invisible character shown as a marked escape such as ``\\x1b``."""
+        self.finish_block()
+        for line in text.split("\n"):
+            self._exact_line(inert_parts(line, strict=True), style)
+
+    def diff(self, lines: Sequence[str]) -> None:
+        """A unified diff, coloured by :func:`diff_style`, every character shown exactly."""
+        self.finish_block()
+        for line in lines:
+            self._exact_line(inert_parts(line, strict=True), diff_style(line))
 
     def finish_block(self) -> None:
         """End the text or thinking block that is streaming, if any (before other output)."""
@@ -175,12 +194,12 @@ class Renderer:
                 if self._block != "text":
                     self.finish_block()
                     self._block = "text"
-                self._write_text(delta.delta)
+                self._write_text(inert(delta.delta))
             elif isinstance(delta, ThinkingDelta) and self.show_thinking and self.show_text:
                 if self._block != "thinking":
                     self.finish_block()
                     self._block = "thinking"
-                self._write_thinking(delta.delta)
+                self._write_thinking(inert(delta.delta))
         elif isinstance(event, MessageEnd):
             self._message_end(event)
         elif isinstance(event, ToolExecutionStart):
@@ -203,14 +222,13 @@ class Renderer:
             self.error(f"the prompt was rejected: {event.reason}")
         elif isinstance(event, AgentEnd):
             self.finish_block()
-            self.notice(status_line(event.stats))
 
     def _message_end(self, event: MessageEnd) -> None:
         message = event.message
         if isinstance(message, AssistantMessage):
             self.finish_block()
             if message.stop_reason is StopReason.ERROR:
-                self.error(error_text(message))
+                self.error(self.explain(message))
             elif message.stop_reason is StopReason.ABORTED:
                 self.line("⏹ interrupted", "yellow")
             elif message.stop_reason is StopReason.LENGTH:
@@ -226,8 +244,8 @@ class Renderer:
     def _tool_end(self, result: ToolResultMessage) -> None:
         self.finish_block()
         ok = not result.is_error
-        shown, more = fold(result.text, FOLD_LINES if ok else FOLD_LINES * 2)
-        self._tool_ended(result.tool_call_id, result.tool_name, ok, shown, more)
+        shown, more = fold(inert(result.text), FOLD_LINES if ok else FOLD_LINES * 2)
+        self._tool_ended(result.tool_call_id, inert(result.tool_name, strict=True), ok, shown, more)
 
 
 class PlainRenderer(Renderer):
@@ -278,137 +296,9 @@ class PlainRenderer(Renderer):
         if more:
             self._emit(f"    … {more} more lines\n")
 
-    def line(self, text: str, style: str = "") -> None:
+    def _line(self, text: str, style: str) -> None:
         self._end_text()
         self._emit(text + "\n")
 
-
-class _MarkdownStream:
-    """Markdown that grows as it streams: settled lines are printed once, above a small live
-    region holding the last few (which may still change as more text arrives)."""
-
-    LIVE_LINES = 8
-    INTERVAL = 0.05
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.text = ""
-        self.printed = 0
-        self.live: Live | None = None
-        self.last = 0.0
-
-    def add(self, delta: str) -> None:
-        self.text += delta
-        now = time.monotonic()
-        if now - self.last >= self.INTERVAL:
-            self.last = now
-            self._render(final=False)
-
-    def _lines(self) -> list[str]:
-        # A console of its own: capturing on the live one would capture the live region too.
-        main = self.console
-        buffer = io.StringIO()
-        scratch = Console(
-            file=buffer,
-            width=max(main.width - 1, 20),  # never the exact width: no pending wraps
-            color_system=main.color_system,  # pyright: ignore[reportArgumentType]
-            force_terminal=main.is_terminal,
-            no_color=main.no_color,
-            highlight=False,
-        )
-        scratch.print(Markdown(self.text))
-        return buffer.getvalue().splitlines(keepends=True)
-
-    def _render(self, final: bool) -> None:
-        lines = self._lines()
-        settled = len(lines) if final else max(len(lines) - self.LIVE_LINES, 0)
-        if self.live is None:
-            self.live = Live(
-                Text(""),
-                console=self.console,
-                auto_refresh=False,
-                transient=True,  # everything settles above it by the end
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
-            self.live.start()
-        if settled > self.printed:
-            chunk = "".join(lines[self.printed : settled]).removesuffix("\n")
-            self.live.console.print(Text.from_ansi(chunk), soft_wrap=True)
-            self.printed = settled
-        rest = "".join(lines[settled:]).removesuffix("\n")
-        self.live.update(Text.from_ansi(rest), refresh=True)
-
-    def close(self) -> None:
-        if self.text.strip():
-            self._render(final=True)
-        if self.live is not None:
-            self.live.stop()
-            self.live = None
-
-
-class RichRenderer(Renderer):
-    """Colours and Markdown for a terminal."""
-
-    def __init__(
-        self,
-        console: Console,
-        *,
-        show_thinking: bool = True,
-        show_text: bool = True,
-    ) -> None:
-        super().__init__(show_thinking=show_thinking, show_text=show_text)
-        self.console = console
-        self.width = console.width
-        self._markdown: _MarkdownStream | None = None
-        self._lines: dict[str, str] = {}
-        self._last_tool: str | None = None  # the call whose start line is the last line out
-        self._thinking_open = False
-
-    def _write_text(self, delta: str) -> None:
-        self._last_tool = None
-        if self._markdown is None:
-            self._markdown = _MarkdownStream(self.console)
-        self._markdown.add(delta)
-
-    def _write_thinking(self, delta: str) -> None:
-        self._last_tool = None
-        self._thinking_open = True
-        self.console.out(delta, style="dim italic", end="", highlight=False)
-
-    def _end_text(self) -> None:
-        if self._markdown is not None:
-            self._markdown.close()
-            self._markdown = None
-
-    def _end_thinking(self) -> None:
-        if self._thinking_open:
-            self.console.out("", end="\n")
-            self._thinking_open = False
-
-    def _tool_started(self, call_id: str, line: str) -> None:
-        self.width = self.console.width
-        self._lines[call_id] = line
-        self.console.print(Text.assemble((START_MARK, "cyan"), " ", (line, "bold")))
-        self._last_tool = call_id
-
-    def _tool_ended(self, call_id: str, line: str, ok: bool, output: list[str], more: int) -> None:
-        full = self._lines.pop(call_id, line)
-        if self._last_tool == call_id and self.console.is_terminal:
-            # The start line is the last one out: mark it in place.
-            self.console.file.write("\x1b[1A\r\x1b[2K")
-        mark = (OK_MARK, "green") if ok else (FAIL_MARK, "red")
-        self.console.print(Text.assemble(mark, " ", (full, "bold")))
-        self._last_tool = None
-        for text in output:
-            self.console.print(
-                Text("    " + shorten(text, self.width - 4), style="dim" if ok else "red"),
-                soft_wrap=True,
-            )
-        if more:
-            self.console.print(Text(f"    … {more} more lines", style="dim"))
-
-    def line(self, text: str, style: str = "") -> None:
-        self._last_tool = None
-        self._end_thinking()
-        self.console.print(Text(text, style=style), soft_wrap=True)
+    def _exact_line(self, parts: list[tuple[str, bool]], style: str) -> None:
+        self._line("".join(text for text, _ in parts), style)

@@ -10,10 +10,12 @@ started in, the model, the start time and the first prompt. A session file witho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
-from collections.abc import Sequence
+import time
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -221,6 +223,49 @@ class SessionStore:
         return matches[0]
 
     @staticmethod
+    def delete(info: SessionInfo) -> None:
+        """Delete a saved session: its file and its sidecar."""
+        info.path.unlink(missing_ok=True)
+        meta_path(info.path).unlink(missing_ok=True)
+
+    def prune(
+        self,
+        *,
+        max_age_days: int = 0,
+        max_total_mb: int = 0,
+        keep: Set[str] = frozenset(),
+        now: float | None = None,
+    ) -> list[SessionInfo]:
+        """Delete the sessions untouched for more than ``max_age_days`` days, then the
+        oldest ones while all of them together take more than ``max_total_mb`` MB (0: no
+        such limit). The sessions in ``keep`` (ids) are never deleted. Returns the
+        deleted ones; one that cannot be deleted is skipped."""
+        sessions = self.list()  # newest first
+        cutoff = (now if now is not None else time.time()) - max_age_days * 86_400
+        deleted: list[SessionInfo] = []
+
+        def remove(info: SessionInfo) -> None:
+            with contextlib.suppress(OSError):
+                self.delete(info)
+                deleted.append(info)
+
+        for info in sessions:
+            if max_age_days and info.modified < cutoff and info.id not in keep:
+                remove(info)
+        if max_total_mb:
+            remaining = [info for info in sessions if info not in deleted]
+            sizes = {info.id: _size(info.path) for info in remaining}
+            total = sum(sizes.values())
+            for info in reversed(remaining):  # oldest first
+                if total <= max_total_mb * 1024 * 1024:
+                    break
+                if info.id in keep:
+                    continue
+                remove(info)
+                total -= sizes[info.id]
+        return deleted
+
+    @staticmethod
     def _info(path: Path) -> SessionInfo | None:
         try:
             modified = path.stat().st_mtime
@@ -236,6 +281,14 @@ class SessionStore:
             title=meta.get("title", ""),
             modified=modified,
         )
+
+
+def _size(path: Path) -> int:
+    total = 0
+    for part in (path, meta_path(path)):
+        with contextlib.suppress(OSError):
+            total += part.stat().st_size
+    return total
 
 
 def moved_notice(old_id: str, saved: SavedSession) -> str:

@@ -12,6 +12,18 @@ order (an entry moves the head to itself, as ``append`` does). :meth:`Session.sa
 appends what the file does not have yet; a whole-file write goes through a temporary file
 and ``os.replace``, so a crash leaves the old file or the new one, never half of one.
 
+Concurrent use: any number of readers and writers, in threads or processes, may load and
+save the same file. On POSIX each save holds an exclusive ``flock`` on the file's folder
+from its check to its last write (each load a shared one), so a save either lands whole or
+raises :class:`SessionError` because another writer changed the file since this session
+read it — an acknowledged save is never lost. Windows has no such lock: there, one writer
+per file. Two sessions that keep saving to one file must each reload after a refused save.
+
+A save cut by a crash can leave the history on an unanswered tool call, which every API
+rejects. Loading closes such calls (those of the head's branch) with an error result
+reading :data:`LOST_TOOL_RESULT`, as the loop does on an abort, and says so in
+:attr:`Session.load_warnings`; the next save writes the closing results.
+
 Lines are UTF-8 JSON; text that cannot be UTF-8 (a lone surrogate, e.g. from a ``\\ud800``
 escape in model output) is written as a ``\\uXXXX`` escape, so it survives the round trip.
 """
@@ -24,14 +36,37 @@ import os
 import re
 import secrets
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from pydantic import ValidationError
 
-from .messages import AnyMessage, message_adapter
+from .content import TextContent
+from .messages import (
+    AnyMessage,
+    AssistantMessage,
+    CustomMessage,
+    StopReason,
+    ToolResultMessage,
+    message_adapter,
+)
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: saves are not locked (see the docstring)
+    fcntl = None
+
+LOST_TOOL_RESULT = (
+    "[Tool result lost: the session was saved before this tool call finished; "
+    "it may or may not have run]"
+)
+"""The text of the error result that :meth:`Session.load` gives a tool call left
+unanswered by a cut-off save."""
+
+_RUN_ENDED = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
+"""A reply that ended its run this way has no tool results to wait for (as in the loop)."""
 
 
 class SessionError(Exception):
@@ -222,7 +257,8 @@ class Session:
     def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> Session:
         """Read a session from JSONL text; see :meth:`load` for how problems are reported."""
         session = cls()
-        session._replay(text.split("\n"), source)
+        _, lines = session._replay(text.split("\n"), source)
+        session._close_dangling_calls(lines + 1)
         return session
 
     def save(self, path: str | Path, *, overwrite: bool = False) -> None:
@@ -236,6 +272,10 @@ class Session:
         the file with the whole session instead.
         """
         target = Path(path)
+        with _folder_lock(target, shared=False):
+            self._save_locked(target, overwrite)
+
+    def _save_locked(self, target: Path, overwrite: bool) -> None:
         resolved = target.resolve()
         state = self._file
         if state is None or state.path != resolved:
@@ -294,10 +334,12 @@ class Session:
         it. A bad line anywhere else raises :class:`SessionCorruptError` naming its line.
         """
         target = Path(path)
-        changed = target.stat().st_mtime_ns
-        raw = target.read_bytes()
+        with _folder_lock(target, shared=True):
+            changed = target.stat().st_mtime_ns
+            raw = target.read_bytes()
         session = cls()
-        good_size = min(session._replay(raw.split(b"\n"), str(target)), len(raw))
+        good, lines = session._replay(raw.split(b"\n"), str(target))
+        good_size = min(good, len(raw))
         session._file = _FileState(
             path=target.resolve(),
             size=len(raw),
@@ -307,19 +349,22 @@ class Session:
         )
         session._written = len(session._entries)
         session._written_head = session.head
+        session._close_dangling_calls(lines + 1)  # after _written: the next save writes it
         return session
 
     open = load
     """Alias of :meth:`load`."""
 
-    def _replay(self, lines: Sequence[str] | Sequence[bytes], source: str) -> int:
-        """Apply each line; return the size of the part that loaded (bytes, for byte lines).
+    def _replay(self, lines: Sequence[str] | Sequence[bytes], source: str) -> tuple[int, int]:
+        """Apply each line; return the size of the part that loaded (bytes, for byte lines)
+        and the number of its last line.
 
         Byte lines are decoded strictly: a line that is not UTF-8 is corrupt like any other.
         """
         last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
         offset = 0
         good = 0
+        good_line = 0
         for index, line in enumerate(lines):
             offset += len(line) + 1
             if not line.strip():
@@ -327,14 +372,53 @@ class Session:
             try:
                 text = line.decode("utf-8") if isinstance(line, bytes) else line
                 self._apply(json.loads(text))
-            except (_Corrupt, ValueError, RecursionError) as error:
+            except (_Corrupt, ValueError, TypeError, RecursionError) as error:
                 problem = _problem(error)
                 if index == last:
                     self.load_warnings.append(LoadWarning(line=index + 1, problem=problem))
-                    return good
+                    return good, good_line
                 raise SessionCorruptError(source, index + 1, problem) from None
             good = offset
-        return good
+            good_line = index + 1
+        return good, good_line
+
+    def _close_dangling_calls(self, line: int) -> None:
+        """Answer the tool calls the head's branch leaves unanswered (a save cut between a
+        call and its results) with an error result each; ``line`` is where the results
+        should have been, for the warning."""
+        path = self.path_messages()
+        last = next(
+            (i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], AssistantMessage)),
+            None,
+        )
+        if last is None:
+            return
+        reply = cast(AssistantMessage, path[last])
+        after = path[last + 1 :]
+        if reply.stop_reason in _RUN_ENDED or not all(
+            isinstance(m, ToolResultMessage | CustomMessage) for m in after
+        ):
+            return  # the run ended there, or the history moved on: not a cut save
+        answered = {m.tool_call_id for m in after if isinstance(m, ToolResultMessage)}
+        dangling = [call for call in reply.tool_calls if call.id not in answered]
+        for call in dangling:
+            self.append(
+                ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextContent(text=LOST_TOOL_RESULT)],
+                    is_error=True,
+                )
+            )
+        if dangling:
+            ids = ", ".join(repr(call.id) for call in dangling)
+            self.load_warnings.append(
+                LoadWarning(
+                    line=line,
+                    problem=f"tool call {ids} has no result (the save was cut off); "
+                    "answered it as an error",
+                )
+            )
 
     def _apply(self, record: Any) -> None:
         if not isinstance(record, dict):
@@ -342,7 +426,7 @@ class Session:
         fields = cast(dict[str, Any], record)
         if set(fields) == {"head"}:
             head = fields["head"]
-            if head is not None and head not in self._entries:
+            if head is not None and (not isinstance(head, str) or head not in self._entries):
                 raise _Corrupt(f"head {head!r} names no entry")
             self.head = head
             return
@@ -387,6 +471,8 @@ def _problem(error: Exception) -> str:
         return f"not UTF-8 (invalid byte at column {error.start + 1})"
     if isinstance(error, RecursionError):
         return "nested too deeply to read"
+    if isinstance(error, TypeError):
+        return f"a field of the wrong type ({error})"
     return f"not JSON ({error})"
 
 
@@ -408,6 +494,29 @@ def _same_message(stored: AnyMessage, message: AnyMessage) -> bool:
         return message_adapter.dump_json(stored) == message_adapter.dump_json(message)
     except (ValueError, TypeError, RecursionError):  # pydantic's errors are ValueErrors
         return False
+
+
+@contextlib.contextmanager
+def _folder_lock(target: Path, *, shared: bool) -> Generator[None]:
+    """Hold a ``flock`` on ``target``'s folder (shared for a load, exclusive for a save).
+
+    The folder, not the file: a whole-file save replaces the file, and a lock on the old
+    one would not stop the next writer. Nothing is locked without ``fcntl`` (Windows) or
+    when the folder cannot be opened (it is missing: the save fails on its own).
+    """
+    if fcntl is None:
+        yield
+        return
+    try:
+        fd = os.open(target.parent, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

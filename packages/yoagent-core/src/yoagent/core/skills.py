@@ -14,6 +14,7 @@ one level of nested map (``metadata:``) — without a YAML library.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ MAX_DESCRIPTION_LENGTH = 1024
 MAX_COMPATIBILITY_LENGTH = 500
 MAX_FILE_BYTES = 256 * 1024
 """Largest skill file :class:`ReadSkillTool` returns."""
+MAX_LISTED_DEPTH = 16
+"""How many folders deep :meth:`Skill.files` looks."""
+MAX_LISTED_ENTRIES = 10_000
+"""How many entries :meth:`Skill.files` looks at before it stops."""
 _KEY = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*))?$")
 
 Frontmatter = dict[str, "str | list[str] | dict[str, str]"]
@@ -59,17 +64,48 @@ class Skill:
         return self.path.parent
 
     def files(self, limit: int = 200) -> list[str]:
-        """The skill's other files, relative to its folder, sorted (at most ``limit``)."""
+        """The skill's other files, relative to its folder, sorted (at most ``limit``).
+
+        Hidden files and folders are left out, and so is anything deeper than
+        :data:`MAX_LISTED_DEPTH` folders or past :data:`MAX_LISTED_ENTRIES` entries looked
+        at: a hostile tree (deep, huge, or with unreadable folders) lists what it can.
+        """
         found: list[str] = []
-        for path in sorted(self.folder.rglob("*")):
-            relative = path.relative_to(self.folder)
-            if path.is_file() and relative.as_posix() != SKILL_FILE:
-                if any(part.startswith(".") for part in relative.parts):
-                    continue
-                found.append(relative.as_posix())
-                if len(found) >= limit:
-                    break
+        seen = 0
+        # Depth first with children in name order (the order of sorted paths), on a stack of
+        # folder listings rather than by recursion, which a deep tree would exhaust.
+        stack: list[tuple[Iterator[os.DirEntry[str]], tuple[str, ...]]] = [
+            (_listing(self.folder), ())
+        ]
+        while stack and len(found) < limit and seen < MAX_LISTED_ENTRIES:
+            entries, parts = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                continue
+            seen += 1
+            relative = (*parts, entry.name)
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+                is_file = not is_folder and entry.is_file()
+            except OSError:
+                continue
+            if is_folder and len(relative) < MAX_LISTED_DEPTH:
+                stack.append((_listing(Path(entry.path)), relative))
+            elif is_file and relative != (SKILL_FILE,):
+                found.append("/".join(relative))
         return found
+
+
+def _listing(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """The visible entries of ``folder`` in name order (none when it cannot be read)."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = [entry for entry in scan if not entry.name.startswith(".")]
+    except (OSError, ValueError):
+        return iter(())
+    entries.sort(key=lambda entry: entry.name)
+    return iter(entries)
 
 
 @dataclass(slots=True, frozen=True)
@@ -649,6 +685,16 @@ class ReadSkillTool:
 
 
 def _read_file(skill: Skill, file: str) -> ToolResult:
+    try:
+        return _read_checked(skill, file)
+    except (OSError, ValueError, RecursionError) as error:
+        # A path the OS refuses (too long, a NUL byte, a symlink loop) or a file that went
+        # away: an error the model reads, never an exception out of the tool.
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else "bad path"
+        raise ToolError(f"read_skill: {file[:200]!r} cannot be read ({reason})") from None
+
+
+def _read_checked(skill: Skill, file: str) -> ToolResult:
     folder = skill.folder.resolve()
     target = (folder / file).resolve()
     if not target.is_relative_to(folder):

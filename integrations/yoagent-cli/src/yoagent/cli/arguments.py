@@ -1,0 +1,173 @@
+"""The command line: the ``yoagent`` flags, and the options they make with the config file.
+
+A flag wins over the config file (a flag given for a list, ``--allow-path`` or
+``--skills``, replaces the file's list); see :mod:`.settings` for the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from yoagent.core import SkillSet, ThinkingLevel, load_skills
+
+from .app import Options
+from .commands import commands_help
+from .problems import base_url_problem
+from .safe_text import write_inert
+from .settings import Settings
+
+
+def package_version() -> str:
+    """The installed ``yoagent-cli`` version (``0+unknown`` in a source tree)."""
+    try:
+        return version("yoagent-cli")
+    except PackageNotFoundError:  # running from a source tree
+        return "0+unknown"
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+EPILOG = f"""\
+commands at the prompt (Tab completes them, and paths):
+{commands_help()}
+
+config files: ~/.config/yoagent/config.toml (user), .yoagent/config.toml (project; wins
+over the user file); flags win over both. See docs/cli.md.
+keys: the provider comes from --provider, else from the first key set among
+ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY,
+GROQ_API_KEY, ... ; --base-url needs no key.
+In -p mode without --yes, file writes, edits and shell commands are refused.
+exit codes: 0 success, 1 the run failed, 2 usage or configuration error, 130 interrupted
+(143 SIGTERM, 129 SIGHUP)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``yoagent`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="yoagent",
+        description="A terminal coding agent. Without -p, opens an interactive session "
+        "in the current folder.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-p", "--prompt", metavar="TASK", help="run one task and exit ('-' reads it from stdin)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="with -p: every event as a JSON line, then a summary line",
+    )
+    parser.add_argument("--provider", metavar="NAME", help="anthropic, openai, ollama, ...")
+    parser.add_argument("--model", metavar="ID", help="the model id (default: per provider)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible server, e.g. http://localhost:11434/v1 (no key needed)",
+    )
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="let the file tools reach DIR too (repeatable)",
+    )
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="run writes and commands without asking"
+    )
+    parser.add_argument(
+        "--skills",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="load skills (<DIR>/<name>/SKILL.md) (repeatable)",
+    )
+    parser.add_argument("--system", type=Path, metavar="FILE", help="use FILE as the system prompt")
+    parser.add_argument(
+        "--max-turns", type=_positive, metavar="N", help="stop a run after N turns (default 50)"
+    )
+    parser.add_argument(
+        "--thinking",
+        choices=[level.value for level in ThinkingLevel],
+        metavar="LEVEL",
+        help="off, minimal, low, medium or high (default off)",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="continue the last session (or the one with this id)",
+    )
+    parser.add_argument(
+        "--plain", action="store_true", help="plain text output (no colours or Markdown)"
+    )
+    parser.add_argument(
+        "--hide-thinking", action="store_true", help="do not show the model's thinking"
+    )
+    parser.add_argument("--version", action="version", version=f"yoagent {package_version()}")
+    return parser
+
+
+def _skills(dirs: list[Path]) -> SkillSet:
+    """The skills in ``dirs``; each one skipped (and each folder missing) is a warning."""
+    skills = load_skills(dirs)
+    for problem in skills.problems:
+        write_inert(sys.stderr, f"yoagent: warning: skills: {problem} (skipped)")
+    return skills
+
+
+def make_options(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, settings: Settings, cwd: Path
+) -> Options:
+    """The options of this run: the flags over ``settings``. Usage errors exit 2."""
+    if args.json and args.prompt is None:
+        parser.error("--json needs -p TASK")
+    prompt: str | None = args.prompt
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    if prompt is not None and not prompt.strip():
+        parser.error("-p needs a task")
+    system: Path | None = args.system
+    if system is not None and not system.is_file():
+        parser.error(f"--system {system}: no such file")
+    base_url: str | None = args.base_url if args.base_url is not None else settings.base_url
+    if args.base_url is not None and (problem := base_url_problem(args.base_url)):
+        parser.error(f"--base-url: {problem}")
+    allow_paths: list[Path] = (
+        args.allow_path if args.allow_path is not None else settings.allow_paths
+    )
+    for path in allow_paths:
+        if not path.is_dir():
+            parser.error(f"--allow-path {path}: not a folder")
+    thinking = ThinkingLevel(args.thinking) if args.thinking else settings.thinking
+    show_thinking = settings.show_thinking if settings.show_thinking is not None else True
+    return Options(
+        prompt=prompt,
+        json=args.json,
+        provider=args.provider or settings.provider,
+        model=args.model or settings.model,
+        base_url=base_url,
+        allow_paths=[path.resolve() for path in allow_paths],
+        yes=args.yes or settings.approvals == "never-ask",
+        skills=_skills(args.skills if args.skills is not None else settings.skills),
+        system=system,
+        max_turns=args.max_turns if args.max_turns is not None else settings.max_turns,
+        thinking=thinking if thinking is not None else ThinkingLevel.OFF,
+        resume=args.resume,
+        plain=args.plain,
+        show_thinking=show_thinking and not args.hide_thinking,
+        project_instructions=settings.project_instructions,
+        cwd=cwd,
+    )

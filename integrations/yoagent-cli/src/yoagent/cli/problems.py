@@ -1,0 +1,87 @@
+"""What went wrong, in the user's words: what failed, where (the server's origin, never a
+secret), and what to do.
+
+A failed model call reaches the CLI as the reply's ``error_message``, which core writes as
+``KIND: detail`` (:class:`~yoagent.core.ProviderError`'s text). :func:`explain_failure`
+turns that into a sentence; raw kind names (``NETWORK:``, ``AUTH:``) are never shown.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from yoagent.core import ModelConfig
+from yoagent.core.errors import ErrorKind
+
+_KIND_PREFIX = re.compile(r"^(" + "|".join(kind.name for kind in ErrorKind) + r"): ?(.*)$", re.S)
+
+
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``: no user, password, path or query (which may
+    hold a key or a signature)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "the server"
+    if not parts.scheme or not host:
+        return "the server"
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a ``--base-url`` (``None`` when it can)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as error:
+        return f"{url!r} is not a URL ({error})"
+    if parts.scheme not in ("http", "https"):
+        if not parts.scheme or not parts.netloc:
+            return (
+                f"{url!r} has no scheme; write it with http:// or https://, "
+                f"e.g. http://{url.lstrip('/')}"
+            )
+        return f"{url!r}: only http:// and https:// servers are supported"
+    if not parts.hostname:
+        return f"{url!r} names no host"
+    return None
+
+
+def split_kind(error_message: str) -> tuple[ErrorKind | None, str]:
+    """The kind core put before ``error_message`` (if any) and the rest of it."""
+    match = _KIND_PREFIX.match(error_message.strip())
+    if match is None:
+        return None, error_message.strip()
+    return ErrorKind[match.group(1)], match.group(2).strip()
+
+
+def explain_failure(error_message: str | None, model: ModelConfig) -> str:
+    """A failed model call as a sentence: what failed, at which server, and what to do."""
+    kind, detail = split_kind(error_message or "")
+    where = origin(model.base_url) if model.base_url else model.provider
+    detail = detail or "no details given"
+    if kind is ErrorKind.NETWORK:
+        return (
+            f"could not reach the model server at {where} ({detail}). "
+            "Check that it is running and that the URL is right (--base-url), then /retry."
+        )
+    if kind is ErrorKind.AUTH:
+        return (
+            f"{where} refused the credentials ({detail}). "
+            "Check the API key (the provider's variable, or YOAGENT_API_KEY)."
+        )
+    if kind is ErrorKind.RATE_LIMITED:
+        return f"{where} is limiting requests ({detail}). Wait a little, then /retry."
+    if kind is ErrorKind.CONTEXT_OVERFLOW:
+        return (
+            f"the conversation is too long for {model.id} ({detail}). "
+            "/compact shortens it, /clear starts over; then /retry."
+        )
+    if kind is ErrorKind.API:
+        return f"{where} rejected the request for {model.id}: {detail}"
+    return f"the call to {model.id} at {where} failed: {detail}"

@@ -1,0 +1,179 @@
+"""The config file: defaults for the flags, in TOML, at user level and project level.
+
+Two files are read, when present: the user's ``config.toml`` in the user config folder
+(``~/.config/yoagent/config.toml`` on Linux, honouring ``XDG_CONFIG_HOME``), then the
+project's ``.yoagent/config.toml`` in the working folder or the nearest parent that has
+one. A key in the project file wins over the user file, and a flag wins over both.
+
+Some keys are read from the user file only (:data:`USER_ONLY`): a project file comes with
+the code you cloned, and must not be able to point your API key at another server
+(``base_url``), run commands without asking (``approvals``), open more folders to the
+file tools (``allow_paths``) or decide how long your sessions are kept (``[sessions]``).
+In a project file they are reported and ignored.
+
+The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
+an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
+newer config still works with an older yoagent. New keys (``[mcp_servers]``,
+``tool_gate``, ``pricing``) are added as fields of :class:`Settings` (a table as a model of
+its own, like :class:`SessionLimits`); nothing else here changes.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from yoagent.core import ThinkingLevel
+
+from .problems import base_url_problem
+
+CONFIG_NAME = "config.toml"
+PROJECT_FOLDER = ".yoagent"
+
+USER_ONLY: frozenset[str] = frozenset({"base_url", "approvals", "allow_paths", "sessions"})
+"""Keys a project file may not set (see the module docstring)."""
+
+
+class SettingsError(Exception):
+    """A config file cannot be read or holds a bad value (exit code 2)."""
+
+
+class _Table(BaseModel):
+    # Unknown keys are kept (model_extra) and reported as warnings, not refused.
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class SessionLimits(_Table):
+    """``[sessions]``: how many saved sessions are kept, and how long."""
+
+    max_age_days: int = Field(default=90, ge=0)
+    """Sessions not touched for this many days are deleted at start-up (0: never)."""
+    max_total_mb: int = Field(default=1024, ge=0)
+    """Past this total size the oldest sessions are deleted at start-up (0: no cap)."""
+
+
+class Settings(_Table):
+    """Everything a config file may set; each key defaults to what the flags default to."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    thinking: ThinkingLevel | None = None
+    max_turns: int | None = Field(default=None, ge=1)
+    approvals: Literal["ask", "never-ask"] | None = None
+    """``never-ask`` is ``--yes``: writes, edits and commands run without a question."""
+    allow_paths: list[Path] = Field(default_factory=list[Path])
+    skills: list[Path] = Field(default_factory=list[Path])
+    show_thinking: bool | None = None
+    project_instructions: bool = True
+    """Read AGENTS.md and CLAUDE.md into the system prompt."""
+    sessions: SessionLimits = Field(default_factory=SessionLimits)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        if value is not None and (problem := base_url_problem(value)):
+            raise ValueError(problem)
+        return value
+
+
+@dataclass(slots=True)
+class LoadedSettings:
+    """The merged settings, the files they came from, and what to warn about."""
+
+    settings: Settings = field(default_factory=Settings)
+    files: list[Path] = field(default_factory=list[Path])
+    warnings: list[str] = field(default_factory=list[str])
+
+
+def user_config_file() -> Path:
+    """``<user config folder>/yoagent/config.toml``."""
+    return Path(platformdirs.user_config_dir("yoagent", appauthor=False)) / CONFIG_NAME
+
+
+def project_config_file(cwd: Path) -> Path | None:
+    """``.yoagent/config.toml`` in ``cwd`` or its nearest parent that has one."""
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / PROJECT_FOLDER / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise SettingsError(f"cannot read {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(f"{path}: not valid TOML ({error})") from None
+
+
+def _validate(path: Path, raw: dict[str, Any]) -> Settings:
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(the file)"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SettingsError(f"{path}: {key}: {message}") from None
+
+
+def _unknown(settings: BaseModel, prefix: str = "") -> list[str]:
+    found = [f"{prefix}{key}" for key in settings.model_extra or {}]
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, BaseModel):
+            found += _unknown(value, f"{prefix}{name}.")
+    return found
+
+
+def _anchor(paths: list[Path], folder: Path) -> list[Path]:
+    """Relative paths in a file are relative to ``folder``; ``~`` is the home folder."""
+    anchored = [path.expanduser() for path in paths]
+    return [path if path.is_absolute() else folder / path for path in anchored]
+
+
+def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
+    """The user file, then the project file over it (see the module docstring).
+
+    Raises :class:`SettingsError` for a file that cannot be read, is not TOML, or holds a
+    bad value.
+    """
+    loaded = LoadedSettings()
+    merged: dict[str, Any] = {}
+    user = user_file if user_file is not None else user_config_file()
+    sources: list[tuple[Path, bool]] = []
+    if user.is_file():
+        sources.append((user, True))
+    project = project_config_file(cwd)
+    if project is not None and project.resolve() != user.resolve():
+        sources.append((project, False))
+    for path, is_user in sources:
+        raw = _read(path)
+        settings = _validate(path, raw)  # each file valid on its own: errors name it
+        loaded.files.append(path)
+        for key in _unknown(settings):
+            loaded.warnings.append(f"{path}: unknown key {key!r} (ignored)")
+        given = settings.model_dump(exclude_unset=True)
+        if not is_user:
+            for key in sorted(USER_ONLY & set(given)):
+                loaded.warnings.append(
+                    f"{path}: {key!r} is only read from the user config ({user}); ignored here"
+                )
+                del given[key]
+        base = path.parent if is_user else path.parent.parent
+        for key in ("allow_paths", "skills"):
+            if key in given:
+                given[key] = _anchor(getattr(settings, key), base)
+        for key in [k for k in given if k not in Settings.model_fields]:
+            del given[key]
+        merged.update(given)
+    loaded.settings = Settings.model_validate(merged)
+    return loaded
