@@ -408,6 +408,8 @@ class Session:
                     tool_name=call.name,
                     content=[TextContent(text=LOST_TOOL_RESULT)],
                     is_error=True,
+                    # The call's own time, so loading the same file twice repairs it alike.
+                    timestamp=reply.timestamp,
                 )
             )
         if dangling:
