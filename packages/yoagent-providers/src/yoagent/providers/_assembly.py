@@ -123,6 +123,31 @@ class ReplyBuilder:
         block.parts.append(delta)
         self._sink(ToolCallDelta(content_index=slot, id=block.id, name=block.name, delta=delta))
 
+    def tool_arguments(self, slot: int) -> str:
+        """The argument text the tool call in ``slot`` has so far."""
+        return "".join(self._blocks[slot].parts)
+
+    def set_tool_arguments(self, slot: int, text: str) -> None:
+        """Make ``text`` the whole argument text of ``slot`` (a server's final copy).
+
+        What extends the streamed text is reported as one more delta; a final copy that
+        disagrees with the deltas replaces them silently (the copy is authoritative).
+        """
+        block = self._blocks[slot]
+        streamed = "".join(block.parts)
+        if text == streamed:
+            return
+        if text.startswith(streamed):
+            self.add_tool_arguments(slot, text[len(streamed) :])
+            return
+        block.parts = [text]
+
+    def set_redacted(self, slot: int, data: str, protocol: ApiProtocol) -> None:
+        """Attach provider-encrypted reasoning to the reasoning block in ``slot``."""
+        block = self._blocks[slot]
+        block.redacted = data
+        block.redacted_protocol = protocol
+
     def close(self, slot: int) -> None:
         """The block in ``slot`` is finished (a tool call only runs once closed)."""
         self._blocks[slot].closed = True
