@@ -123,12 +123,8 @@ class ReplyBuilder:
         block.parts.append(delta)
         self._sink(ToolCallDelta(content_index=slot, id=block.id, name=block.name, delta=delta))
 
-    def tool_arguments(self, slot: int) -> str:
-        """The argument text the tool call in ``slot`` has so far."""
-        return "".join(self._blocks[slot].parts)
-
-    def set_tool_arguments(self, slot: int, text: str) -> None:
-        """Make ``text`` the whole argument text of ``slot`` (a server's final copy).
+    def settle(self, slot: int, text: str) -> None:
+        """Make ``text`` the whole text of the block in ``slot`` (a server's final copy).
 
         What extends the streamed text is reported as one more delta; a final copy that
         disagrees with the deltas replaces them silently (the copy is authoritative).
@@ -137,10 +133,14 @@ class ReplyBuilder:
         streamed = "".join(block.parts)
         if text == streamed:
             return
-        if text.startswith(streamed):
+        if not text.startswith(streamed):
+            block.parts = [text]
+        elif block.kind == "text":
+            self.add_text(slot, text[len(streamed) :])
+        elif block.kind == "thinking":
+            self.add_thinking(slot, text[len(streamed) :])
+        else:
             self.add_tool_arguments(slot, text[len(streamed) :])
-            return
-        block.parts = [text]
 
     def set_redacted(self, slot: int, data: str, protocol: ApiProtocol) -> None:
         """Attach provider-encrypted reasoning to the reasoning block in ``slot``."""

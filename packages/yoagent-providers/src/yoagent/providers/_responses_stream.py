@@ -182,7 +182,7 @@ class ResponsesReader:
     def _arguments_done(self, data: dict[str, Any]) -> None:
         item = self._item(data)
         if item is not None and item.slot is not None and item.kind == "function_call":
-            self.builder.set_tool_arguments(item.slot, as_str(data.get("arguments")))
+            self.builder.settle(item.slot, as_str(data.get("arguments")))
 
     def _refusal_delta(self, data: dict[str, Any]) -> None:
         item = self._item(data, "message")
@@ -222,7 +222,7 @@ class ResponsesReader:
             item.call_id = item.call_id or as_str(raw.get("call_id"))
             self.builder.name_tool(item.slot, item.call_id, as_str(raw.get("name")))
             if "arguments" in raw:
-                self.builder.set_tool_arguments(item.slot, as_str(raw.get("arguments")))
+                self.builder.settle(item.slot, as_str(raw.get("arguments")))
             self.builder.close(item.slot)
         elif kind == "message":
             parts = [as_dict(p) for p in as_list(raw.get("content"))]
@@ -230,9 +230,13 @@ class ResponsesReader:
             streamed = item.slot is not None
             if refusals:
                 self._refusal_done(item, "".join(refusals))
-            if not streamed:  # a server that sent the text only in the finished item
-                texts = (as_str(p.get("text")) for p in parts if p.get("type") == "output_text")
-                self._add_text(item, "".join(texts))
+            text = "".join(as_str(p.get("text")) for p in parts if p.get("type") == "output_text")
+            if refusals:
+                pass  # the refusal is the text
+            elif not streamed:  # a server that sent the text only in the finished item
+                self._add_text(item, text)
+            elif item.slot is not None and text:
+                self.builder.settle(item.slot, text)  # the final copy is authoritative
         elif kind == "reasoning":
             self._reasoning_done(item, raw)
 
