@@ -7,6 +7,7 @@ call arguments rebuilt from their JSON paths, the last usage, the finish reason.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -29,7 +30,7 @@ def rebuild(pieces: list[tuple[str, Any]]) -> dict[str, Any]:
             for name, index in re.findall(r"\.([A-Za-z_][\w]*)|\[(\d+)\]", path)
         ]
         node: Any = root
-        for key, following in zip(keys, keys[1:], strict=False):
+        for key, following in itertools.pairwise(keys):
             empty: Any = [] if isinstance(following, int) else {}
             if isinstance(key, int):
                 while len(node) <= key:

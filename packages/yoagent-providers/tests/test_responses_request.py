@@ -141,7 +141,7 @@ def test_structured_output_is_ignored_not_sent() -> None:
     assert "text" not in body and "response_format" not in body
 
 
-def encrypted_model(api: ApiProtocol = OPENAI, **overrides: object):  # noqa: ANN201
+def encrypted_model(api: ApiProtocol = OPENAI, **overrides: object):
     values: dict[str, object] = {
         "reasoning": True,
         "compat": OpenAiCompat(encrypted_reasoning=True),

@@ -72,6 +72,11 @@ def test_arbitrary_bytes_never_raise(body: bytes) -> None:
     assert all(isinstance(data, str) for _, data, _ in decode(body))
 
 
+def feed_in_pieces(reader: SseReader, body: bytes, size: int) -> None:
+    for start in range(0, len(body), size):
+        reader.feed(body[start : start + size])
+
+
 def test_an_event_over_the_limit_is_refused_whole_or_in_pieces() -> None:
     limits = StreamLimits(max_event_bytes=1000)
     assert decode(b"data: " + b"x" * 900 + b"\n\n", limits)  # under the limit
@@ -80,10 +85,8 @@ def test_an_event_over_the_limit_is_refused_whole_or_in_pieces() -> None:
         b"data: xxxxxxxxxx\n" * 200 + b"\n",  # many short lines, one event
         b": " + b"c" * 2000,  # a line that never ends
     ):
-        reader = SseReader(limits)
         with pytest.raises(ProviderError) as caught:
-            for start in range(0, len(body), 64):
-                reader.feed(body[start : start + 64])
+            feed_in_pieces(SseReader(limits), body, 64)
         assert caught.value.kind is ErrorKind.API
         assert "max_event_bytes" in caught.value.message
 
@@ -104,7 +107,7 @@ def test_sse_decoder_is_linear_and_bounded_on_a_64_mib_event() -> None:
 
 
 async def _collect(raw: list[bytes], encoding: str, limits: StreamLimits) -> int:
-    async def source():  # noqa: ANN202
+    async def source():
         for piece in raw:
             yield piece
 
