@@ -28,12 +28,13 @@ class StreamLimits:
 
     Both are far above any real reply (a 128k-token answer streams ≈ 30 MiB of events,
     its largest event is the final copy of the whole reply); they stop a broken or
-    hostile server from taking the process's memory or time.
+    hostile server from taking the process's memory or time (reading 256 MiB of events
+    costs seconds of CPU, see ``benchmarks/RESULTS.md``).
     """
 
     max_event_bytes: int = 32 * MIB
     """The most bytes between two event boundaries (one event, or one unbroken line)."""
-    max_body_bytes: int = 512 * MIB
+    max_body_bytes: int = 256 * MIB
     """The most bytes of decompressed body."""
 
 

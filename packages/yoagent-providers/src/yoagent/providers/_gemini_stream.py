@@ -174,32 +174,43 @@ class GeminiReader:
     def on_event(self, event: SseEvent) -> bool:
         """Handle one chunk; True once the reply is complete."""
         try:
-            chunk = as_dict(parse_json(event.data))
+            data = as_dict(parse_json(event.data))
         except ValueError:
             logger.warning("skipped an unparseable chunk in a Gemini stream")
             return False
-        if chunk.get("error"):
-            raise from_stream_error(chunk, self.key)
-        self.response_id = self.response_id or as_str(chunk.get("responseId"))
-        usage = as_dict(chunk.get("usageMetadata"))
-        if usage:
-            self._read_usage(usage)
-        blocked = as_str(as_dict(chunk.get("promptFeedback")).get("blockReason"))
-        if blocked:
-            self.stop_reason = StopReason.REFUSAL
-            self.explanation = f"the prompt was blocked ({blocked})"
-            return True
-        candidates = as_list(chunk.get("candidates"))
-        candidate = as_dict(candidates[0]) if candidates else {}
-        for part in as_list(as_dict(candidate.get("content")).get("parts")):
-            self._part(as_dict(part))
-        reason = as_str(candidate.get("finishReason"))
+        if data.get("error"):
+            raise from_stream_error(data, self.key)
+        if not self.response_id:
+            self.response_id = as_str(data.get("responseId"))
+        if "usageMetadata" in data:
+            self._read_usage(as_dict(data["usageMetadata"]))
+        if "promptFeedback" in data:
+            blocked = as_str(as_dict(data["promptFeedback"]).get("blockReason"))
+            if blocked:
+                self.stop_reason = StopReason.REFUSAL
+                self.explanation = f"the prompt was blocked ({blocked})"
+                return True
+        candidates = data.get("candidates")
+        if not candidates or not isinstance(candidates, list):
+            return False
+        candidate = as_dict(cast(list[Any], candidates)[0])
+        parts = as_dict(candidate.get("content")).get("parts")
+        if isinstance(parts, list):
+            for part in cast(list[Any], parts):
+                if isinstance(part, dict):
+                    self._part(cast(dict[str, Any], part))
+        reason = candidate.get("finishReason")
         if reason:
-            self._finish_reason(reason, as_str(candidate.get("finishMessage")))
+            self._finish_reason(as_str(reason), as_str(candidate.get("finishMessage")))
             return True
         return False
 
     def _part(self, part: dict[str, Any]) -> None:
+        text = part.get("text")
+        if len(part) == 1 and isinstance(text, str):  # the common case: plain text
+            if text:
+                self._text("text", text)
+            return
         signature = as_str(part.get("thoughtSignature"))
         if signature:
             self.builder.add_redacted(signature, self.protocol)
@@ -207,20 +218,21 @@ class GeminiReader:
         if isinstance(part.get("functionCall"), dict):
             self._function_call(as_dict(part["functionCall"]))
             return
-        text = as_str(part.get("text"))
-        if not text:
-            if "inlineData" in part or "executableCode" in part:
-                warn_once(f"gemini-part:{sorted(part)}", "ignored a Gemini %s part", sorted(part))
-            return
-        kind = "thinking" if part.get("thought") is True else "text"
-        if self.current is None or self.builder.kind(self.current) != kind:
-            self.current = (
+        if isinstance(text, str) and text:
+            self._text("thinking" if part.get("thought") is True else "text", text)
+        elif "inlineData" in part or "executableCode" in part:
+            warn_once(f"gemini-part:{sorted(part)}", "ignored a Gemini %s part", sorted(part))
+
+    def _text(self, kind: str, text: str) -> None:
+        current = self.current
+        if current is None or self.builder.kind(current) != kind:
+            current = self.current = (
                 self.builder.open_thinking() if kind == "thinking" else self.builder.open_text()
             )
         if kind == "thinking":
-            self.builder.add_thinking(self.current, text)
+            self.builder.add_thinking(current, text)
         else:
-            self.builder.add_text(self.current, text)
+            self.builder.add_text(current, text)
 
     def _new_call(self, call: dict[str, Any]) -> int:
         self._end_streamed()

@@ -113,7 +113,12 @@ class ResponsesReader:
 
     def _item(self, data: dict[str, Any], kind: str = "") -> _Item | None:
         """The item an event is about (by output_index, else item id); made when ``kind``."""
-        index = as_int(data.get("output_index"))
+        index = data.get("output_index")
+        if type(index) is int and index >= 0:
+            item = self.items.get(index)
+            if item is not None:
+                return item
+        index = as_int(index)
         item_id = as_str(data.get("item_id")) or as_str(as_dict(data.get("item")).get("id"))
         if index is None:  # a server that omits output_index: route by item id
             found = (i for i, it in self.items.items() if item_id and it.id == item_id)

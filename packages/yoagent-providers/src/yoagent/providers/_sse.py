@@ -24,6 +24,8 @@ here: each protocol knows its own terminal event.
 
 from __future__ import annotations
 
+import re
+
 from httpx_sse import ServerSentEvent
 from httpx_sse._decoders import SSEDecoder  # pyright: ignore[reportPrivateUsage]
 
@@ -33,6 +35,7 @@ SseEvent = ServerSentEvent
 """One dispatched event: ``event`` (``message`` by default), ``data``, ``id``."""
 
 _BOM = "\ufeff"
+_BLANK_RUN = re.compile(rb"\n{3,}")
 
 
 class SseReader:
@@ -72,11 +75,18 @@ class SseReader:
             self._keep(chunk)
             return []
         head = chunk[: end + 1]
+        if b"\n\n\n" in head:
+            # Extra blank lines do nothing (nothing is left to dispatch after the first):
+            # a flood of them costs one C-level pass, not a Python step per line.
+            head = _BLANK_RUN.sub(b"\n\n", head)
         if self._pending:
-            head = b"".join(self._pending) + head
+            self._pending.append(head)
+            head = b"".join(self._pending)
             self._pending.clear()
             self._pending_bytes = 0
-        events = self._lines(head.decode("utf-8", "replace").split("\n"))
+        lines = head.decode("utf-8", "replace").split("\n")
+        del head  # a large event is held once, not twice
+        events = self._lines(lines)
         if end + 1 < len(chunk):
             self._keep(chunk[end + 1 :])
         return events
@@ -108,7 +118,8 @@ class SseReader:
                 size += len(line) + 1
                 if size > self._limit:
                     raise too_large("one event", self._limit, "max_event_bytes")
-                decode(line)
+                if line[0] != ":":  # a comment changes nothing
+                    decode(line)
                 continue
             size = 0
             event = decode(line)
