@@ -272,19 +272,22 @@ RAW = {
 }
 
 
-async def timed(turn: Callable[[], Awaitable[str]]) -> list[float]:
+async def timed(turn: Callable[[], Awaitable[str]]) -> tuple[list[float], list[float]]:
+    """Wall time and this thread's CPU time per turn (the server runs in another thread)."""
     for _ in range(10):  # warm up the connection and caches
         await turn()
-    times: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
     for _ in range(TURNS):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         await turn()
-        times.append(time.perf_counter() - start)
-    return times
+        cpu.append(time.thread_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return wall, cpu
 
 
 async def main() -> None:
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, float, float]] = []
     with ScriptedSseServer() as server:
         for api in RAW:
             payload, base, compat, provider_class = {
@@ -345,23 +348,36 @@ async def main() -> None:
                     return await reader(client, server.url, body)
 
                 # Interleave so drift (CPU frequency, other load) hits both sides alike.
-                ours_times: list[float] = []
-                raw_times: list[float] = []
+                ours_wall: list[float] = []
+                ours_cpu: list[float] = []
+                raw_wall: list[float] = []
+                raw_cpu: list[float] = []
                 for _ in range(3):
-                    ours_times += await timed(ours)
-                    raw_times += await timed(raw)
+                    wall, cpu = await timed(ours)
+                    ours_wall += wall
+                    ours_cpu += cpu
+                    wall, cpu = await timed(raw)
+                    raw_wall += wall
+                    raw_cpu += cpu
             await provider.aclose()
-            rows.append((api.value, statistics.median(ours_times), statistics.median(raw_times)))
+            median = statistics.median
+            rows.append(
+                (api.value, median(ours_wall), median(raw_wall), median(ours_cpu), median(raw_cpu))
+            )
 
     print(
         f"{TURNS * 3} turns per side, {DELTAS} text deltas + 1 tool call per turn, "
         "median per turn\n"
     )
-    print("| protocol | yoagent provider | raw httpx + httpx-sse | ratio |")
-    print("|---|---|---|---|")
-    for name, ours_s, raw_s in rows:
+    print(
+        "| protocol | wall: yoagent | wall: raw | wall ratio "
+        "| CPU: yoagent | CPU: raw | CPU ratio |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, ours_s, raw_s, ours_c, raw_c in rows:
         print(
-            f"| {name} | {ours_s * 1000:.2f} ms | {raw_s * 1000:.2f} ms | {ours_s / raw_s:.2f}× |"
+            f"| {name} | {ours_s * 1000:.2f} ms | {raw_s * 1000:.2f} ms | {ours_s / raw_s:.2f}× "
+            f"| {ours_c * 1000:.2f} ms | {raw_c * 1000:.2f} ms | {ours_c / raw_c:.2f}× |"
         )
 
 
