@@ -226,3 +226,20 @@ async def test_azure_sends_api_key_or_the_users_authorization_to_its_v1_endpoint
     request = route.calls.last.request
     assert "api-key" not in request.headers
     assert request.headers["authorization"] == "Bearer entra-token-123456"
+
+
+def test_turn_notes_after_tool_outputs_follow_them_as_a_new_user_message() -> None:
+    history = [
+        UserMessage.from_text("read it"),
+        reply(ToolCall(id="call_1", name="read_file", arguments={})),
+        ToolResultMessage(
+            tool_call_id="call_1", tool_name="read_file", content=[TextContent(text="hi")]
+        ),
+    ]
+    config = stream_config(PROTOCOLS[OPENAI].model(), messages=history, turn_notes=["note"])
+    body = build_request_body(config, OPENAI)
+    assert body["input"][0] == {"role": "user", "content": "read it"}  # untouched
+    assert body["input"][-1] == {
+        "role": "user",
+        "content": [{"type": "input_text", "text": "note"}],
+    }

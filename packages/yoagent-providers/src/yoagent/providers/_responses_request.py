@@ -34,7 +34,7 @@ from yoagent.core.messages import LlmMessage
 
 from ._json import as_dict, as_list, as_str, parse_json
 from ._logging import logger, warn_once
-from ._messages import WireMessage, notes_index
+from ._messages import WireMessage
 from .openai_completions import reasoning_effort
 
 INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content"
@@ -163,15 +163,15 @@ def build_input(
             out.append(_tool_output(message))
     notes = [{"type": "input_text", "text": note} for note in turn_notes if note]
     if notes:
-        index = notes_index(out)
-        if index is None:
-            out.append({"role": "user", "content": notes})
+        # Output items and tool outputs carry no role: the notes join the last item only
+        # when it is the user's message, else they follow everything as a new one.
+        if out and out[-1].get("role") == "user":
+            content = out[-1]["content"]
+            if isinstance(content, str):
+                content = [{"type": "input_text", "text": content}]
+            out[-1] = {"role": "user", "content": [*content, *notes]}
         else:
-            content = out[index]["content"]
-            earlier = (
-                [{"type": "input_text", "text": content}] if isinstance(content, str) else content
-            )
-            out[index] = {"role": "user", "content": [*earlier, *notes]}
+            out.append({"role": "user", "content": notes})
     return out
 
 

@@ -232,15 +232,12 @@ class ResponsesReader:
         elif kind == "message":
             parts = [as_dict(p) for p in as_list(raw.get("content"))]
             refusals = [as_str(p.get("refusal")) for p in parts if p.get("type") == "refusal"]
-            streamed = item.slot is not None
-            if refusals:
-                self._refusal_done(item, "".join(refusals))
             text = "".join(as_str(p.get("text")) for p in parts if p.get("type") == "output_text")
-            if refusals:
-                pass  # the refusal is the text
-            elif not streamed:  # a server that sent the text only in the finished item
+            if refusals:  # the refusal is the text
+                self._refusal_done(item, "".join(refusals))
+            elif item.slot is None:  # a server that sent the text only in the finished item
                 self._add_text(item, text)
-            elif item.slot is not None and text:
+            elif text:
                 self.builder.settle(item.slot, text)  # the final copy is authoritative
         elif kind == "reasoning":
             self._reasoning_done(item, raw)

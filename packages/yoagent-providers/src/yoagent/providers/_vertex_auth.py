@@ -28,7 +28,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,8 +78,12 @@ def adc_file() -> Path | None:
     return found if found.is_file() else None
 
 
+ClientFor = Callable[[str], httpx.AsyncClient]
+"""Gives the HTTP client a request to a URL goes through."""
+
+
 async def vertex_credentials(
-    config: ModelConfig, client_for: Any
+    config: ModelConfig, client_for: ClientFor
 ) -> tuple[dict[str, str], KeySource]:
     """The auth headers for one Vertex request and where they came from.
 
@@ -139,7 +143,7 @@ def _cached(path: Path) -> tuple[int, _Token | None]:
     return stamp, None
 
 
-async def _adc_token(path: Path, client_for: Any) -> tuple[str, tuple[str, ...]]:
+async def _adc_token(path: Path, client_for: ClientFor) -> tuple[str, tuple[str, ...]]:
     """A valid access token for the credentials in ``path`` (cached), and its secrets."""
     stamp, cached = _cached(path)
     if cached is not None:
@@ -225,13 +229,12 @@ def _jwt_form(info: Mapping[str, Any], path: Path) -> dict[str, str]:
 
 
 async def _exchange(
-    token_uri: str, form: dict[str, str], source: KeySource, client_for: Any
+    token_uri: str, form: dict[str, str], source: KeySource, client_for: ClientFor
 ) -> tuple[str, int]:
     """POST ``form`` to the token endpoint; the access token and its lifetime in seconds."""
     secrets = (*source.secrets, *form.values())
     try:
-        client: httpx.AsyncClient = client_for(token_uri)
-        response = await client.post(token_uri, data=form, timeout=_TOKEN_TIMEOUT)
+        response = await client_for(token_uri).post(token_uri, data=form, timeout=_TOKEN_TIMEOUT)
     except httpx.HTTPError as exc:
         raise from_transport(exc, KeySource(source.origin, source.hint, secrets)) from None
     except httpx.InvalidURL:
