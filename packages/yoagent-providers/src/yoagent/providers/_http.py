@@ -7,12 +7,12 @@ import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 import anyio
 import httpx
 
-from yoagent.core import ErrorKind, ModelConfig, ProviderError
+from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.keys import FALLBACK_KEY_VARIABLES
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
@@ -273,6 +273,18 @@ def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:
     return malformed("expected an event stream, got a JSON document")
 
 
+class SseReply(Protocol):
+    """A protocol's stream reader: takes events until its terminal one, then the reply."""
+
+    def on_event(self, event: SseEvent) -> bool:
+        """Handle one event; True once the reply is complete."""
+        ...
+
+    def finish(self) -> AssistantMessage:
+        """The reply, or a ProviderError (``NETWORK`` when the stream was cut)."""
+        ...
+
+
 class HttpProvider:
     """What every HTTP provider shares: the config it was built for and its :class:`Transport`.
 
@@ -293,6 +305,18 @@ class HttpProvider:
     ) -> None:
         self.config = config
         self._transport = Transport(http_client or client, timeout, limits)
+
+    async def _read_sse(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: Mapping[str, Any],
+        key: KeySource,
+        reader: SseReply,
+    ) -> AssistantMessage:
+        """POST ``body`` as JSON, feed each event to ``reader``, return its finished reply."""
+        await self._transport.post_sse(url, headers, encode_body(body), key, reader.on_event)
+        return reader.finish()
 
     async def aclose(self) -> None:
         """Release what this provider holds (nothing: clients are shared or the caller's)."""

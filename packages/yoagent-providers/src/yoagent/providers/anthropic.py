@@ -27,7 +27,7 @@ from yoagent.core import (
 from yoagent.core.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, encode_body, resolve_key
+from ._http import HttpProvider, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
 from ._json import as_dict, as_int, as_str, parse_json
 from ._logging import logger, warn_once
@@ -462,7 +462,4 @@ class AnthropicProvider(HttpProvider):
         headers.update(model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
         reader = _Reader(config, sink, source)
-        await self._transport.post_sse(
-            url, headers, encode_body(build_request_body(config)), source, reader.on_event
-        )
-        return reader.finish()
+        return await self._read_sse(url, headers, build_request_body(config), source, reader)

@@ -14,7 +14,7 @@ from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider, encode_body, resolve_key
+from ._http import HttpProvider, resolve_key
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -39,6 +39,5 @@ class GoogleProvider(HttpProvider):
         model_id = quote(model.id.removeprefix("models/"), safe="")
         url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
         reader = GeminiReader(config, sink, source, self.protocol)
-        body = encode_body(build_request_body(config, self.protocol))
-        await self._transport.post_sse(url, headers, body, source, reader.on_event)
-        return reader.finish()
+        body = build_request_body(config, self.protocol)
+        return await self._read_sse(url, headers, body, source, reader)

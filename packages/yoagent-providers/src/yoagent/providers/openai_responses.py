@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
-from ._http import HttpProvider, encode_body, resolve_key
+from ._http import HttpProvider, resolve_key
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -31,6 +31,5 @@ class OpenAiResponsesProvider(HttpProvider):
         headers.update(model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/responses"
         reader = ResponsesReader(config, sink, source, self.protocol)
-        body = encode_body(build_request_body(config, self.protocol))
-        await self._transport.post_sse(url, headers, body, source, reader.on_event)
-        return reader.finish()
+        body = build_request_body(config, self.protocol)
+        return await self._read_sse(url, headers, body, source, reader)

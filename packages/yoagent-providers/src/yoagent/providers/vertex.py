@@ -23,7 +23,7 @@ from yoagent.core import (
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider, encode_body
+from ._http import HttpProvider
 from ._vertex_auth import vertex_credentials
 
 
@@ -50,6 +50,5 @@ class VertexProvider(HttpProvider):
             ":streamGenerateContent?alt=sse"
         )
         reader = GeminiReader(config, sink, source, self.protocol)
-        body = encode_body(build_request_body(config, self.protocol))
-        await self._transport.post_sse(url, headers, body, source, reader.on_event)
-        return reader.finish()
+        body = build_request_body(config, self.protocol)
+        return await self._read_sse(url, headers, body, source, reader)
