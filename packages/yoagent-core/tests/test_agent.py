@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError
-
 from contextlib import aclosing
+from importlib.metadata import PackageNotFoundError
 
 import anyio
 import pytest
