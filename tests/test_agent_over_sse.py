@@ -1,6 +1,6 @@
 """A whole agent run over real HTTP: Agent.from_config → provider → loopback SSE server.
 
-For both wire protocols the model asks for a tool, the agent runs it, and the result goes
+For every wire protocol the model asks for a tool, the agent runs it, and the result goes
 back to the server in the next request, which the server answers with the final text.
 """
 
@@ -118,30 +118,144 @@ def openai_body(text: str, call: str | None) -> bytes:
     return ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
 
 
+def responses_body(text: str, call: str | None) -> bytes:
+    """A Responses stream: a message item, then (optionally) a function call item."""
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "item_id": "msg_1",
+            "delta": text,
+        },
+    ]
+    if call is not None:
+        item = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "add"}
+        events += [
+            {
+                "type": "response.output_item.added",
+                "output_index": 1,
+                "item": {**item, "arguments": ""},
+            },
+            {"type": "response.function_call_arguments.delta", "output_index": 1, "delta": call},
+            {
+                "type": "response.output_item.done",
+                "output_index": 1,
+                "item": {**item, "arguments": call},
+            },
+        ]
+    usage = {"input_tokens": 12, "output_tokens": 9}
+    events.append(
+        {"type": "response.completed", "response": {"status": "completed", "usage": usage}}
+    )
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def gemini_body(text: str, call: str | None) -> bytes:
+    parts: list[dict[str, Any]] = [{"text": text}]
+    if call is not None:
+        parts.append(
+            {"functionCall": {"name": "add", "args": json.loads(call)}, "thoughtSignature": "c2ln"}
+        )
+    chunk = {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 9},
+    }
+    return f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+
+
+PROTOCOLS = [
+    ApiProtocol.ANTHROPIC_MESSAGES,
+    ApiProtocol.OPENAI_COMPLETIONS,
+    ApiProtocol.OPENAI_RESPONSES,
+    ApiProtocol.AZURE_OPENAI_RESPONSES,
+    ApiProtocol.GOOGLE_GENERATIVE_AI,
+    ApiProtocol.GOOGLE_VERTEX,
+]
+
+
+def setup(api: ApiProtocol, server: ScriptedSseServer) -> tuple[ModelConfig, str, str]:
+    """The config, and the request path and auth header the server must see."""
+    base = {
+        ApiProtocol.ANTHROPIC_MESSAGES: server.url,
+        ApiProtocol.OPENAI_COMPLETIONS: server.url + "/v1",
+        ApiProtocol.OPENAI_RESPONSES: server.url + "/v1",
+        ApiProtocol.AZURE_OPENAI_RESPONSES: server.url + "/openai/v1",
+        ApiProtocol.GOOGLE_GENERATIVE_AI: server.url,
+        ApiProtocol.GOOGLE_VERTEX: server.url + "/v1/projects/p/locations/global",
+    }[api]
+    path, header = {
+        ApiProtocol.ANTHROPIC_MESSAGES: ("/v1/messages", "x-api-key"),
+        ApiProtocol.OPENAI_COMPLETIONS: ("/v1/chat/completions", "authorization"),
+        ApiProtocol.OPENAI_RESPONSES: ("/v1/responses", "authorization"),
+        ApiProtocol.AZURE_OPENAI_RESPONSES: ("/openai/v1/responses", "api-key"),
+        ApiProtocol.GOOGLE_GENERATIVE_AI: (
+            "/v1beta/models/m-1:streamGenerateContent?alt=sse",
+            "x-goog-api-key",
+        ),
+        ApiProtocol.GOOGLE_VERTEX: (
+            "/v1/projects/p/locations/global/publishers/google/models/m-1"
+            ":streamGenerateContent?alt=sse",
+            "authorization",
+        ),
+    }[api]
+    config = ModelConfig(api=api, provider=api.value, id="m-1", base_url=base, api_key="k")
+    return config, path, header
+
+
+def bodies(api: ApiProtocol) -> tuple[bytes, bytes]:
+    call = '{"a": 2, "b": 3}'
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        return (
+            anthropic_body([("text", "Adding."), ("tool", call)], "tool_use"),
+            anthropic_body([("text", "It is 5.")], "end_turn"),
+        )
+    if api is ApiProtocol.OPENAI_COMPLETIONS:
+        return openai_body("Adding.", call), openai_body("It is 5.", None)
+    if api in (ApiProtocol.OPENAI_RESPONSES, ApiProtocol.AZURE_OPENAI_RESPONSES):
+        return responses_body("Adding.", call), responses_body("It is 5.", None)
+    return gemini_body("Adding.", call), gemini_body("It is 5.", None)
+
+
+def sent_result(api: ApiProtocol, body: dict[str, Any]) -> tuple[str | None, str]:
+    """(call id, text) of the tool result in a request body, read the protocol's way."""
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        result = body["messages"][-1]["content"][0]
+        assert result["type"] == "tool_result"
+        return result["tool_use_id"], result["content"][0]["text"]
+    if api is ApiProtocol.OPENAI_COMPLETIONS:
+        result = body["messages"][-1]
+        assert result["role"] == "tool"
+        return result["tool_call_id"], result["content"]
+    if api in (ApiProtocol.OPENAI_RESPONSES, ApiProtocol.AZURE_OPENAI_RESPONSES):
+        result = body["input"][-1]
+        assert result["type"] == "function_call_output"
+        return result["call_id"], result["output"]
+    parts = body["contents"][-1]["parts"]
+    assert body["contents"][-2]["parts"][-1]["thoughtSignature"] == "c2ln"
+    response = parts[0]["functionResponse"]
+    assert response["name"] == "add"
+    return None, response["response"]["output"]
+
+
 @pytest.fixture
 def server() -> Iterator[ScriptedSseServer]:
     with ScriptedSseServer() as running:
         yield running
 
 
-@pytest.mark.parametrize("api", [ApiProtocol.ANTHROPIC_MESSAGES, ApiProtocol.OPENAI_COMPLETIONS])
+@pytest.mark.parametrize("api", PROTOCOLS, ids=[api.value for api in PROTOCOLS])
 async def test_agent_runs_a_tool_over_a_real_sse_server(
     server: ScriptedSseServer, api: ApiProtocol
 ) -> None:
-    if api is ApiProtocol.ANTHROPIC_MESSAGES:
-        config = ModelConfig(
-            api=api, provider="anthropic", id="claude-x", base_url=server.url, api_key="k"
-        )
-        server.enqueue(
-            anthropic_body([("text", "Adding."), ("tool", '{"a": 2, "b": 3}')], "tool_use")
-        )
-        server.enqueue(anthropic_body([("text", "It is 5.")], "end_turn"))
-    else:
-        config = ModelConfig(
-            api=api, provider="openai", id="gpt-x", base_url=server.url + "/v1", api_key="k"
-        )
-        server.enqueue(openai_body("Adding.", '{"a": 2, "b": 3}'))
-        server.enqueue(openai_body("It is 5.", None))
+    config, path, header = setup(api, server)
+    for body in bodies(api):
+        server.enqueue(body)
 
     async with Agent.from_config(config, system_prompt="Be brief.", tools=[add]) as agent:
         with anyio.fail_after(10):
@@ -149,26 +263,21 @@ async def test_agent_runs_a_tool_over_a_real_sse_server(
 
     replies = [m for m in new if isinstance(m, AssistantMessage)]
     results = [m for m in new if isinstance(m, ToolResultMessage)]
-    call_id = "toolu_1" if api is ApiProtocol.ANTHROPIC_MESSAGES else "call_1"
-    assert replies[0].tool_calls == [ToolCall(id=call_id, name="add", arguments={"a": 2, "b": 3})]
-    assert [(r.tool_call_id, r.text, r.is_error) for r in results] == [(call_id, "5", False)]
+    calls = replies[0].tool_calls
+    assert [(c.name, c.arguments) for c in calls] == [("add", {"a": 2, "b": 3})]
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        assert calls[0] == ToolCall(id="toolu_1", name="add", arguments={"a": 2, "b": 3})
+    elif api not in (ApiProtocol.GOOGLE_GENERATIVE_AI, ApiProtocol.GOOGLE_VERTEX):
+        assert calls[0].id == "call_1"
+    assert [(r.tool_call_id, r.text, r.is_error) for r in results] == [(calls[0].id, "5", False)]
     assert replies[-1].text == "It is 5." and replies[-1].stop_reason is StopReason.STOP
     assert agent.messages[-1] == replies[-1]
 
     assert len(server.requests) == 2
-    second = server.requests[1].json()
-    if api is ApiProtocol.ANTHROPIC_MESSAGES:
-        assert server.requests[1].path == "/v1/messages"
-        assert server.requests[1].headers["x-api-key"] == "k"
-        result = second["messages"][-1]["content"][0]
-        assert (result["type"], result["tool_use_id"], result["content"][0]["text"]) == (
-            "tool_result",
-            "toolu_1",
-            "5",
-        )
-        assert second["tools"][0]["name"] == "add"
-    else:
-        assert server.requests[1].path == "/v1/chat/completions"
-        assert server.requests[1].headers["authorization"] == "Bearer k"
-        assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_1", "content": "5"}
-        assert second["messages"][0] == {"role": "system", "content": "Be brief."}
+    first, second = server.requests
+    assert first.path == second.path == path
+    assert "k" in second.headers[header]
+    call_id, text = sent_result(api, second.json())
+    assert text == "5"
+    if call_id is not None:
+        assert call_id == calls[0].id

@@ -37,7 +37,7 @@ def test_only_an_openai_key_selects_openai_with_its_default_model() -> None:
     choice = resolve({"OPENAI_API_KEY": "k"})
     assert choice.config.provider == "openai"
     assert choice.config.id == "gpt-5.5"
-    assert choice.config.api is ApiProtocol.OPENAI_COMPLETIONS
+    assert choice.config.api is ApiProtocol.OPENAI_RESPONSES  # a reasoning model (issue 13)
 
 
 def test_a_blank_key_does_not_count() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import aclosing
+from importlib.metadata import PackageNotFoundError
 
 import anyio
 import pytest
@@ -186,7 +187,9 @@ async def test_from_config_resolves_the_provider_and_the_env_key(
 ) -> None:
     monkeypatch.setenv("GROQ_API_KEY", "  sk-groq  ")
     created: list[ModelConfig] = []
-    config = ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="groq", id="llama")
+    config = ModelConfig(
+        api=ApiProtocol.OPENAI_COMPLETIONS, provider="groq", id="llama", key_variable="GROQ_API_KEY"
+    )
     agent = Agent.from_config(config, registry=make_registry(created), system_prompt="s")
     assert created[0].api_key == "sk-groq"
     assert agent.model.api_key == "sk-groq"
@@ -226,7 +229,14 @@ def test_set_model_reselects_a_registry_provider_but_keeps_an_explicit_one(
         registry=make_registry(created),
     )
     first = agent.provider
-    agent.set_model(ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="xai", id="grok"))
+    agent.set_model(
+        ModelConfig(
+            api=ApiProtocol.OPENAI_COMPLETIONS,
+            provider="xai",
+            id="grok",
+            key_variable="XAI_API_KEY",
+        )
+    )
     assert agent.provider is not first
     assert agent.model.api_key == "xai-key"
 
@@ -237,7 +247,13 @@ def test_set_model_reselects_a_registry_provider_but_keeps_an_explicit_one(
     assert own.model.id == "other"
 
 
-def test_a_missing_provider_names_the_package_to_install() -> None:
+def test_a_missing_provider_names_the_package_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def absent(name: str) -> str:
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr("yoagent.core.registry.version", absent)
     registry = ProviderRegistry(load_entry_points=False)
     with pytest.raises(ProviderNotFoundError, match="pip install yoagent-providers"):
         Agent.from_config(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, PackageNotFoundError
 
 import pytest
 
@@ -55,9 +55,27 @@ def test_a_registered_factory_wins_over_entry_points(monkeypatch: pytest.MonkeyP
     )
 
 
-def test_a_missing_protocol_is_a_clear_error() -> None:
+def test_a_missing_protocol_says_to_install_the_package_when_it_is_absent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def absent(name: str) -> str:
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr("yoagent.core.registry.version", absent)
     registry = ProviderRegistry(load_entry_points=False)
     with pytest.raises(
         ProviderNotFoundError, match="no provider for 'bedrock_converse_stream' is installed"
     ):
         registry.factory(ApiProtocol.BEDROCK_CONVERSE_STREAM)
+
+
+def test_a_missing_protocol_says_it_is_not_implemented_when_the_package_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("yoagent.core.registry.version", lambda name: "0.1.0")
+    registry = ProviderRegistry(load_entry_points=False)
+    with pytest.raises(ProviderNotFoundError) as caught:
+        registry.factory(ApiProtocol.BEDROCK_CONVERSE_STREAM)
+    message = str(caught.value)
+    assert "yoagent-providers 0.1.0 is installed but does not implement" in message
+    assert "pip install" not in message

@@ -231,7 +231,12 @@ async def test_from_config_uses_the_registry_and_env_key(monkeypatch: pytest.Mon
     sub = SubAgentTool.from_config(
         "w",
         "d",
-        ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="mistral", id="m"),
+        ModelConfig(
+            api=ApiProtocol.OPENAI_COMPLETIONS,
+            provider="mistral",
+            id="m",
+            key_variable="MISTRAL_API_KEY",
+        ),
         registry=registry,
         limits=ExecutionLimits(max_turns=3),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +16,30 @@ from yoagent.core import (
     AnthropicCompat,
     ApiProtocol,
     AssistantMessage,
+    GoogleCompat,
     ModelConfig,
     OpenAiCompat,
     StreamConfig,
     UserMessage,
 )
 from yoagent.core.events import AnyDelta
-from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.providers import (
+    AnthropicProvider,
+    AzureOpenAiResponsesProvider,
+    GoogleProvider,
+    OpenAiCompletionsProvider,
+    OpenAiResponsesProvider,
+    VertexProvider,
+)
+from yoagent.providers._http import HttpProvider
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus" / "providers"
 ANTHROPIC_URL = "http://anthropic.test"
 OPENAI_URL = "http://openai.test/v1"
+AZURE_URL = "http://azure.test/openai/v1"
+GEMINI_URL = "http://gemini.test"
+VERTEX_URL = "http://vertex.test/v1/projects/proj/locations/us-central1"
 SECRET = "sk-ant-test-SECRET-0123456789abcdef"
 
 
@@ -170,4 +183,122 @@ async def replay(
     async with provider, respx.mock(assert_all_called=False) as mock:
         route = mock.post(url).mock(return_value=sse_response(body, status, **(headers or {})))
         message = await provider.stream(cfg, deltas.append)
+    return message, deltas, route
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How the tests reach one wire protocol: its provider, config, route and corpus."""
+
+    api: ApiProtocol
+    provider: type[HttpProvider]
+    corpus: str
+    route: str
+    base_url: str
+    compat: Any = None
+
+    def model(self, **overrides: Any) -> ModelConfig:
+        values: dict[str, Any] = {
+            "api": self.api,
+            "provider": self.api.value,
+            "id": "test-model",
+            "base_url": self.base_url,
+            "api_key": SECRET,
+            "max_tokens": 4096,
+            "compat": self.compat,
+        }
+        values.update(overrides)
+        return ModelConfig(**values)
+
+    def url(self, model_id: str = "test-model") -> str:
+        return self.route.format(id=model_id)
+
+
+PROTOCOLS: dict[ApiProtocol, Protocol] = {
+    p.api: p
+    for p in (
+        Protocol(
+            ApiProtocol.ANTHROPIC_MESSAGES,
+            AnthropicProvider,
+            "anthropic",
+            ANTHROPIC_URL + "/v1/messages",
+            ANTHROPIC_URL,
+            AnthropicCompat(),
+        ),
+        Protocol(
+            ApiProtocol.OPENAI_COMPLETIONS,
+            OpenAiCompletionsProvider,
+            "openai-chat",
+            OPENAI_URL + "/chat/completions",
+            OPENAI_URL,
+            OpenAiCompat(),
+        ),
+        Protocol(
+            ApiProtocol.OPENAI_RESPONSES,
+            OpenAiResponsesProvider,
+            "openai-responses",
+            OPENAI_URL + "/responses",
+            OPENAI_URL,
+            OpenAiCompat(),
+        ),
+        Protocol(
+            ApiProtocol.AZURE_OPENAI_RESPONSES,
+            AzureOpenAiResponsesProvider,
+            "azure-responses",
+            AZURE_URL + "/responses",
+            AZURE_URL,
+            OpenAiCompat(),
+        ),
+        Protocol(
+            ApiProtocol.GOOGLE_GENERATIVE_AI,
+            GoogleProvider,
+            "gemini",
+            GEMINI_URL + "/v1beta/models/{id}:streamGenerateContent?alt=sse",
+            GEMINI_URL,
+            GoogleCompat(),
+        ),
+        Protocol(
+            ApiProtocol.GOOGLE_VERTEX,
+            VertexProvider,
+            "vertex",
+            VERTEX_URL + "/publishers/google/models/{id}:streamGenerateContent?alt=sse",
+            VERTEX_URL,
+            GoogleCompat(),
+        ),
+    )
+}
+"""Every HTTP protocol this package speaks (Bedrock's helper adds its own row)."""
+
+SSE_PROTOCOLS = list(PROTOCOLS)
+
+
+def chunks_body(path: Path, api: ApiProtocol) -> bytes:
+    """The HTTP body for a corpus file of ``api`` (``*.chunks.txt`` framed as the README says)."""
+    if not path.name.endswith(".chunks.txt"):
+        return path.read_bytes()
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        return sse_from_payloads(chunk_payloads(path), event_lines=True)
+    if api is ApiProtocol.OPENAI_COMPLETIONS:
+        return sse_from_payloads(chunk_payloads(path), event_lines=False)
+    return "".join(f"data: {line}\n\n" for line in chunk_payloads(path)).encode()
+
+
+async def replay_as(
+    api: ApiProtocol,
+    body: bytes | list[bytes],
+    *,
+    config: StreamConfig | None = None,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> tuple[AssistantMessage, list[AnyDelta], respx.Route]:
+    """Serve ``body`` on ``api``'s route and stream one reply through the real provider."""
+    protocol = PROTOCOLS[api]
+    cfg = config or stream_config(protocol.model())
+    deltas: list[AnyDelta] = []
+    provider = protocol.provider(cfg.model)
+    async with provider, respx.mock(assert_all_called=False) as mock:
+        route = mock.post(protocol.url(cfg.model.id)).mock(
+            return_value=sse_response(body, status, **(headers or {}))
+        )
+        message = await provider.stream(cfg, deltas.append)  # type: ignore[attr-defined]
     return message, deltas, route

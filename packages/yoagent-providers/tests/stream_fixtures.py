@@ -166,3 +166,176 @@ def openai_tool(name: str = "read_file", args: str = '{"path": "a.txt"}') -> lis
         chunk({}, "tool_calls"),
         usage_chunk(),
     ]
+
+
+# --- Responses API (OpenAI and Azure) --------------------------------------------------
+
+
+def responses_sse(events: list[dict[str, Any]], *, event_lines: bool = True) -> bytes:
+    """Frame Responses events as the API does: ``event:`` + ``data:`` with sequence numbers."""
+    out = []
+    for number, event in enumerate(events):
+        payload = json.dumps({**event, "sequence_number": number})
+        out.append(f"event: {event['type']}\n" if event_lines else "")
+        out.append(f"data: {payload}\n\n")
+    return "".join(out).encode()
+
+
+def responses_completed(
+    input_tokens: int = 20,
+    output: int = 7,
+    cached: int = 0,
+    status: str = "completed",
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "type": "response.completed" if status == "completed" else "response.incomplete",
+        "response": {
+            "id": "resp_1",
+            "status": status,
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": {"cached_tokens": cached},
+                "output_tokens": output,
+                "output_tokens_details": {"reasoning_tokens": 3},
+                "total_tokens": input_tokens + output,
+            },
+            **extra,
+        },
+    }
+
+
+def responses_text(text: str = "Hello there!") -> list[dict[str, Any]]:
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    done = {
+        **message,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    return [
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": message},
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": text[:5],
+        },
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": text[5:],
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+        responses_completed(),
+    ]
+
+
+def responses_tool(
+    name: str = "read_file",
+    args: str = '{"path": "a.txt"}',
+    *,
+    encrypted: str | None = "gAAAA-encrypted",
+) -> list[dict[str, Any]]:
+    """A reasoning item (summary + optional encrypted content), then one function call."""
+    reasoning = {"id": "rs_1", "type": "reasoning", "summary": []}
+    summary = [{"type": "summary_text", "text": "Need the file."}]
+    reasoning_done = {**reasoning, "summary": summary}
+    if encrypted is not None:
+        reasoning_done["encrypted_content"] = encrypted
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_1",
+        "name": name,
+    }
+    return [
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "delta": "Need the file.",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning_done},
+        {"type": "response.output_item.added", "output_index": 1, "item": call},
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 1,
+            "delta": args[:6],
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 1,
+            "delta": args[6:],
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_1",
+            "output_index": 1,
+            "arguments": args,
+        },
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": {**call, "status": "completed", "arguments": args},
+        },
+        responses_completed(),
+    ]
+
+
+# --- Gemini API and Vertex AI -------------------------------------------------------------
+
+
+def gemini_sse(chunks: list[dict[str, Any]], *, crlf: bool = True) -> bytes:
+    """Frame GenerateContentResponse chunks as ``data:`` events (CRLF, as Google sends)."""
+    nl = "\r\n" if crlf else "\n"
+    return "".join(f"data: {json.dumps(c)}{nl}{nl}" for c in chunks).encode()
+
+
+def gemini_chunk(
+    parts: list[dict[str, Any]], finish: str | None = None, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    chunk: dict[str, Any] = {"candidates": [candidate], "responseId": "resp-g1"}
+    if usage is not None:
+        chunk["usageMetadata"] = usage
+    return chunk
+
+
+GEMINI_USAGE = {
+    "promptTokenCount": 20,
+    "candidatesTokenCount": 5,
+    "thoughtsTokenCount": 2,
+    "cachedContentTokenCount": 4,
+    "totalTokenCount": 27,
+}
+
+
+def gemini_text(text: str = "Hello there!") -> list[dict[str, Any]]:
+    return [
+        gemini_chunk([{"text": "Thinking it over.", "thought": True}]),
+        gemini_chunk([{"text": text[:5]}]),
+        gemini_chunk([{"text": text[5:]}]),
+        gemini_chunk([{"text": "", "thoughtSignature": "c2lnLXRleHQ="}], "STOP", GEMINI_USAGE),
+    ]
+
+
+def gemini_tool(name: str = "read_file", args: str = '{"path": "a.txt"}') -> list[dict[str, Any]]:
+    call = {"functionCall": {"name": name, "args": json.loads(args)}}
+    return [
+        gemini_chunk([{"text": "Reading it."}]),
+        gemini_chunk([{**call, "thoughtSignature": "c2lnLWNhbGw="}]),
+        gemini_chunk([{"text": ""}], "STOP", GEMINI_USAGE),
+    ]

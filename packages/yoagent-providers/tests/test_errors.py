@@ -12,15 +12,26 @@ import respx
 from provider_helpers import (
     ANTHROPIC_URL,
     OPENAI_URL,
+    PROTOCOLS,
     SECRET,
+    SSE_PROTOCOLS,
     anthropic_config,
     openai_config,
     replay,
     stream_config,
 )
-from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
+from stream_fixtures import (
+    anthropic_sse,
+    anthropic_text,
+    gemini_sse,
+    gemini_text,
+    openai_sse,
+    openai_text,
+    responses_sse,
+    responses_text,
+)
 
-from yoagent.core import ErrorKind, ProviderError
+from yoagent.core import ApiProtocol, ErrorKind, ProviderError
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
 
 
@@ -264,3 +275,57 @@ async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
     assert caught.value.kind is ErrorKind.OTHER
     assert not caught.value.kind.retryable
     assert "base_url" in caught.value.message
+
+
+def _in_stream_error(api: ApiProtocol) -> bytes:
+    """A stream that starts a reply, then reports an error echoing the key."""
+    error = {"message": f"key {SECRET} rejected", "code": "invalid_api_key"}
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        return anthropic_sse([*anthropic_text()[:2], {"type": "error", "error": error}])
+    if api is ApiProtocol.OPENAI_COMPLETIONS:
+        return openai_sse([*openai_text()[:1], {"error": error}], done=False)
+    if api in (ApiProtocol.OPENAI_RESPONSES, ApiProtocol.AZURE_OPENAI_RESPONSES):
+        return responses_sse([*responses_text()[:2], {"type": "error", "error": error}])
+    google = {"code": 401, "message": error["message"], "status": "UNAUTHENTICATED"}
+    return gemini_sse([*gemini_text()[:1], {"error": google}])
+
+
+LEAKS = ["401 echo", "500 echo", "in-stream error", "connect error", "read timeout"]
+
+
+@pytest.mark.parametrize("path", LEAKS)
+@pytest.mark.parametrize("api", SSE_PROTOCOLS, ids=[a.value for a in SSE_PROTOCOLS])
+async def test_the_key_never_appears_in_errors_or_logs_on_any_protocol(
+    caplog: pytest.LogCaptureFixture, api: ApiProtocol, path: str
+) -> None:
+    protocol = PROTOCOLS[api]
+    config = stream_config(protocol.model())
+    echo = f'{{"error": {{"message": "bad key {SECRET} (Bearer {SECRET})", "type": "x"}}}}'
+    with caplog.at_level(logging.DEBUG):
+        async with protocol.provider(config.model) as provider, respx.mock() as mock:
+            route = mock.post(protocol.url())
+            if path == "connect error":
+                route.mock(side_effect=httpx.ConnectError(f"failed talking with key {SECRET}"))
+            elif path == "read timeout":
+                route.mock(side_effect=httpx.ReadTimeout(f"stalled with key {SECRET}"))
+            else:
+                status, body = {
+                    "401 echo": (401, echo.encode()),
+                    "500 echo": (500, echo.encode()),
+                    "in-stream error": (200, _in_stream_error(api)),
+                }[path]
+                route.mock(
+                    return_value=httpx.Response(
+                        status, content=body, headers={"content-type": "text/event-stream"}
+                    )
+                )
+            with pytest.raises(ProviderError) as caught:
+                await provider.stream(config, lambda d: None)  # type: ignore[attr-defined]
+    texts = [str(caught.value), repr(caught.value), caught.value.message]
+    texts += [record.getMessage() for record in caplog.records]
+    texts += [str(record.args) for record in caplog.records]
+    assert "[redacted]" in caught.value.message  # the server's text did arrive, scrubbed
+    for text in texts:
+        assert SECRET not in text
+    if path == "401 echo":
+        assert caught.value.kind is ErrorKind.AUTH

@@ -10,29 +10,39 @@ import httpx
 import respx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from provider_helpers import (
-    ANTHROPIC_URL,
-    OPENAI_URL,
-    Chunks,
-    anthropic_config,
-    openai_config,
-    stream_config,
-)
+from provider_helpers import PROTOCOLS, SSE_PROTOCOLS, Chunks, stream_config
 from stream_fixtures import (
     anthropic_sse,
     anthropic_text,
     anthropic_tool,
+    gemini_sse,
+    gemini_text,
+    gemini_tool,
     openai_sse,
     openai_text,
     openai_tool,
+    responses_sse,
+    responses_text,
+    responses_tool,
 )
 
-from yoagent.core import AssistantMessage, ProviderError
-from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.core import ApiProtocol, AssistantMessage, ProviderError
 
-SEEDS = {
-    True: [anthropic_sse(anthropic_text(), crlf=True, pad=True), anthropic_sse(anthropic_tool())],
-    False: [openai_sse(openai_text(), comments=True), openai_sse(openai_tool())],
+_RESPONSES = [responses_sse(responses_text()), responses_sse(responses_tool(), event_lines=False)]
+_GEMINI = [gemini_sse(gemini_text()), gemini_sse(gemini_tool(), crlf=False)]
+SEEDS: dict[ApiProtocol, list[bytes]] = {
+    ApiProtocol.ANTHROPIC_MESSAGES: [
+        anthropic_sse(anthropic_text(), crlf=True, pad=True),
+        anthropic_sse(anthropic_tool()),
+    ],
+    ApiProtocol.OPENAI_COMPLETIONS: [
+        openai_sse(openai_text(), comments=True),
+        openai_sse(openai_tool()),
+    ],
+    ApiProtocol.OPENAI_RESPONSES: _RESPONSES,
+    ApiProtocol.AZURE_OPENAI_RESPONSES: _RESPONSES,
+    ApiProtocol.GOOGLE_GENERATIVE_AI: _GEMINI,
+    ApiProtocol.GOOGLE_VERTEX: _GEMINI,
 }
 GARBAGE = st.one_of(
     st.binary(max_size=40),
@@ -49,6 +59,14 @@ GARBAGE = st.one_of(
             b"event: error\n",
             b"data: [DONE]\n\n",
             b": c\n\n",
+            b'data: {"type": "response.output_item.done", "item": 7}\n\n',
+            b'data: {"type": "response.function_call_arguments.delta", "delta": 1}\n\n',
+            b'data: {"type": "response.completed", "response": []}\n\n',
+            b'data: {"candidates": [{"content": {"parts": [{"functionCall": 3}]}}]}\n\n',
+            b'data: {"candidates": [{"content": {"parts": [{"functionCall": '
+            b'{"partialArgs": [{"jsonPath": "$[99999999]", "stringValue": "x"}]}}]}}]}\n\n',
+            b'data: {"candidates": [{"finishReason": 5}], "usageMetadata": []}\n\n',
+            b"data: " + b"[" * 5000 + b"\n\n",
         ]
     ),
 )
@@ -73,33 +91,44 @@ def mangle(body: bytes, data: st.DataObject) -> list[bytes]:
     return [*pieces, joined[start:]]
 
 
-async def run_once(anthropic: bool, pieces: list[bytes]) -> AssistantMessage | ProviderError:
-    config = stream_config(anthropic_config() if anthropic else openai_config())
-    url = ANTHROPIC_URL + "/v1/messages" if anthropic else OPENAI_URL + "/chat/completions"
-    provider = (
-        AnthropicProvider(config.model) if anthropic else OpenAiCompletionsProvider(config.model)
-    )
+async def run_once(api: ApiProtocol, pieces: list[bytes]) -> AssistantMessage | ProviderError:
+    protocol = PROTOCOLS[api]
+    config = stream_config(protocol.model())
+    provider = protocol.provider(config.model)
     async with provider, respx.mock() as mock:
-        mock.post(url).mock(
+        mock.post(protocol.url()).mock(
             return_value=httpx.Response(
                 200, headers={"content-type": "text/event-stream"}, stream=Chunks(pieces)
             )
         )
         with anyio.fail_after(5):
             try:
-                return await provider.stream(config, lambda d: None)
+                return await provider.stream(config, lambda d: None)  # type: ignore[attr-defined]
             except ProviderError as error:
                 return error
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(anthropic=st.booleans(), seed_index=st.integers(0, 1), data=st.data())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(api=st.sampled_from(SSE_PROTOCOLS), seed_index=st.integers(0, 1), data=st.data())
 def test_mangled_streams_end_in_a_reply_or_a_provider_error(
-    anthropic: bool, seed_index: int, data: st.DataObject
+    api: ApiProtocol, seed_index: int, data: st.DataObject
 ) -> None:
-    """Whatever the body, the provider returns an AssistantMessage or raises ProviderError."""
-    pieces = mangle(SEEDS[anthropic][seed_index], data)
-    outcome = anyio.run(run_once, anthropic, pieces)
+    """Whatever the body, every protocol returns an AssistantMessage or raises ProviderError."""
+    pieces = mangle(SEEDS[api][seed_index], data)
+    outcome = anyio.run(run_once, api, pieces)
     assert isinstance(outcome, AssistantMessage | ProviderError)
     if isinstance(outcome, AssistantMessage):
         json.dumps([c.type for c in outcome.content])  # a well-formed reply
+        assert all(call.arguments is not None for call in outcome.tool_calls)
+
+
+def test_an_intact_seed_gives_its_reply_for_every_protocol() -> None:
+    """The fuzz seeds are real replies: unmangled, each protocol reads them whole."""
+    for api, seeds in SEEDS.items():
+        outcomes = [anyio.run(run_once, api, [seed]) for seed in seeds]
+        assert all(isinstance(o, AssistantMessage) for o in outcomes), (api, outcomes)
+        text, tool = outcomes
+        assert isinstance(text, AssistantMessage) and text.text == "Hello there!"
+        assert isinstance(tool, AssistantMessage) and tool.tool_calls[0].arguments == {
+            "path": "a.txt"
+        }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core import PROVIDER_KEY_VARIABLES, AnthropicCompat, ApiProtocol, OpenAiCompat
+from yoagent.core import AnthropicCompat, ApiProtocol, GoogleCompat, OpenAiCompat
 from yoagent.providers import models
 
 
@@ -17,19 +17,33 @@ def test_at_least_fifteen_openai_compatible_vendors_with_real_urls() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(models.VENDORS))
-def test_every_vendor_constructor_returns_its_row(name: str) -> None:
-    config = getattr(models, name)("some-model")
+def test_every_vendor_config_carries_its_row(name: str) -> None:
+    row = models.VENDORS[name]
+    config = models.model_for(name, "some-model")
     assert config.provider == name
     assert config.id == "some-model"
-    assert config.base_url == models.VENDORS[name].base_url
+    assert config.key_variable == (row.key_variable or "")
+    if row.base_url:
+        assert config.base_url == row.base_url
 
 
-def test_key_variables_build_on_core_and_local_servers_need_none() -> None:
+def test_local_servers_need_no_key_and_each_row_names_its_variable() -> None:
     table = models.api_key_variables()
-    for provider, variable in PROVIDER_KEY_VARIABLES.items():
-        assert table[provider] == variable
     assert table["ollama"] is None and table["lmstudio"] is None and table["vllm"] is None
     assert table["qwen"] == "DASHSCOPE_API_KEY"
+    assert table["google"] == "GEMINI_API_KEY"
+    assert table["azure"] == "AZURE_OPENAI_API_KEY"
+    assert set(table) == set(models.VENDORS)
+
+
+def test_the_rows_give_the_detection_order_and_the_id_hints() -> None:
+    order = models.detection_order()
+    assert order[:3] == ("anthropic", "openai", "google")
+    assert "ollama" not in order
+    assert models.vendor_for_id("claude-opus-5-5") == "anthropic"
+    assert models.vendor_for_id("gemini-3-pro-preview") == "google"
+    assert models.vendor_for_id("o3-mini") == "openai"
+    assert models.vendor_for_id("my-model") is None
 
 
 @pytest.mark.parametrize(
@@ -56,11 +70,64 @@ def test_non_claude_ids_get_no_inferred_anthropic_quirks() -> None:
     assert models.anthropic("my-gateway-model").compat is None
 
 
-def test_openai_reasoning_models_use_the_developer_role() -> None:
-    assert models.openai("gpt-5.5").reasoning is True
-    assert isinstance(models.openai("gpt-5.5").compat, OpenAiCompat)
-    assert models.openai("gpt-5.5").compat.supports_developer_role  # type: ignore[union-attr]
-    assert models.openai("gpt-4o").reasoning is False
+@pytest.mark.parametrize(
+    ("id", "api", "reasoning"),
+    [
+        ("gpt-5.5", ApiProtocol.OPENAI_RESPONSES, True),
+        ("o3-mini", ApiProtocol.OPENAI_RESPONSES, True),
+        ("gpt-6-luna", ApiProtocol.OPENAI_RESPONSES, True),
+        ("gpt-4o", ApiProtocol.OPENAI_COMPLETIONS, False),
+        ("gpt-4.1", ApiProtocol.OPENAI_COMPLETIONS, False),
+        ("chatgpt-4o-latest", ApiProtocol.OPENAI_COMPLETIONS, False),
+        ("gpt-5-chat-latest", ApiProtocol.OPENAI_COMPLETIONS, False),
+    ],
+)
+def test_openai_routes_reasoning_ids_to_the_responses_api(
+    id: str, api: ApiProtocol, reasoning: bool
+) -> None:
+    config = models.openai(id)
+    assert (config.api, config.reasoning, config.provider) == (api, reasoning, "openai")
+    assert config.key_variable == "OPENAI_API_KEY"
+    assert isinstance(config.compat, OpenAiCompat)
+    assert config.compat.encrypted_reasoning is False  # opt-in only
+
+
+def test_gemini_ids_choose_thinking_level_or_budget() -> None:
+    assert models.gemini("gemini-3-pro-preview").compat == GoogleCompat(thinking_level_field=True)
+    assert models.gemini("gemini-2.5-flash").compat == GoogleCompat(thinking_level_field=False)
+    assert models.gemini("gemini-2.5-pro").api is ApiProtocol.GOOGLE_GENERATIVE_AI
+    assert models.gemini("gemini-2.5-pro").base_url == "https://generativelanguage.googleapis.com"
+
+
+def test_vertex_builds_its_url_from_project_and_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"):
+        monkeypatch.delenv(name, raising=False)
+    config = models.vertex("gemini-2.5-pro", "proj-1", "europe-west4")
+    assert config.api is ApiProtocol.GOOGLE_VERTEX
+    assert config.base_url == (
+        "https://europe-west4-aiplatform.googleapis.com/v1/projects/proj-1/locations/europe-west4"
+    )
+    assert models.vertex("gemini-3-pro-preview", "p").base_url == (
+        "https://aiplatform.googleapis.com/v1/projects/p/locations/global"
+    )
+    assert models.vertex("gemini-2.5-pro").base_url == ""  # no project anywhere
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "from-env")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    assert models.vertex("gemini-2.5-pro").base_url.endswith(
+        "/projects/from-env/locations/us-central1"
+    )
+
+
+def test_azure_builds_its_v1_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AZURE_OPENAI_RESOURCE", "AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    config = models.azure("my-gpt5", resource="contoso")
+    assert config.api is ApiProtocol.AZURE_OPENAI_RESPONSES
+    assert config.base_url == "https://contoso.openai.azure.com/openai/v1"
+    assert config.key_variable == "AZURE_OPENAI_API_KEY"
+    assert models.azure("d").base_url == ""
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://fabrikam.openai.azure.com/")
+    assert models.azure("d").base_url == "https://fabrikam.openai.azure.com/openai/v1"
 
 
 def test_opencode_serves_claude_over_anthropic_messages() -> None:

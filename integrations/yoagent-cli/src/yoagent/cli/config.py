@@ -16,72 +16,20 @@ OPENAI_COMPATIBLE = "openai-compatible"
 """The provider name of a model reached through ``--base-url`` alone."""
 
 DEFAULT_MODELS: Mapping[str, str] = {
-    "anthropic": "claude-sonnet-5",
-    "openai": "gpt-5.5",
-    "xai": "grok-4",
-    "groq": "openai/gpt-oss-120b",
-    "deepseek": "deepseek-flash",
-    "mistral": "mistral-large-latest",
-    "together": "openai/gpt-oss-120b",
-    "fireworks": "accounts/fireworks/models/gpt-oss-120b",
-    "openrouter": "anthropic/claude-sonnet-4.5",
-    "cerebras": "gpt-oss-120b",
-    "zai": "glm-4.6",
-    "minimax": "MiniMax-M2",
-    "qwen": "qwen-flash",
-    "moonshot": "kimi-k2-0905-preview",
-    "perplexity": "sonar-pro",
-    "huggingface": "openai/gpt-oss-120b",
-    "nvidia": "openai/gpt-oss-120b",
-    "opencode": "claude-sonnet-4-5",
-    "ollama": "llama3.2",
+    name: row.default_model for name, row in models.VENDORS.items() if row.default_model
 }
-"""The model used when ``--model`` is not given: a ``yoagent-providers`` preset where the
-provider has a fitting one (the README says which of the others are unverified). Local
-servers without an entry (LM Studio, vLLM, any ``--base-url``) are asked which models
-they serve."""
+"""The model used when ``--model`` is not given: each vendor row's default (a
+``yoagent-providers`` preset where the provider has a fitting one). Local servers without
+one (LM Studio, vLLM, any ``--base-url``) are asked which models they serve."""
 
-DETECTION_ORDER: tuple[str, ...] = (
-    "anthropic",
-    "openai",
-    "openrouter",
-    "deepseek",
-    "xai",
-    "groq",
-    "mistral",
-    "qwen",
-    "moonshot",
-    "zai",
-    "minimax",
-    "together",
-    "fireworks",
-    "cerebras",
-    "opencode",
-    "perplexity",
-    "huggingface",
-    "nvidia",
-)
-"""Without ``--provider``, the first of these whose key is set is used."""
+DETECTION_ORDER: tuple[str, ...] = models.detection_order()
+"""Without ``--provider``, the first of these whose key is set is used (the rows' ranks)."""
 
 _GENERIC_COMPAT = OpenAiCompat(
     max_tokens_field="max_tokens",
     reasoning_field="reasoning_content",
     supports_reasoning_effort=False,
     supports_structured_output=False,
-)
-
-_MODEL_HINTS: tuple[tuple[str, str], ...] = (
-    ("claude-", "anthropic"),
-    ("gpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("grok-", "xai"),
-    ("deepseek-", "deepseek"),
-    ("mistral-", "mistral"),
-    ("qwen", "qwen"),
-    ("kimi-", "moonshot"),
-    ("glm-", "zai"),
 )
 
 
@@ -130,11 +78,9 @@ def detect_provider(env: Mapping[str, str], model: str | None = None) -> str | N
     is set, that vendor wins.
     """
     available = [p for p in DETECTION_ORDER if _own_key(p, env)]
-    if model:
-        lowered = model.lower()
-        for prefix, provider in _MODEL_HINTS:
-            if lowered.startswith(prefix) and provider in available:
-                return provider
+    hinted = models.vendor_for_id(model) if model else None
+    if hinted in available:
+        return hinted
     if available:
         return available[0]
     return None
@@ -168,16 +114,7 @@ def _missing_key_message(provider: str) -> str:
 def model_config(provider: str, model_id: str) -> ModelConfig:
     """The configuration of ``model_id`` at ``provider``: a named preset when there is one,
     else the vendor's constructor (quirks inferred from the id)."""
-    try:
-        return models.preset(provider, model_id)
-    except KeyError:
-        pass
-    constructor = getattr(models, provider, None)
-    if provider in models.VENDORS and callable(constructor):
-        made = cast(Any, constructor)(model_id)
-        if isinstance(made, ModelConfig):
-            return made
-    return models.vendor(provider, model_id)
+    return models.model_for(provider, model_id)
 
 
 def openai_compatible(base_url: str, model_id: str) -> ModelConfig:

@@ -72,7 +72,7 @@ from .hooks import (
     TurnHook,
     Warn,
 )
-from .keys import FALLBACK_KEY_VARIABLES, PROVIDER_KEY_VARIABLES, resolve_api_key, with_env_key
+from .keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
 from .limits import ExecutionLimits
 from .llm_compaction import LlmCompaction
 from .loop import EventSink, agent_loop, agent_loop_continue
@@ -145,7 +145,6 @@ __all__ = [
     "FALLBACK_KEY_VARIABLES",
     "LOOP_ABORT_PREFIX",
     "OVERFLOW_PHRASES",
-    "PROVIDER_KEY_VARIABLES",
     "RATE_LIMIT_CODES",
     "SUB_AGENT_LIMITS",
     "SUMMARY_PREFIX",
@@ -278,6 +277,7 @@ __all__ = [
     "is_compaction_message",
     "is_loop_injected",
     "is_overflow_text",
+    "key_variables",
     "last_assistant",
     "load_skills",
     "message_adapter",

@@ -170,9 +170,11 @@ class ModelConfig:
     """Everything needed to reach one model: protocol, vendor, id, endpoint, key, limits.
 
     ``base_url`` follows the vendor SDK's convention (Anthropic: the host; OpenAI-compatible:
-    including ``/v1``). An empty ``api_key`` means "read it from the provider's environment
-    variable". ``cost`` prices usage; when ``None``, the process-wide price resolver is asked
-    (see :mod:`yoagent.core.pricing`), which is off by default.
+    including ``/v1``). An empty ``api_key`` means "read it from the environment":
+    ``key_variable`` (e.g. ``ANTHROPIC_API_KEY``, set by the presets), then
+    ``YOAGENT_API_KEY`` / ``API_KEY``. ``cost`` prices usage; when ``None``, the
+    process-wide price resolver is asked (see :mod:`yoagent.core.pricing`), which is off by
+    default.
     """
 
     api: ApiProtocol
@@ -181,6 +183,8 @@ class ModelConfig:
     name: str = ""
     base_url: str = ""
     api_key: str = field(default="", repr=False)
+    key_variable: str = ""
+    """The environment variable this model's key lives in (empty: none of its own)."""
     headers: dict[str, str] = field(default_factory=dict[str, str], repr=False)
     context_window: int = 200_000
     max_tokens: int = 8_192

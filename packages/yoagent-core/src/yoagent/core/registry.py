@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 
 from ._logging import logger
 from .config import ApiProtocol, ModelConfig
@@ -13,6 +13,24 @@ ENTRY_POINT_GROUP = "yoagent.providers"
 """Packages register provider classes here, named by :class:`ApiProtocol` value."""
 
 ProviderFactory = Callable[[ModelConfig], StreamProvider]
+
+PROVIDERS_DISTRIBUTION = "yoagent-providers"
+
+
+def _not_found(api: ApiProtocol) -> str:
+    """Why no provider serves ``api``: the package is missing, or it lacks this protocol."""
+    register = "or register one with ProviderRegistry.register"
+    try:
+        installed = version(PROVIDERS_DISTRIBUTION)
+    except PackageNotFoundError:
+        return (
+            f"no provider for {api.value!r} is installed; install yoagent-providers "
+            f"(pip install yoagent-providers) {register}"
+        )
+    return (
+        f"yoagent-providers {installed} is installed but does not implement {api.value!r}; "
+        f"upgrade it if a newer version does, {register}"
+    )
 
 
 class ProviderNotFoundError(LookupError):
@@ -57,11 +75,7 @@ class ProviderRegistry:
             return found
         entry = self._installed().get(api.value)
         if entry is None:
-            raise ProviderNotFoundError(
-                f"no provider for {api.value!r} is installed; "
-                "install yoagent-providers (pip install yoagent-providers) "
-                "or register one with ProviderRegistry.register"
-            )
+            raise ProviderNotFoundError(_not_found(api))
         loaded: ProviderFactory = entry.load()
         logger.debug("loaded provider %s from %s", api.value, entry.value)
         self._factories[api] = loaded

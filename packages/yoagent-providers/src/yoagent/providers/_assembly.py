@@ -123,6 +123,31 @@ class ReplyBuilder:
         block.parts.append(delta)
         self._sink(ToolCallDelta(content_index=slot, id=block.id, name=block.name, delta=delta))
 
+    def settle(self, slot: int, text: str) -> None:
+        """Make ``text`` the whole text of the block in ``slot`` (a server's final copy).
+
+        What extends the streamed text is reported as one more delta; a final copy that
+        disagrees with the deltas replaces them silently (the copy is authoritative).
+        """
+        block = self._blocks[slot]
+        streamed = "".join(block.parts)
+        if text == streamed:
+            return
+        if not text.startswith(streamed):
+            block.parts = [text]
+        elif block.kind == "text":
+            self.add_text(slot, text[len(streamed) :])
+        elif block.kind == "thinking":
+            self.add_thinking(slot, text[len(streamed) :])
+        else:
+            self.add_tool_arguments(slot, text[len(streamed) :])
+
+    def set_redacted(self, slot: int, data: str, protocol: ApiProtocol) -> None:
+        """Attach provider-encrypted reasoning to the reasoning block in ``slot``."""
+        block = self._blocks[slot]
+        block.redacted = data
+        block.redacted_protocol = protocol
+
     def close(self, slot: int) -> None:
         """The block in ``slot`` is finished (a tool call only runs once closed)."""
         self._blocks[slot].closed = True

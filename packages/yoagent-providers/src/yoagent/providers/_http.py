@@ -1,19 +1,21 @@
-"""The HTTP side of a provider: one client per provider, keys, and the SSE read loop."""
+"""The HTTP side of a provider: keys, headers, the request body, the client and the read loop."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Self, cast
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, Self
 
 import anyio
 import httpx
 
-from yoagent.core import ErrorKind, ModelConfig, ProviderError
-from yoagent.core.keys import key_variables_for, resolve_api_key
+from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
+from yoagent.core.keys import FALLBACK_KEY_VARIABLES
 
+from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
 from ._http_errors import (
     KeySource,
     bad_url,
@@ -22,35 +24,72 @@ from ._http_errors import (
     from_transport,
     malformed,
 )
-from ._sse import SseDecoder, SseEvent
+from ._json import as_dict, parse_json
+from ._pool import DEFAULT_TIMEOUT, shared_client
+from ._sse import SseEvent, SseReader
+from ._vendors import VENDORS
 
-DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=30.0)
-"""Read is the longest silence allowed between two chunks of a stream: a stalled stream ends
-with a NETWORK error after it. Reasoning models can think for minutes before their first
-token, hence the generous default."""
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "HttpProvider",
+    "StreamLimits",
+    "Transport",
+    "check_headers",
+    "encode_body",
+    "key_variables",
+    "resolve_key",
+]
 
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_DRAIN = 64 * 1024
 _DRAIN_SECONDS = 0.5
 
 
-_SENSITIVE_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
+SENSITIVE_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 # What HTTP/1.1 lets a header hold: visible ASCII, space and tab; names are tokens.
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _UNSENDABLE = "a line break, a control character or a non-ASCII character"
+# Lone surrogates (undecodable bytes kept by `surrogateescape`) cannot be UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def key_variables(config: ModelConfig) -> tuple[str, ...]:
+    """The environment variables a key for ``config`` is read from, in order.
+
+    ``config.key_variable``, else the vendor row's variable for ``config.provider``, then
+    the fallbacks ``YOAGENT_API_KEY`` and ``API_KEY``.
+    """
+    own = config.key_variable
+    if not own:
+        row = VENDORS.get(config.provider)
+        own = row.key_variable if row is not None and row.key_variable else ""
+    return ((own,) if own else ()) + FALLBACK_KEY_VARIABLES
+
+
+def header_secrets(headers: Mapping[str, str]) -> tuple[str, ...]:
+    """Credentials the user put in headers, to scrub from messages like the key."""
+    return tuple(
+        value.removeprefix("Bearer ").strip()
+        for name, value in headers.items()
+        if name.lower() in SENSITIVE_HEADERS
+    )
+
+
+def check_key(key: str, origin: str) -> None:
+    """Refuse a key that cannot be sent as a header, naming where it came from."""
+    if not _HEADER_VALUE.fullmatch(key):
+        raise ProviderError(
+            ErrorKind.AUTH,
+            f"the key from {origin} cannot be sent: it holds {_UNSENDABLE}; check its value",
+        )
 
 
 def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
     """The key to send for ``config`` and where it came from (never logged or shown)."""
-    variables = key_variables_for(config.provider)
+    variables = key_variables(config)
     hint = variables[0]
-    # Credentials the user put in headers are scrubbed from messages like the key.
-    extra = tuple(
-        value.removeprefix("Bearer ").strip()
-        for name, value in config.headers.items()
-        if name.lower() in _SENSITIVE_HEADERS
-    )
+    extra = header_secrets(config.headers)
     if config.api_key:
         key = config.api_key.strip()
         origin = next(
@@ -58,17 +97,16 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
             "ModelConfig.api_key",
         )
     else:
-        found = resolve_api_key(config.provider)
+        found = next(
+            ((name, value) for name in variables if (value := os.environ.get(name, "").strip())),
+            None,
+        )
         if found is None:
             # Local servers (Ollama, LM Studio, vLLM) need none; a remote one answers 401,
             # which names `hint`.
             return "", KeySource(origin="", hint=hint, secrets=extra)
         origin, key = found
-    if not _HEADER_VALUE.fullmatch(key):
-        raise ProviderError(
-            ErrorKind.AUTH,
-            f"the key from {origin} cannot be sent: it holds {_UNSENDABLE}; check its value",
-        )
+    check_key(key, origin)
     return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
 
 
@@ -81,26 +119,54 @@ def check_headers(headers: Mapping[str, str]) -> None:
         if _HEADER_NAME.fullmatch(name) is None:
             raise ProviderError(ErrorKind.OTHER, f"{name!r} is not a valid HTTP header name")
         if _HEADER_VALUE.fullmatch(value) is None:
-            kind = ErrorKind.AUTH if name.lower() in _SENSITIVE_HEADERS else ErrorKind.OTHER
+            kind = ErrorKind.AUTH if name.lower() in SENSITIVE_HEADERS else ErrorKind.OTHER
             raise ProviderError(
                 kind, f"the {name} header cannot be sent: its value holds {_UNSENDABLE}"
             )
 
 
+def _readable_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    # U+DC80..U+DCFF is a byte `surrogateescape` could not decode: show it as \xNN
+    # (a JSON-escaped backslash, so the model reads the four characters).
+    return f"\\\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
+
+
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """The request body as compact UTF-8 JSON."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    """The request body as compact UTF-8 JSON.
+
+    Text that UTF-8 cannot hold (a lone surrogate, e.g. a file name with undecodable
+    bytes already in the history) is sent readable instead of failing every request:
+    an undecodable byte as ``\\xNN``, any other lone surrogate as U+FFFD.
+    """
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        raise ProviderError(
+            ErrorKind.OTHER, "the request cannot be encoded: a value in it is nested too deeply"
+        ) from None
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(_readable_surrogate, text).encode()
 
 
 class Transport:
-    """One ``httpx.AsyncClient`` (connections reused across turns) and the SSE read loop."""
+    """Sends a request and reads its streamed body, on the shared client or the caller's own.
+
+    Without ``client``, each request uses :func:`~yoagent.providers._pool.shared_client`
+    for its URL (one connection pool per event loop and server); with one, that client
+    is used as is and never closed here.
+    """
 
     def __init__(
         self,
         client: httpx.AsyncClient | None = None,
         timeout: httpx.Timeout | float | None = None,
+        limits: StreamLimits = DEFAULT_LIMITS,
     ) -> None:
-        self._owned = client is None
+        self._client = client
+        self.limits = limits
         if isinstance(timeout, httpx.Timeout):
             self._timeout: httpx.Timeout | None = timeout
         elif timeout is not None:
@@ -108,12 +174,44 @@ class Transport:
         else:
             # A client passed in keeps its own timeouts unless told otherwise.
             self._timeout = DEFAULT_TIMEOUT if client is None else None
-        self.client = client if client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+
+    def client_for(self, url: str) -> httpx.AsyncClient:
+        """The client a request to ``url`` goes through (call inside the event loop)."""
+        return self._client if self._client is not None else shared_client(url)
 
     async def aclose(self) -> None:
-        """Close the client if this transport created it."""
-        if self._owned:
-            await self.client.aclose()
+        """Nothing to close: shared clients outlive a provider, a caller's client is theirs."""
+
+    @asynccontextmanager
+    async def open(
+        self, url: str, headers: Mapping[str, str], body: bytes, key: KeySource
+    ) -> AsyncGenerator[AsyncIterator[bytes]]:
+        """POST ``body`` and give the decompressed response body, within :attr:`limits`.
+
+        A non-2xx status, a JSON document where a stream was expected, a transport
+        failure or a timeout is raised as a :class:`ProviderError`; leaving the block
+        (cancellation included) closes the response.
+        """
+        check_headers(headers)
+        sent = {"accept-encoding": ACCEPT_ENCODING, **headers}
+        timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
+        try:
+            client = self.client_for(url)
+            async with client.stream(
+                "POST", url, headers=sent, content=body, timeout=timeout
+            ) as response:
+                if not 200 <= response.status_code < 300:
+                    raw = await _read_capped(response)
+                    raise from_http_status(response.status_code, response.headers, raw, key)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    # Some gateways answer an error as JSON with a 200 status.
+                    raise _json_reply_error(await _read_capped(response), key)
+                encoding = response.headers.get("content-encoding", "")
+                yield bounded_body(response.aiter_raw(), encoding, self.limits)
+        except httpx.HTTPError as exc:
+            raise from_transport(exc, key) from None
+        except httpx.InvalidURL as exc:
+            raise bad_url(exc, key) from None
 
     async def post_sse(
         self,
@@ -122,39 +220,19 @@ class Transport:
         body: bytes,
         key: KeySource,
         on_event: Callable[[SseEvent], bool],
-    ) -> bool:
+    ) -> None:
         """POST ``body`` and hand each SSE event to ``on_event`` until it returns True.
 
-        Returns True when the body ended inside an event (cut mid-event), False otherwise.
-        A non-2xx status, a transport failure or a timeout is raised as a ProviderError;
-        cancellation closes the response.
+        The body may end at any point: whether the reply was complete is for the
+        protocol to say (its terminal event). Errors as in :meth:`open`.
         """
-        check_headers(headers)
-        try:
-            timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
-            async with self.client.stream(
-                "POST", url, headers=headers, content=body, timeout=timeout
-            ) as response:
-                if not 200 <= response.status_code < 300:
-                    raw = await _read_capped(response)
-                    raise from_http_status(response.status_code, response.headers, raw, key)
-                content_type = response.headers.get("content-type", "")
-                if content_type.startswith("application/json"):
-                    # Some gateways answer an error as JSON with a 200 status.
-                    raw = await _read_capped(response)
-                    raise _json_reply_error(raw, key)
-                decoder = SseDecoder()
-                chunks = response.aiter_bytes()
-                async for chunk in chunks:
-                    for event in decoder.feed(chunk):
-                        if on_event(event):
-                            await _drain(chunks)
-                            return False
-                return decoder.close()
-        except httpx.HTTPError as exc:
-            raise from_transport(exc, key) from None
-        except httpx.InvalidURL as exc:
-            raise bad_url(exc, key) from None
+        async with self.open(url, headers, body, key) as chunks:
+            reader = SseReader(self.limits)
+            async for chunk in chunks:
+                for event in reader.feed(chunk):
+                    if on_event(event):
+                        await _drain(chunks)
+                        return
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
@@ -170,7 +248,7 @@ async def _drain(chunks: AsyncIterator[bytes]) -> None:
                 size += len(chunk)
                 if size > _MAX_DRAIN:
                     return
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ProviderError):
             return
 
 
@@ -187,33 +265,61 @@ async def _read_capped(response: httpx.Response) -> bytes:
 
 def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:
     try:
-        payload: object = json.loads(raw)
+        payload = parse_json(raw)
     except ValueError:
         payload = None
-    if isinstance(payload, dict) and "error" in payload:
-        return from_stream_error(cast(object, payload), key)
+    if "error" in as_dict(payload):
+        return from_stream_error(payload, key)
     return malformed("expected an event stream, got a JSON document")
+
+
+class SseReply(Protocol):
+    """A protocol's stream reader: takes events until its terminal one, then the reply."""
+
+    def on_event(self, event: SseEvent) -> bool:
+        """Handle one event; True once the reply is complete."""
+        ...
+
+    def finish(self) -> AssistantMessage:
+        """The reply, or a ProviderError (``NETWORK`` when the stream was cut)."""
+        ...
 
 
 class HttpProvider:
     """What every HTTP provider shares: the config it was built for and its :class:`Transport`.
 
-    One ``httpx.AsyncClient`` per instance is reused across turns; pass ``client`` to share
-    one, ``timeout`` to change when a stalled stream gives up.
+    Without ``http_client`` a provider uses the process's shared connection pool for its
+    server (nothing is opened until the first request); pass one to use your own (proxy,
+    certificates, transport), ``timeout`` to change when a stalled stream gives up,
+    ``limits`` to change how large a streamed reply may get.
     """
 
     def __init__(
         self,
         config: ModelConfig | None = None,
         *,
+        http_client: httpx.AsyncClient | None = None,
         client: httpx.AsyncClient | None = None,
         timeout: httpx.Timeout | float | None = None,
+        limits: StreamLimits = DEFAULT_LIMITS,
     ) -> None:
         self.config = config
-        self._transport = Transport(client, timeout)
+        self._transport = Transport(http_client or client, timeout, limits)
+
+    async def _read_sse(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: Mapping[str, Any],
+        key: KeySource,
+        reader: SseReply,
+    ) -> AssistantMessage:
+        """POST ``body`` as JSON, feed each event to ``reader``, return its finished reply."""
+        await self._transport.post_sse(url, headers, encode_body(body), key, reader.on_event)
+        return reader.finish()
 
     async def aclose(self) -> None:
-        """Close the HTTP client this provider created."""
+        """Release what this provider holds (nothing: clients are shared or the caller's)."""
         await self._transport.aclose()
 
     async def __aenter__(self) -> Self:

@@ -8,7 +8,6 @@ variable the key came from, and no text that leaves this module contains the key
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import httpx
 
 from yoagent.core import ErrorKind, ProviderError, classify, parse_retry_after
 
+from ._json import parse_json
 from ._logging import logger
 
 _MAX_MESSAGE = 500
@@ -98,7 +98,7 @@ def from_http_status(
     """The error for a non-2xx response, from its status, headers and body."""
     raw = body.decode("utf-8", errors="replace")
     try:
-        parsed: object = json.loads(raw)
+        parsed = parse_json(raw)
     except ValueError:
         parsed = None
     message, codes = _error_fields(parsed)

@@ -1,8 +1,22 @@
-"""Lenient reads of decoded JSON: the expected type, or an empty/absent stand-in."""
+"""JSON from the wire: parsed without ever raising past a ``ValueError``, read leniently."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
+
+
+def parse_json(text: str | bytes) -> object:
+    """``text`` parsed as JSON.
+
+    Raises ``ValueError`` for anything that is not JSON, including a document nested too
+    deeply for the parser (which raises ``RecursionError`` on its own): a hostile or
+    broken server can then cost one event, never the provider.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def as_dict(value: object) -> dict[str, Any]:

@@ -57,7 +57,9 @@ def merge_same_role(
     return merged
 
 
-def notes_index(messages: list[WireMessage], *, user_role: str = "user") -> int | None:
+def notes_index(
+    messages: list[WireMessage], *, user_role: str = "user", reply_role: str = "assistant"
+) -> int | None:
     """Where this request's turn notes go: the latest user message after the last reply.
 
     ``None`` means "append a new user message" (the conversation ends with a reply or a
@@ -67,6 +69,6 @@ def notes_index(messages: list[WireMessage], *, user_role: str = "user") -> int 
         role = messages[index].get("role")
         if role == user_role:
             return index
-        if role == "assistant":
+        if role == reply_role:
             return None
     return None

@@ -27,9 +27,9 @@ from yoagent.core import (
 from yoagent.core.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, encode_body, resolve_key
+from ._http import HttpProvider, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
-from ._json import as_dict, as_int, as_str
+from ._json import as_dict, as_int, as_str, parse_json
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
 from ._sse import SseEvent
@@ -285,7 +285,7 @@ class _Reader:
 
     def on_event(self, event: SseEvent) -> bool:
         try:
-            payload: object = json.loads(event.data)
+            payload = parse_json(event.data)
         except ValueError:
             if event.data.strip() != "[DONE]":  # some proxies add an OpenAI-style terminator
                 logger.warning(
@@ -405,12 +405,11 @@ class _Reader:
             self.explanation = explanation
         self._read_usage(as_dict(data.get("usage")))
 
-    def finish(self, cut: bool) -> AssistantMessage:
+    def finish(self) -> AssistantMessage:
         if not self.done and self.stop_reason is None:
             # Without message_stop (or at least the final message_delta) the reply is
-            # incomplete, whether the body was cut mid-event or between events.
-            what = "mid-event" if cut else "before message_stop"
-            raise ended_early(f"the Anthropic stream ended {what}")
+            # incomplete, wherever the body was cut.
+            raise ended_early("the Anthropic stream ended before message_stop")
         model = self.config.model
         reply = self.builder.finish(
             stop_reason=self.stop_reason or StopReason.STOP,
@@ -463,7 +462,4 @@ class AnthropicProvider(HttpProvider):
         headers.update(model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
         reader = _Reader(config, sink, source)
-        cut = await self._transport.post_sse(
-            url, headers, encode_body(build_request_body(config)), source, reader.on_event
-        )
-        return reader.finish(cut)
+        return await self._read_sse(url, headers, build_request_body(config), source, reader)

@@ -1,292 +1,27 @@
 """Model presets: one constructor per vendor, named presets, and where each key lives.
 
-Vendors are data. Each row of :data:`VENDORS` says which protocol a vendor speaks, its
-real base URL, the environment variable holding its key and its protocol quirks; adding
-a vendor is adding a row (and a one-line constructor).
+Vendors are data: each row of :data:`VENDORS` says which protocol a vendor speaks, its
+real base URL, the environment variable holding its key, its default model and its
+protocol quirks. ``vendor(provider, id)`` builds a config from a row alone; the
+constructors below add what can be inferred from a model id.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from types import MappingProxyType
+from dataclasses import replace
 
 from yoagent.core import (
-    PROVIDER_KEY_VARIABLES,
     AnthropicCompat,
     ApiProtocol,
+    GoogleCompat,
     ModelConfig,
     OpenAiCompat,
 )
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Vendor:
-    """One vendor: its protocol, endpoint, key variable (``None``: no key) and quirks."""
-
-    name: str
-    label: str
-    api: ApiProtocol
-    base_url: str
-    key_variable: str | None
-    compat: OpenAiCompat | AnthropicCompat | None = None
-
-
-def _key(provider: str) -> str:
-    return PROVIDER_KEY_VARIABLES[provider]
-
-
-_OPENAI_LIKE = ApiProtocol.OPENAI_COMPLETIONS
-
-VENDORS: MappingProxyType[str, Vendor] = MappingProxyType(
-    {
-        v.name: v
-        for v in (
-            Vendor(
-                name="anthropic",
-                label="Anthropic",
-                api=ApiProtocol.ANTHROPIC_MESSAGES,
-                base_url="https://api.anthropic.com",
-                key_variable=_key("anthropic"),
-            ),
-            Vendor(
-                name="openai",
-                label="OpenAI",
-                api=_OPENAI_LIKE,
-                base_url="https://api.openai.com/v1",
-                key_variable=_key("openai"),
-                compat=OpenAiCompat(supports_strict_tools=True),
-            ),
-            Vendor(
-                name="xai",
-                label="xAI",
-                api=_OPENAI_LIKE,
-                base_url="https://api.x.ai/v1",
-                key_variable=_key("xai"),
-                # Grok 4 rejects `reasoning_effort`; reasoning streams as `reasoning_content`.
-                compat=OpenAiCompat(
-                    reasoning_field="reasoning_content", supports_reasoning_effort=False
-                ),
-            ),
-            Vendor(
-                name="groq",
-                label="Groq",
-                api=_OPENAI_LIKE,
-                base_url="https://api.groq.com/openai/v1",
-                key_variable=_key("groq"),
-                compat=OpenAiCompat(reasoning_field="reasoning"),
-            ),
-            Vendor(
-                name="deepseek",
-                label="DeepSeek",
-                api=_OPENAI_LIKE,
-                base_url="https://api.deepseek.com",
-                key_variable=_key("deepseek"),
-                # Own thinking toggle, reasoning replayed with tool calls, json_object only.
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    replay_reasoning=True,
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                    thinking_toggle=True,
-                ),
-            ),
-            Vendor(
-                name="mistral",
-                label="Mistral",
-                api=_OPENAI_LIKE,
-                base_url="https://api.mistral.ai/v1",
-                key_variable=_key("mistral"),
-                # Rejects unknown fields such as `stream_options`; usage comes anyway.
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    supports_reasoning_effort=False,
-                    supports_usage_in_streaming=False,
-                ),
-            ),
-            Vendor(
-                name="together",
-                label="Together AI",
-                api=_OPENAI_LIKE,
-                base_url="https://api.together.xyz/v1",
-                key_variable=_key("together"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning",
-                    supports_reasoning_effort=False,
-                ),
-            ),
-            Vendor(
-                name="fireworks",
-                label="Fireworks AI",
-                api=_OPENAI_LIKE,
-                base_url="https://api.fireworks.ai/inference/v1",
-                key_variable=_key("fireworks"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens", reasoning_field="reasoning_content"
-                ),
-            ),
-            Vendor(
-                name="openrouter",
-                label="OpenRouter",
-                api=_OPENAI_LIKE,
-                base_url="https://openrouter.ai/api/v1",
-                key_variable=_key("openrouter"),
-                compat=OpenAiCompat(max_tokens_field="max_tokens", reasoning_field="reasoning"),
-            ),
-            Vendor(
-                name="cerebras",
-                label="Cerebras",
-                api=_OPENAI_LIKE,
-                base_url="https://api.cerebras.ai/v1",
-                key_variable=_key("cerebras"),
-                compat=OpenAiCompat(reasoning_field="reasoning", supports_strict_tools=True),
-            ),
-            Vendor(
-                name="zai",
-                label="Z.ai (GLM)",
-                api=_OPENAI_LIKE,
-                base_url="https://api.z.ai/api/paas/v4",
-                key_variable=_key("zai"),
-                # GLM takes the same `thinking: {type}` toggle as DeepSeek.
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                    thinking_toggle=True,
-                ),
-            ),
-            Vendor(
-                name="minimax",
-                label="MiniMax",
-                api=_OPENAI_LIKE,
-                base_url="https://api.minimax.io/v1",
-                key_variable=_key("minimax"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning",
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                ),
-            ),
-            Vendor(
-                name="qwen",
-                label="Qwen (Alibaba DashScope)",
-                api=_OPENAI_LIKE,
-                base_url="https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
-                key_variable=_key("qwen"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                ),
-            ),
-            Vendor(
-                name="moonshot",
-                label="Moonshot (Kimi)",
-                api=_OPENAI_LIKE,
-                base_url="https://api.moonshot.ai/v1",
-                key_variable=_key("moonshot"),
-                # Kimi's thinking models require earlier reasoning back with tool calls.
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    replay_reasoning=True,
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                ),
-            ),
-            Vendor(
-                name="perplexity",
-                label="Perplexity",
-                api=_OPENAI_LIKE,
-                base_url="https://api.perplexity.ai",
-                key_variable=_key("perplexity"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    supports_reasoning_effort=False,
-                    supports_usage_in_streaming=False,
-                ),
-            ),
-            Vendor(
-                name="huggingface",
-                label="Hugging Face Inference Providers",
-                api=_OPENAI_LIKE,
-                base_url="https://router.huggingface.co/v1",
-                key_variable=_key("huggingface"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                ),
-            ),
-            Vendor(
-                name="nvidia",
-                label="NVIDIA NIM",
-                api=_OPENAI_LIKE,
-                base_url="https://integrate.api.nvidia.com/v1",
-                key_variable=_key("nvidia"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                ),
-            ),
-            Vendor(
-                name="opencode",
-                label="OpenCode Zen",
-                api=_OPENAI_LIKE,
-                base_url="https://opencode.ai/zen/v1",
-                key_variable=_key("opencode"),
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                    supports_structured_output=False,
-                ),
-            ),
-            Vendor(
-                name="ollama",
-                label="Ollama (local)",
-                api=_OPENAI_LIKE,
-                base_url="http://localhost:11434/v1",
-                key_variable=None,
-                compat=OpenAiCompat(max_tokens_field="max_tokens", reasoning_field="reasoning"),
-            ),
-            Vendor(
-                name="lmstudio",
-                label="LM Studio (local)",
-                api=_OPENAI_LIKE,
-                base_url="http://localhost:1234/v1",
-                key_variable=None,
-                # Older builds reject `stream_options`.
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                    supports_usage_in_streaming=False,
-                ),
-            ),
-            Vendor(
-                name="vllm",
-                label="vLLM (local)",
-                api=_OPENAI_LIKE,
-                base_url="http://localhost:8000/v1",
-                key_variable=None,
-                compat=OpenAiCompat(
-                    max_tokens_field="max_tokens",
-                    reasoning_field="reasoning_content",
-                    supports_reasoning_effort=False,
-                ),
-            ),
-        )
-    }
-)
-"""Every vendor this package knows, by provider name."""
+from ._vendors import VENDORS, Vendor, detection_order, vendor_for_id
 
 OPENCODE_ANTHROPIC_BASE_URL = "https://opencode.ai/zen"
 """OpenCode Zen serves Claude models over the Anthropic Messages protocol."""
@@ -327,6 +62,15 @@ def openai_id_is_reasoning(id: str) -> bool:
     return _OPENAI_NON_REASONING.search(id) is None
 
 
+_GEMINI_VERSION = re.compile(r"^gemini-(\d+)")
+
+
+def gemini_compat_for(id: str) -> GoogleCompat:
+    """Quirks inferred from a Gemini id: ``thinkingLevel`` from Gemini 3, a budget before."""
+    match = _GEMINI_VERSION.match(id.rsplit("/", 1)[-1].lower())
+    return GoogleCompat(thinking_level_field=match is not None and int(match.group(1)) >= 3)
+
+
 def vendor(provider: str, id: str, *, name: str = "", reasoning: bool | None = None) -> ModelConfig:
     """A :class:`ModelConfig` for model ``id`` at ``provider`` (a key of :data:`VENDORS`)."""
     row = VENDORS.get(provider)
@@ -339,7 +83,8 @@ def vendor(provider: str, id: str, *, name: str = "", reasoning: bool | None = N
         id=id,
         name=name or id,
         base_url=row.base_url,
-        reasoning=bool(reasoning),
+        key_variable=row.key_variable or "",
+        reasoning=row.reasoning if reasoning is None else reasoning,
         compat=row.compat,
     )
 
@@ -351,17 +96,114 @@ def anthropic(id: str, *, name: str = "") -> ModelConfig:
 
 
 def openai(id: str, *, name: str = "") -> ModelConfig:
-    """An OpenAI model over Chat Completions; reasoning models get ``developer`` + effort."""
-    reasoning = openai_id_is_reasoning(id)
-    config = vendor("openai", id, name=name, reasoning=reasoning)
-    compat = VENDORS["openai"].compat
-    assert isinstance(compat, OpenAiCompat)
-    return replace(config, compat=replace(compat, supports_developer_role=reasoning))
+    """An OpenAI model: reasoning models over the Responses API, older ones over Chat.
+
+    Reasoning ids (``gpt-5*``, ``o*``; see :func:`openai_id_is_reasoning`) get reasoning
+    summaries, encrypted-reasoning replay (opt-in) and ``prompt_cache_key``; GPT-3/GPT-4
+    and ``*-chat*`` ids stay on Chat Completions.
+    """
+    if openai_id_is_reasoning(id):
+        return openai_responses(id, name=name)
+    return vendor("openai", id, name=name, reasoning=False)
+
+
+def openai_responses(id: str, *, name: str = "", encrypted_reasoning: bool = False) -> ModelConfig:
+    """An OpenAI model over the Responses API, whatever its id.
+
+    ``encrypted_reasoning`` asks for the reasoning items and replays them on later turns
+    (off by default: it needs a reasoning model and stateless use is opt-in).
+    """
+    config = vendor("openai", id, name=name, reasoning=openai_id_is_reasoning(id))
+    return replace(
+        config,
+        api=ApiProtocol.OPENAI_RESPONSES,
+        compat=OpenAiCompat(encrypted_reasoning=encrypted_reasoning),
+    )
+
+
+def azure(
+    id: str,
+    *,
+    resource: str | None = None,
+    base_url: str | None = None,
+    name: str = "",
+    encrypted_reasoning: bool = False,
+) -> ModelConfig:
+    """A deployment on Azure OpenAI (v1 Responses API); ``id`` is the deployment name.
+
+    The endpoint is ``base_url``, else ``https://{resource}.openai.azure.com/openai/v1``
+    from ``resource``, else from ``AZURE_OPENAI_BASE_URL``, ``AZURE_OPENAI_RESOURCE`` or
+    ``AZURE_OPENAI_ENDPOINT``. The key comes from ``AZURE_OPENAI_API_KEY`` (``api-key``
+    header); an ``authorization`` header in ``ModelConfig.headers`` (Entra ID) replaces it.
+    """
+    config = vendor("azure", id, name=name, reasoning=openai_id_is_reasoning(id))
+    return replace(
+        config,
+        base_url=azure_base_url(resource=resource, base_url=base_url),
+        compat=OpenAiCompat(encrypted_reasoning=encrypted_reasoning),
+    )
+
+
+def azure_base_url(*, resource: str | None = None, base_url: str | None = None) -> str:
+    """The Azure OpenAI v1 endpoint from the arguments or the environment (``""``: unknown)."""
+    if base_url:
+        return base_url.rstrip("/")
+    resource = resource or os.environ.get("AZURE_OPENAI_RESOURCE", "").strip()
+    if resource:
+        return f"https://{resource}.openai.azure.com/openai/v1"
+    explicit = os.environ.get("AZURE_OPENAI_BASE_URL", "").strip()
+    if explicit:
+        return explicit.rstrip("/")
+    endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT", "").strip()
+    return endpoint.rstrip("/") + "/openai/v1" if endpoint else ""
+
+
+def gemini(id: str, *, name: str = "") -> ModelConfig:
+    """A Gemini model on the Gemini API (key from ``GEMINI_API_KEY``)."""
+    return replace(vendor("google", id, name=name), compat=gemini_compat_for(id))
+
+
+def vertex(
+    id: str, project: str | None = None, region: str | None = None, *, name: str = ""
+) -> ModelConfig:
+    """A Gemini model on Vertex AI in ``project`` and ``region``.
+
+    ``project`` defaults to ``GOOGLE_CLOUD_PROJECT`` (or ``GCLOUD_PROJECT``), ``region``
+    to ``GOOGLE_CLOUD_LOCATION``, else ``global``. Credentials are read per request: an
+    OAuth access token from ``GOOGLE_CLOUD_ACCESS_TOKEN`` (or ``ModelConfig.api_key``),
+    else Application Default Credentials (``GOOGLE_APPLICATION_CREDENTIALS`` or gcloud's
+    file), exchanged for a token and cached until it expires.
+    """
+    config = vendor("vertex", id, name=name)
+    return replace(
+        config,
+        base_url=vertex_base_url(project, region),
+        compat=gemini_compat_for(id),
+    )
+
+
+def vertex_base_url(project: str | None = None, region: str | None = None) -> str:
+    """``https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}``.
+
+    ``""`` when no project is given or set in the environment (the request then fails
+    with an error saying so).
+    """
+    project = project or next(
+        (v for name in ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT") if (v := os.environ.get(name))),
+        "",
+    )
+    region = region or os.environ.get("GOOGLE_CLOUD_LOCATION", "").strip() or "global"
+    if not project:
+        return ""
+    host = (
+        "aiplatform.googleapis.com" if region == "global" else f"{region}-aiplatform.googleapis.com"
+    )
+    return f"https://{host}/v1/projects/{project.strip()}/locations/{region}"
 
 
 def xai(id: str, *, name: str = "") -> ModelConfig:
     """A Grok model on xAI."""
-    return vendor("xai", id, name=name, reasoning=True)
+    return vendor("xai", id, name=name)
 
 
 def groq(id: str, *, name: str = "", reasoning: bool = False) -> ModelConfig:
@@ -371,7 +213,7 @@ def groq(id: str, *, name: str = "", reasoning: bool = False) -> ModelConfig:
 
 def deepseek(id: str, *, name: str = "") -> ModelConfig:
     """A DeepSeek model."""
-    return vendor("deepseek", id, name=name, reasoning=True)
+    return vendor("deepseek", id, name=name)
 
 
 def mistral(id: str, *, name: str = "") -> ModelConfig:
@@ -401,12 +243,12 @@ def cerebras(id: str, *, name: str = "", reasoning: bool = False) -> ModelConfig
 
 def zai(id: str, *, name: str = "") -> ModelConfig:
     """A GLM model on Z.ai."""
-    return vendor("zai", id, name=name, reasoning=True)
+    return vendor("zai", id, name=name)
 
 
 def minimax(id: str, *, name: str = "") -> ModelConfig:
     """A MiniMax model."""
-    return vendor("minimax", id, name=name, reasoning=True)
+    return vendor("minimax", id, name=name)
 
 
 def qwen(id: str, *, name: str = "", reasoning: bool = False) -> ModelConfig:
@@ -437,13 +279,10 @@ def nvidia(id: str, *, name: str = "") -> ModelConfig:
 def opencode(id: str, *, name: str = "") -> ModelConfig:
     """A model on OpenCode Zen: Claude ids over Anthropic Messages, others over Chat."""
     if id.startswith("claude-"):
-        return ModelConfig(
+        return replace(
+            vendor("opencode", id, name=name, reasoning=True),
             api=ApiProtocol.ANTHROPIC_MESSAGES,
-            provider="opencode",
-            id=id,
-            name=name or id,
             base_url=OPENCODE_ANTHROPIC_BASE_URL,
-            reasoning=True,
             compat=anthropic_compat_for(id),
         )
     return vendor("opencode", id, name=name)
@@ -469,16 +308,35 @@ def _local(provider: str, id: str, name: str, base_url: str) -> ModelConfig:
     return replace(config, base_url=base_url) if base_url else config
 
 
+_CONSTRUCTORS: dict[str, Callable[[str], ModelConfig]] = {
+    "anthropic": anthropic,
+    "openai": openai,
+    "google": gemini,
+    "vertex": vertex,
+    "azure": azure,
+    "opencode": opencode,
+}
+"""Vendors whose constructor infers more than the row says (the others: :func:`vendor`)."""
+
+
+def model_for(provider: str, id: str) -> ModelConfig:
+    """The config of model ``id`` at ``provider``: its named preset if there is one, else the
+    vendor's constructor (quirks inferred from the id), else the vendor row."""
+    try:
+        return preset(provider, id)
+    except KeyError:
+        pass
+    constructor = _CONSTRUCTORS.get(provider)
+    return constructor(id) if constructor is not None else vendor(provider, id)
+
+
 def api_key_variables() -> dict[str, str | None]:
     """Provider name → the environment variable its key lives in (``None``: needs no key).
 
-    Core's table (:data:`yoagent.core.PROVIDER_KEY_VARIABLES`) plus this package's
-    vendors; ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider.
+    ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider but
+    Vertex and Bedrock, which read their own credentials.
     """
-    table: dict[str, str | None] = dict(PROVIDER_KEY_VARIABLES)
-    for row in VENDORS.values():
-        table[row.name] = row.key_variable
-    return table
+    return {row.name: row.key_variable for row in VENDORS.values()}
 
 
 # --- named presets -----------------------------------------------------------------------
@@ -500,6 +358,9 @@ _PRESETS: dict[tuple[str, str], Callable[[], ModelConfig]] = {
         anthropic("claude-haiku-4-5"), "Claude Haiku 4.5", 200_000, 64_000
     ),
     ("openai", "gpt-5.5"): lambda: _sized(openai("gpt-5.5"), "GPT-5.5", 1_050_000, 128_000),
+    ("google", "gemini-2.5-pro"): lambda: _sized(
+        gemini("gemini-2.5-pro"), "Gemini 2.5 Pro", 1_048_576, 65_536
+    ),
     ("deepseek", "deepseek-flash"): lambda: _sized(
         deepseek("deepseek-flash"), "DeepSeek V4.1 Flash", 1_000_000, 393_216
     ),
@@ -548,20 +409,27 @@ __all__ = [
     "anthropic",
     "anthropic_compat_for",
     "api_key_variables",
+    "azure",
+    "azure_base_url",
     "cerebras",
     "claude_version",
     "deepseek",
+    "detection_order",
     "fireworks",
+    "gemini",
+    "gemini_compat_for",
     "groq",
     "huggingface",
     "lmstudio",
     "minimax",
     "mistral",
+    "model_for",
     "moonshot",
     "nvidia",
     "ollama",
     "openai",
     "openai_id_is_reasoning",
+    "openai_responses",
     "opencode",
     "openrouter",
     "perplexity",
@@ -570,6 +438,9 @@ __all__ = [
     "qwen",
     "together",
     "vendor",
+    "vendor_for_id",
+    "vertex",
+    "vertex_base_url",
     "vllm",
     "xai",
     "zai",

@@ -27,9 +27,9 @@ from yoagent.core import (
 from yoagent.core.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, encode_body, resolve_key
+from ._http import HttpProvider, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
-from ._json import as_dict, as_int, as_list, as_str
+from ._json import as_dict, as_int, as_list, as_str, parse_json
 from ._logging import logger, warn_once
 from ._messages import WireMessage, merge_same_role, notes_index
 from ._sse import SseEvent
@@ -240,7 +240,7 @@ class _Reader:
             self.done = True
             return True
         try:
-            payload: object = json.loads(event.data)
+            payload = parse_json(event.data)
         except ValueError:
             logger.warning("skipped an unparseable event in a chat completions stream")
             return False
@@ -337,10 +337,9 @@ class _Reader:
         if arguments:
             self.builder.add_tool_arguments(slot, arguments)
 
-    def finish(self, cut: bool) -> AssistantMessage:
+    def finish(self) -> AssistantMessage:
         if not self.done and self.finish_reason is None:
-            what = "mid-event" if cut else "before finish_reason"
-            raise ended_early(f"the chat completions stream ended {what}")
+            raise ended_early("the chat completions stream ended before finish_reason")
         stop = self.finish_reason or StopReason.STOP
         if self.refused:
             stop = StopReason.REFUSAL
@@ -369,7 +368,4 @@ class OpenAiCompletionsProvider(HttpProvider):
         headers.update(model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
         reader = _Reader(config, sink, source)
-        cut = await self._transport.post_sse(
-            url, headers, encode_body(build_request_body(config)), source, reader.on_event
-        )
-        return reader.finish(cut)
+        return await self._read_sse(url, headers, build_request_body(config), source, reader)

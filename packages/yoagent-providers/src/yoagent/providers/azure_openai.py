@@ -1,0 +1,51 @@
+"""Azure OpenAI's v1 Responses API (``POST {base_url}/responses``, streamed).
+
+``base_url`` is ``https://{resource}.openai.azure.com/openai/v1`` and the model id is the
+deployment name. The key goes in ``api-key``; an ``authorization`` header in
+``ModelConfig.headers`` (a Microsoft Entra ID token) is sent instead. Request and stream
+are the Responses API's (shared with OpenAI); Azure's encrypted reasoning is replayed
+only to Azure.
+"""
+
+from __future__ import annotations
+
+from yoagent.core import (
+    ApiProtocol,
+    AssistantMessage,
+    DeltaSink,
+    ErrorKind,
+    ProviderError,
+    StreamConfig,
+)
+
+from ._http import HttpProvider, resolve_key
+from ._responses_request import build_request_body
+from ._responses_stream import ResponsesReader
+
+
+class AzureOpenAiResponsesProvider(HttpProvider):
+    """Streams replies from an Azure OpenAI deployment over the v1 Responses API."""
+
+    protocol = ApiProtocol.AZURE_OPENAI_RESPONSES
+
+    async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
+        """Send one request and return the complete reply, reporting deltas to ``sink``."""
+        model = config.model
+        if not model.base_url:
+            raise ProviderError(
+                ErrorKind.OTHER,
+                "Azure OpenAI needs its endpoint as base_url "
+                "(https://{resource}.openai.azure.com/openai/v1): pass resource= or "
+                "base_url= to models.azure(), or set AZURE_OPENAI_RESOURCE or "
+                "AZURE_OPENAI_ENDPOINT",
+            )
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        own_auth = any(name.lower() == "authorization" for name in model.headers)
+        key, source = resolve_key(model)
+        if key and not own_auth:
+            headers["api-key"] = key
+        headers.update(model.headers)
+        url = model.base_url.rstrip("/") + "/responses"
+        reader = ResponsesReader(config, sink, source, self.protocol)
+        body = build_request_body(config, self.protocol)
+        return await self._read_sse(url, headers, body, source, reader)

@@ -1,0 +1,43 @@
+"""The Gemini API (``POST {base_url}/v1beta/models/{id}:streamGenerateContent?alt=sse``).
+
+The key goes in ``x-goog-api-key``, trimmed, never in the URL; it is not sent when the
+user's headers set ``x-goog-api-key`` themselves (an ``Authorization`` header does not
+count). Body and stream are shared with Vertex AI (``_gemini_request`` /
+``_gemini_stream``).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
+
+from ._gemini_request import build_request_body
+from ._gemini_stream import GeminiReader
+from ._http import HttpProvider, resolve_key
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+API_VERSION = "v1beta"
+
+
+class GoogleProvider(HttpProvider):
+    """Streams replies from Gemini models on the Gemini API: text, thought summaries with
+    signatures, parallel and streamed function calls, ``responseJsonSchema`` output."""
+
+    protocol = ApiProtocol.GOOGLE_GENERATIVE_AI
+
+    async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
+        """Send one request and return the complete reply, reporting deltas to ``sink``."""
+        model = config.model
+        key, source = resolve_key(model)
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        own_key = any(name.lower() == "x-goog-api-key" for name in model.headers)
+        if key and not own_key:
+            headers["x-goog-api-key"] = key
+        headers.update(model.headers)
+        base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
+        model_id = quote(model.id.removeprefix("models/"), safe="")
+        url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
+        reader = GeminiReader(config, sink, source, self.protocol)
+        body = build_request_body(config, self.protocol)
+        return await self._read_sse(url, headers, body, source, reader)

@@ -1,0 +1,144 @@
+"""Issue 10's provider defects, one test each, for every protocol: oversized and compressed
+streams (10.6), deeply nested JSON (10.13), undecodable text in the history (10.3)."""
+
+from __future__ import annotations
+
+import gzip
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from provider_helpers import PROTOCOLS, SSE_PROTOCOLS, Chunks, replay_as, stream_config
+from stream_fixtures import (
+    anthropic_sse,
+    anthropic_text,
+    gemini_sse,
+    gemini_text,
+    openai_sse,
+    openai_text,
+    responses_sse,
+    responses_text,
+)
+
+from yoagent.core import (
+    ApiProtocol,
+    AssistantMessage,
+    ErrorKind,
+    ProviderError,
+    StopReason,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from yoagent.providers import StreamLimits
+
+PARAMS = [pytest.param(api, id=api.value) for api in SSE_PROTOCOLS]
+
+
+def text_events(api: ApiProtocol, text: str = "Hello there!") -> list[bytes]:
+    """One ordinary text reply of ``api``, as separate SSE events."""
+    if api is ApiProtocol.ANTHROPIC_MESSAGES:
+        body = anthropic_sse(anthropic_text(text))
+    elif api is ApiProtocol.OPENAI_COMPLETIONS:
+        body = openai_sse(openai_text(text))
+    elif api in (ApiProtocol.OPENAI_RESPONSES, ApiProtocol.AZURE_OPENAI_RESPONSES):
+        body = responses_sse(responses_text(text))
+    else:
+        body = gemini_sse(gemini_text(text), crlf=False)
+    return [event + b"\n\n" for event in body.split(b"\n\n") if event]
+
+
+async def stream_with(api: ApiProtocol, response: httpx.Response, **provider: Any) -> Any:
+    protocol = PROTOCOLS[api]
+    config = stream_config(protocol.model())
+    async with protocol.provider(config.model, **provider) as instance, respx.mock() as mock:
+        mock.post(protocol.url()).mock(return_value=response)
+        return await instance.stream(config, lambda d: None)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("api", PARAMS)
+async def test_sse_decoder_refuses_an_event_over_the_size_cap(api: ApiProtocol) -> None:
+    """10.6: one event grows past the cap (here 64 KiB) → a ProviderError, not a 64 MiB wait."""
+    huge = b"data: " + b"x" * (256 * 1024) + b"\n\n"
+    pieces = [huge[i : i + 8192] for i in range(0, len(huge), 8192)]
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, stream=Chunks(pieces)
+    )
+    with pytest.raises(ProviderError) as caught:
+        await stream_with(api, response, limits=StreamLimits(max_event_bytes=64 * 1024))
+    assert caught.value.kind is ErrorKind.API
+    assert "max_event_bytes" in caught.value.message
+
+
+@pytest.mark.parametrize("api", PARAMS)
+async def test_sse_decoder_caps_a_decompressed_body(api: ApiProtocol) -> None:
+    """10.6: a small gzip body that inflates without end is refused at the body cap."""
+    bomb = gzip.compress(b": keep-alive\n" * (4 * 1024 * 1024), compresslevel=9)
+    response = httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        stream=Chunks([bomb[i : i + 4096] for i in range(0, len(bomb), 4096)]),
+    )
+    with pytest.raises(ProviderError) as caught:
+        await stream_with(api, response, limits=StreamLimits(max_body_bytes=8 * 1024 * 1024))
+    assert "max_body_bytes" in caught.value.message
+
+
+@pytest.mark.parametrize("api", PARAMS)
+async def test_a_gzip_stream_is_read_like_a_plain_one(api: ApiProtocol) -> None:
+    body = gzip.compress(b"".join(text_events(api, "compressed")))
+    response = httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        stream=Chunks([body[:30], body[30:]]),
+    )
+    assert (await stream_with(api, response)).text == "compressed"
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@pytest.mark.parametrize("api", PARAMS)
+async def test_deeply_nested_json_in_a_stream_is_skipped_not_a_recursion_error(
+    api: ApiProtocol,
+) -> None:
+    """10.13: an event nested 100,000 deep raised RecursionError out of the provider."""
+    events = text_events(api)
+    hostile = b"data: " + nested(100_000) + b"\n\n"
+    hostile_object = b'data: {"type": ' + b'{"a": ' * 50_000 + b"1" + b"}" * 50_000 + b"}\n\n"
+    body = [events[0], hostile, hostile_object, *events[1:]]
+    message, _, _ = await replay_as(api, body)
+    assert message.text == "Hello there!"
+    assert message.stop_reason is StopReason.STOP
+
+
+@pytest.mark.parametrize("api", PARAMS)
+async def test_a_lone_surrogate_in_the_history_is_sent_escaped(api: ApiProtocol) -> None:
+    """10.3: a file name with an undecodable byte (``\\udcff`` via surrogateescape) in a tool
+    result made every later request die in the body encoder with UnicodeEncodeError."""
+    name = "report-\udcff.txt"  # os.fsdecode(b"report-\xff.txt")
+    history = [
+        UserMessage.from_text("list the files"),
+        AssistantMessage(
+            content=[ToolCall(id="call_1", name="list_files", arguments={"path": "."})],
+            stop_reason=StopReason.TOOL_USE,
+            usage=Usage(),
+            model="m",
+            provider="p",
+        ),
+        ToolResultMessage(
+            tool_call_id="call_1", tool_name="list_files", content=[TextContent(text=name)]
+        ),
+        UserMessage.from_text("open the one with \ud800 in it"),
+    ]
+    config = stream_config(PROTOCOLS[api].model(), messages=history)
+    message, _, route = await replay_as(api, b"".join(text_events(api)), config=config)
+    assert message.text == "Hello there!"
+    sent = route.calls.last.request.content
+    text = sent.decode("utf-8")  # valid UTF-8
+    assert "report-\\\\xff.txt" in text  # the byte shown as \xff (a JSON-escaped backslash)
+    assert "\ufffd in it" in text

@@ -1,0 +1,270 @@
+"""Vertex AI credentials: a token from the environment, or ADC files exchanged at a loopback
+token endpoint (never the real one), cached, refused clearly, never leaked."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+from provider_helpers import stream_config
+from stream_fixtures import gemini_sse, gemini_text
+
+from yoagent.core import ApiProtocol, ErrorKind, GoogleCompat, ModelConfig, ProviderError
+from yoagent.providers import VertexProvider
+from yoagent.providers._vertex_auth import clear_token_cache
+from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
+
+REFRESH = "1//refresh-token-SECRET-0123456789"
+CLIENT_SECRET = "client-secret-SECRET-abcdef"
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    for name in ("GOOGLE_CLOUD_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS", "API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud-empty"))
+    clear_token_cache()
+    yield
+    clear_token_cache()
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedSseServer]:
+    with ScriptedSseServer() as running:
+        yield running
+
+
+def token_reply(token: str = "ya29.token-1", expires_in: int = 3600) -> ScriptedReply:
+    body = json.dumps({"access_token": token, "expires_in": expires_in, "token_type": "Bearer"})
+    return ScriptedReply([body.encode()], headers={"content-type": "application/json"})
+
+
+def vertex_model(server: ScriptedSseServer) -> ModelConfig:
+    return ModelConfig(
+        api=ApiProtocol.GOOGLE_VERTEX,
+        provider="vertex",
+        id="gemini-2.5-pro",
+        base_url=server.url + "/v1/projects/p/locations/us-central1",
+        key_variable="GOOGLE_CLOUD_ACCESS_TOKEN",
+        compat=GoogleCompat(),
+    )
+
+
+def write(path: Path, info: dict[str, str]) -> Path:
+    path.write_text(json.dumps(info))
+    return path
+
+
+async def ask(model: ModelConfig) -> str:
+    async with VertexProvider(model) as provider:
+        return (await provider.stream(stream_config(model), lambda d: None)).text
+
+
+async def test_a_token_from_the_environment_is_sent_as_bearer(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_CLOUD_ACCESS_TOKEN", "ya29.from-env")
+    server.enqueue(gemini_sse(gemini_text("ok")))
+    assert await ask(vertex_model(server)) == "ok"
+    request = server.requests[0]
+    assert request.headers["authorization"] == "Bearer ya29.from-env"
+    assert request.path == (
+        "/v1/projects/p/locations/us-central1/publishers/google/models/"
+        "gemini-2.5-pro:streamGenerateContent?alt=sse"
+    )
+
+
+async def test_no_credentials_anywhere_is_an_auth_error_before_sending(
+    server: ScriptedSseServer,
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        await ask(vertex_model(server))
+    assert caught.value.kind is ErrorKind.AUTH
+    assert "GOOGLE_CLOUD_ACCESS_TOKEN" in caught.value.message
+    assert "gcloud auth application-default login" in caught.value.message
+    assert server.requests == []
+
+
+async def test_an_authorized_user_file_is_exchanged_once_and_the_token_cached(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    adc = write(
+        tmp_path / "adc.json",
+        {
+            "type": "authorized_user",
+            "client_id": "client-1.apps.googleusercontent.com",
+            "client_secret": CLIENT_SECRET,
+            "refresh_token": REFRESH,
+            "token_uri": server.url + "/token",
+        },
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    server.enqueue(token_reply())
+    server.enqueue(gemini_sse(gemini_text("one")))
+    server.enqueue(gemini_sse(gemini_text("two")))
+    model = vertex_model(server)
+    assert (await ask(model), await ask(model)) == ("one", "two")
+
+    token_request, first, second = server.requests
+    assert token_request.path == "/token"
+    form = parse_qs(token_request.body.decode())
+    assert form == {
+        "grant_type": ["refresh_token"],
+        "client_id": ["client-1.apps.googleusercontent.com"],
+        "client_secret": [CLIENT_SECRET],
+        "refresh_token": [REFRESH],
+    }
+    assert (
+        first.headers["authorization"] == second.headers["authorization"] == "Bearer ya29.token-1"
+    )
+
+
+async def test_gclouds_own_file_is_found_and_a_short_lived_token_is_not_reused(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "gcloud"
+    folder.mkdir()
+    write(
+        folder / "application_default_credentials.json",
+        {
+            "type": "authorized_user",
+            "client_id": "c",
+            "client_secret": CLIENT_SECRET,
+            "refresh_token": REFRESH,
+            "token_uri": server.url + "/token",
+        },
+    )
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(folder))
+    for token in ("ya29.short-1", "ya29.short-2"):
+        server.enqueue(token_reply(token, expires_in=60))  # inside the refresh margin
+        server.enqueue(gemini_sse(gemini_text()))
+    model = vertex_model(server)
+    await ask(model)
+    await ask(model)
+    assert [r.path for r in server.requests].count("/token") == 2
+    assert server.requests[3].headers["authorization"] == "Bearer ya29.short-2"
+
+
+@pytest.fixture
+def rsa_key(tmp_path: Path) -> tuple[Path, Path]:
+    """A fresh RSA key and its public half, made by OpenSSL."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed (needed to make and check an RSA key)")
+    key, public = tmp_path / "key.pem", tmp_path / "public.pem"
+    subprocess.run(
+        [openssl, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([openssl, "pkey", "-in", key, "-pubout", "-out", public], check=True)
+    return key, public
+
+
+def openssl_verifies(public: Path, signed: bytes, signature: bytes, folder: Path) -> bool:
+    (folder / "signed").write_bytes(signed)
+    (folder / "sig").write_bytes(signature)
+    openssl = shutil.which("openssl") or "openssl"
+    verify = [openssl, "dgst", "-sha256", "-verify", str(public), "-signature"]
+    result = subprocess.run(
+        [*verify, str(folder / "sig"), str(folder / "signed")], capture_output=True, text=True
+    )
+    return result.stdout.strip() == "Verified OK"
+
+
+def _b64decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+async def test_a_service_account_signs_a_jwt_that_openssl_verifies(
+    server: ScriptedSseServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    rsa_key: tuple[Path, Path],
+) -> None:
+    key, public = rsa_key
+    adc = write(
+        tmp_path / "sa.json",
+        {
+            "type": "service_account",
+            "project_id": "p",
+            "private_key_id": "kid-123",
+            "private_key": key.read_text(),
+            "client_email": "agent@p.iam.gserviceaccount.com",
+            "token_uri": server.url + "/token",
+        },
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    server.enqueue(token_reply("ya29.service"))
+    server.enqueue(gemini_sse(gemini_text()))
+    await ask(vertex_model(server))
+
+    form = parse_qs(server.requests[0].body.decode())
+    assert form["grant_type"] == ["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    header, claims, signature = form["assertion"][0].split(".")
+    assert json.loads(_b64decode(header)) == {"alg": "RS256", "typ": "JWT", "kid": "kid-123"}
+    decoded = json.loads(_b64decode(claims))
+    assert decoded["iss"] == "agent@p.iam.gserviceaccount.com"
+    assert decoded["aud"] == server.url + "/token"
+    assert decoded["scope"] == "https://www.googleapis.com/auth/cloud-platform"
+    assert decoded["exp"] - decoded["iat"] == 3600
+    signed = f"{header}.{claims}".encode()
+    assert openssl_verifies(public, signed, _b64decode(signature), tmp_path)
+    assert server.requests[1].headers["authorization"] == "Bearer ya29.service"
+
+
+async def test_a_refused_exchange_names_the_file_and_leaks_no_secret(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    adc = write(
+        tmp_path / "adc.json",
+        {
+            "type": "authorized_user",
+            "client_id": "c",
+            "client_secret": CLIENT_SECRET,
+            "refresh_token": REFRESH,
+            "token_uri": server.url + "/token",
+        },
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    echo = {"error": "invalid_grant", "error_description": f"Token {REFRESH} has been revoked."}
+    server.enqueue(
+        ScriptedReply(
+            [json.dumps(echo).encode()], status=400, headers={"content-type": "application/json"}
+        )
+    )
+    with pytest.raises(ProviderError) as caught:
+        await ask(vertex_model(server))
+    assert caught.value.kind is ErrorKind.AUTH
+    assert str(adc) in caught.value.message and "revoked" in caught.value.message
+    assert REFRESH not in str(caught.value) and CLIENT_SECRET not in str(caught.value)
+    assert len(server.requests) == 1  # the Vertex request was never sent
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({"type": "external_account"}, "'external_account'"),
+        ({"type": "authorized_user", "client_id": "c"}, "lacks client_secret, refresh_token"),
+        ({"type": "service_account", "client_email": "e", "private_key": "nope"}, "cannot be used"),
+    ],
+)
+async def test_unusable_credentials_files_are_auth_errors_saying_why(
+    server: ScriptedSseServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    info: dict[str, str],
+    expected: str,
+) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(write(tmp_path / "c.json", info)))
+    with pytest.raises(ProviderError) as caught:
+        await ask(vertex_model(server))
+    assert caught.value.kind is ErrorKind.AUTH
+    assert expected in caught.value.message
+    assert server.requests == []
