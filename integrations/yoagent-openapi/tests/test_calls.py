@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from openapi_testing import API_KEY, PETSTORE_30, PetstoreServer
+
 from yoagent.core import ToolContext, ToolError, ToolResult
 from yoagent.openapi import (
     ApiKeyAuth,

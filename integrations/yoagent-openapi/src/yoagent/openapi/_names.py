@@ -19,12 +19,14 @@ _ARGUMENT_UNSAFE: Final = re.compile(r"[^a-zA-Z0-9_.-]+")
 
 
 def operation_tool_name(operation_id: str | None, method: str, path: str) -> str:
-    """The base name of an operation's tool: its operationId, else ``method_path``."""
+    """The base name of an operation's tool: its operationId, else ``method_path``
+    (``GET /pets/{petId}`` → ``get_pets_petId``)."""
     if operation_id:
         name = _clean(_TOOL_UNSAFE, operation_id)
         if name:
             return name
-    return _clean(_TOOL_UNSAFE, f"{method}_{path}") or method
+    segments = [segment.strip("{}") for segment in path.split("/") if segment]
+    return _clean(_TOOL_UNSAFE, "_".join([method, *segments])) or method
 
 
 def argument_name(raw: str) -> str:

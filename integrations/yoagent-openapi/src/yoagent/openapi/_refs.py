@@ -15,11 +15,14 @@ from referencing import Registry, Resource, Specification
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from ._log import logger
+
 if TYPE_CHECKING:
     from referencing._core import Resolver  # the type ``Registry.resolver()`` returns
 
 DOCUMENT_URI: Final = "urn:yoagent-openapi:document"
 """The base URI of a document that was not read from a file or URL."""
+_COMPONENT_SCHEMAS_URI: Final = "urn:yoagent-openapi:component-schemas"
 
 
 class RefProblem(Exception):
@@ -33,6 +36,8 @@ class Refs:
         specification: Specification[Any] = DRAFT202012 if json_schema_ids else Specification.OPAQUE
         resource: Resource[Any] = specification.create_resource(document)
         registry: Registry[Any] = Registry[Any]().with_resource(base_uri, resource)
+        if json_schema_ids:
+            registry = _with_schema_ids(registry, document)
         self.json_schema_ids = json_schema_ids
         """True for OpenAPI 3.1, whose schemas may carry ``$id``."""
         self.root: Resolver[Any] = registry.resolver(base_uri)
@@ -76,3 +81,22 @@ class Refs:
             seen.append(str(ref))
             current, resolver = self.lookup(ref, resolver)
         return cast(Any, current), resolver
+
+
+def _with_schema_ids(registry: Registry[Any], document: dict[str, Any]) -> Registry[Any]:
+    """``registry`` knowing every ``$id`` inside ``components/schemas`` (OpenAPI 3.1).
+
+    The components are handed to ``referencing`` as the ``$defs`` of one JSON Schema
+    resource, so its own crawl finds the identified subschemas at any depth, resolving
+    each ``$id`` against the ones around it.
+    """
+    components = document.get("components")
+    schemas = components.get("schemas") if isinstance(components, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(schemas, dict):
+        return registry
+    view: Resource[Any] = DRAFT202012.create_resource({"$defs": schemas})
+    try:
+        return registry.with_resource(_COMPONENT_SCHEMAS_URI, view).crawl()
+    except Exception:  # a malformed $id (a number...): refs through ids then fail by name
+        logger.warning("OpenAPI document: a $id in components/schemas is malformed; ids ignored")
+        return registry

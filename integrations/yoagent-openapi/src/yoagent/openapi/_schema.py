@@ -8,9 +8,11 @@ dialect is rewritten to JSON Schema: ``nullable`` becomes a ``"null"`` type, boo
 ``examples``; OpenAPI-only keywords (``discriminator``, ``xml``, ``externalDocs``,
 ``x-*``) are dropped. In a request, ``readOnly`` properties are left out.
 
-The result is bounded: more than ``MAX_SCHEMA_NODES`` schema objects, or nesting deeper
+The result is bounded: more than ``MAX_SCHEMA_NODES`` schema objects, more than
+``MAX_VALUE_ITEMS`` items in keyword values (``enum``, ``default``...), or nesting deeper
 than ``MAX_SCHEMA_DEPTH``, is refused the same way (a diamond of references can expand
-exponentially; a YAML alias can make a document that nests forever).
+exponentially; YAML aliases can make a short document hold a value of billions of items,
+or one that nests forever). The result shares nothing with the document.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 MAX_SCHEMA_NODES: Final = 5_000
 MAX_SCHEMA_DEPTH: Final = 64
+MAX_VALUE_ITEMS: Final = 100_000
 
 _SCHEMA_MAPS: Final = ("properties", "patternProperties", "dependentSchemas")
 _SCHEMA_LISTS: Final = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -79,6 +82,7 @@ class _Converter:
         self._openapi31 = openapi31
         self._request = request
         self._nodes = 0
+        self._values = 0
         self._expanding: list[tuple[int, str]] = []  # (id of target, $ref text) being inlined
 
     def convert(self, node: Any, resolver: Resolver[Any], depth: int) -> dict[str, Any] | bool:
@@ -111,7 +115,7 @@ class _Converter:
             elif key == "items":  # OpenAPI 3.0 never had array-form items; 2019 did
                 raise SchemaProblem("'items' must be a schema")
             else:
-                out[key] = value
+                out[key] = self._copy_value(value, depth)
         if not self._openapi31:
             out = _from_openapi30(schema, out)
         if "example" in schema and "examples" not in out:
@@ -152,6 +156,22 @@ class _Converter:
         if isinstance(resolved, bool):
             return {"allOf": [resolved], **described} if described else resolved
         return {**resolved, **described}
+
+    def _copy_value(self, value: Any, depth: int) -> Any:
+        """A copy of a keyword's JSON value (``enum``, ``default``...), counted against the
+        budget: YAML aliases can make a short document hold a value too big to send."""
+        self._values += 1
+        if self._values > MAX_VALUE_ITEMS:
+            raise SchemaProblem(f"the schema's values hold more than {MAX_VALUE_ITEMS} items")
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaProblem(f"the schema nests deeper than {MAX_SCHEMA_DEPTH} levels")
+        if isinstance(value, dict):
+            mapping: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            return {k: self._copy_value(v, depth + 1) for k, v in mapping.items()}
+        if isinstance(value, list):
+            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            return [self._copy_value(item, depth + 1) for item in items]
+        return value
 
     def _convert_map(
         self, value: Any, resolver: Resolver[Any], depth: int, key: str
