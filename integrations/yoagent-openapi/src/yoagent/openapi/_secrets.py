@@ -106,17 +106,23 @@ _filter = _ScrubRecords()
 _GUARDED: Final = ("httpx", "httpcore")
 _installed: set[str] = set()
 _install_lock = threading.Lock()
+_loggers_seen = -1  # how many loggers existed at the last look
 
 
 def _install() -> None:
     """Put the filter on every httpx/httpcore logger that exists now (some are made late)."""
+    global _loggers_seen
+    existing = logging.Logger.manager.loggerDict
+    if len(existing) == _loggers_seen:  # no logger was made since the last look
+        return
     with _install_lock:
-        for name in [*_GUARDED, *logging.Logger.manager.loggerDict]:
+        for name in [*_GUARDED, *existing]:
             if name not in _installed and any(
                 name == p or name.startswith(p + ".") for p in _GUARDED
             ):
                 logging.getLogger(name).addFilter(_filter)
                 _installed.add(name)
+        _loggers_seen = len(existing)
 
 
 @contextmanager
