@@ -90,6 +90,8 @@ class PetstoreServer:
     # --- the API -------------------------------------------------------------------------
 
     def _route(self, method: str, path: str, request: Recorded) -> Reply | Callable[[Any], None]:
+        if path == "/docs":  # where a document moved
+            return 301, {"location": "/api/v31/openapi.json"}, b""
         match = re.fullmatch(r"/api/v31?(/.*)", path)
         if match is None:
             return _json(404, {"message": f"no route {path}"})

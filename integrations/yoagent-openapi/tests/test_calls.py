@@ -341,6 +341,23 @@ async def test_the_key_is_in_no_schema_description_result_or_log(
     assert API_KEY not in repr(adapter.config)
 
 
+async def test_a_key_with_url_special_characters_is_redacted_in_every_encoding(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = "pk/with+plus=and space?&more"
+    caplog.set_level(logging.DEBUG)
+    with PetstoreServer(api_key=key) as server:
+        adapter = adapter_for(server, ApiKeyAuth("api_key", key, location="query"))
+        ok = await call(adapter.tool("getPetById"), petId=1)
+        refused = await failure(adapter.tool("getPetById"), petId=401)
+
+    assert ok.details["status"] == 200
+    assert "[redacted] may not see pet 401" in str(refused)
+    assert "HTTP Request: GET" in caplog.text
+    for form in ("with+plus", "with%2Bplus", "and space", "and%20space", "and+space"):
+        assert form not in caplog.text + str(refused) + ok.text, form
+
+
 async def test_a_parameter_the_credential_fills_is_not_offered_to_the_model() -> None:
     with_key = OpenApiToolAdapter.from_file(
         PETSTORE_30,

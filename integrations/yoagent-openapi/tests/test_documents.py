@@ -152,6 +152,35 @@ async def test_a_url_that_fails_is_an_error_naming_only_the_origin(server: Petst
     assert str(caught.value) == f"cannot fetch the document from {server.origin}: HTTP 404"
 
 
+async def test_a_document_that_moved_is_followed_to_its_new_url(server: PetstoreServer) -> None:
+    adapter = await OpenApiToolAdapter.from_url(server.origin + "/docs")
+
+    assert adapter.openapi_version == "3.1.0"
+    assert adapter.tool("getPetById").operation.base_url == server.origin + "/api/v31"
+
+
+def test_extensions_under_paths_are_skipped_and_a_broken_path_item_is_an_error() -> None:
+    spec: dict[str, Any] = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "x-generated-by": "a tool",
+            "/a": {"get": {"operationId": "getA", "responses": {}}},
+        },
+    }
+    assert [t.name for t in OpenApiToolAdapter.from_spec(spec, config=LOCAL).tools] == ["getA"]
+
+    spec["paths"]["/b"] = {"$ref": "#/components/pathItems/B"}
+    with pytest.raises(OpenApiError, match=re.escape("paths['/b']: cannot resolve $ref")):
+        OpenApiToolAdapter.from_spec(spec, config=LOCAL)
+
+
+@pytest.mark.parametrize("prefix", ["", "my api", "x" * 33])
+def test_a_prefix_that_would_break_tool_names_is_refused(prefix: str) -> None:
+    with pytest.raises(ValueError, match="prefix"):
+        OpenApiConfig(prefix=prefix)
+
+
 def test_a_relative_server_without_a_url_or_base_url_is_an_error_that_says_what_to_do() -> None:
     with pytest.raises(OpenApiError, match=r"pass OpenApiConfig\(base_url=...\)"):
         OpenApiToolAdapter.from_file(PETSTORE_30)

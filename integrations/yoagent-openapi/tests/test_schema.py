@@ -93,6 +93,18 @@ def test_openapi_only_keywords_and_extensions_are_dropped() -> None:
     }
 
 
+def test_read_only_properties_are_left_out_of_a_nullable_30_body_too() -> None:
+    schema = {
+        "nullable": True,
+        "required": ["id"],
+        "properties": {"id": {"type": "string", "readOnly": True}, "name": {"type": "string"}},
+    }
+
+    assert body_schema("3.0.3", schema) == {
+        "anyOf": [{"required": [], "properties": {"name": {"type": "string"}}}, {"type": "null"}]
+    }
+
+
 def test_read_only_properties_are_left_out_of_request_bodies() -> None:
     schema = {
         "type": "object",

@@ -113,11 +113,17 @@ class OpenApiToolAdapter:
     ) -> OpenApiToolAdapter:
         """Tools from the document at ``url`` (fetched with ``client`` when given).
 
-        A relative server URL in the document is resolved against ``url``.
+        A relative server URL in the document is resolved against ``url`` (where it
+        ended up, after redirects).
         """
-        spec = await fetch(url, client)
+        spec, final_url = await fetch(url, client)
         return cls(
-            spec, config=config, filter=filter, client=client, document_url=url, base_uri=url
+            spec,
+            config=config,
+            filter=filter,
+            client=client,
+            document_url=final_url,
+            base_uri=final_url,
         )
 
     # --- what it offers ------------------------------------------------------------------

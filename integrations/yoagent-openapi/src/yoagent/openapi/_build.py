@@ -149,6 +149,8 @@ class _Builder:
         """``(path, method, raw operation, path item)`` in document order."""
         found: list[tuple[str, str, dict[str, Any], PathItem]] = []
         for path, raw_item in self.document.paths.items():
+            if path.startswith("x-"):
+                continue
             where = f"paths[{path!r}]"
             try:
                 item_data, _ = self.refs.follow(raw_item, self.refs.root)

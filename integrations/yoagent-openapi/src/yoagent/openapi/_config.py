@@ -4,6 +4,7 @@ and which operations become tools."""
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -11,6 +12,7 @@ from typing import Final
 from ._auth import OpenApiAuth
 from ._model import HTTP_METHODS
 
+_PREFIX: Final = re.compile(r"[a-zA-Z0-9_-]{1,32}")
 DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
 DEFAULT_ERROR_EXCERPT_CHARS: Final = 2_000
@@ -46,6 +48,11 @@ class OpenApiConfig:
             raise ValueError("max_response_bytes must be at least 1")
         if self.error_excerpt_chars < 0:
             raise ValueError("error_excerpt_chars cannot be negative")
+        if self.prefix is not None and not _PREFIX.fullmatch(self.prefix):
+            raise ValueError(
+                f"prefix {self.prefix!r} must be 1 to 32 of a-z, A-Z, 0-9, '_' and '-' "
+                "(it starts every tool name)"
+            )
         for name, value in self.headers.items():
             if not name or not name.isascii() or any(ch in name for ch in " :\r\n"):
                 raise ValueError(f"invalid header name {name!r}")

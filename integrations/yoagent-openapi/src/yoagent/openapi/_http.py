@@ -82,7 +82,7 @@ class Caller:
                 raise ToolError(
                     f"{outgoing.label}: no complete response within {timeout:g} s (timed out)"
                 ) from None
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, httpx.InvalidURL) as error:
                 detail = self.secrets.scrub(str(error)).strip()
                 why = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
                 raise ToolError(f"{outgoing.label}: the request failed ({why})") from None

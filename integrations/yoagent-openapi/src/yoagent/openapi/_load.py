@@ -62,8 +62,9 @@ def read_file(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     return parse_text(_decode(raw, origin), origin=origin), origin
 
 
-async def fetch(url: str, client: httpx.AsyncClient | None) -> dict[str, Any]:
-    """The document at ``url`` (``client`` when given, else a client of its own).
+async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, Any], str]:
+    """The document at ``url`` (``client`` when given, else a client of its own), and the
+    URL it came from after redirects.
 
     Errors name the URL by its origin only: its path or query may hold a key.
     """
@@ -72,18 +73,18 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> dict[str, Any]:
         raise OpenApiError(f"cannot fetch {origin}: only http and https URLs are fetched")
     try:
         if client is not None:
-            raw = await _get_capped(client, url)
+            raw, final = await _get_capped(client, url)
         else:
             async with httpx.AsyncClient(timeout=FETCH_TIMEOUT) as own:
-                raw = await _get_capped(own, url)
+                raw, final = await _get_capped(own, url)
     except httpx.HTTPError as error:
         raise OpenApiError(
             f"cannot fetch the document from {origin}: {type(error).__name__}"
         ) from None
-    return parse_text(_decode(raw, origin), origin=origin)
+    return parse_text(_decode(raw, origin), origin=origin), final
 
 
-async def _get_capped(client: httpx.AsyncClient, url: str) -> bytes:
+async def _get_capped(client: httpx.AsyncClient, url: str) -> tuple[bytes, str]:
     async with client.stream("GET", url, follow_redirects=True) as response:
         if response.status_code // 100 != 2:
             raise OpenApiError(
@@ -98,7 +99,7 @@ async def _get_capped(client: httpx.AsyncClient, url: str) -> bytes:
                     f"{url_origin(url)}: the document is larger than {MAX_DOCUMENT_BYTES} bytes"
                 )
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), str(response.url)
 
 
 def url_origin(url: str) -> str:

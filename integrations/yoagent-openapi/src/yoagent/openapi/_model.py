@@ -76,7 +76,8 @@ class PathItem(_Model):
 class Document(_Model):
     openapi: str
     servers: list[Server] | None = None
-    paths: dict[str, dict[str, Any]] = Field(default_factory=dict[str, dict[str, Any]])
+    paths: dict[str, Any] = Field(default_factory=dict[str, Any])
+    """Path templates (``/...``) to path items; ``x-`` extensions are skipped."""
 
 
 M = TypeVar("M", bound=BaseModel)

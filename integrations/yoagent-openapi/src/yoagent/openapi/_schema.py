@@ -116,12 +116,12 @@ class _Converter:
                 raise SchemaProblem("'items' must be a schema")
             else:
                 out[key] = self._copy_value(value, depth)
+        if self._request:  # before the 3.0 rewrite, which may wrap ``out`` in an anyOf
+            _drop_read_only(out)
+        if "example" in schema and "examples" not in out:
+            out["examples"] = [self._copy_value(schema["example"], depth)]
         if not self._openapi31:
             out = _from_openapi30(schema, out)
-        if "example" in schema and "examples" not in out:
-            out["examples"] = [schema["example"]]
-        if self._request:
-            _drop_read_only(out)
         return out
 
     def _inline(
@@ -144,7 +144,9 @@ class _Converter:
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         if not siblings:
             return resolved
-        described = {k: v for k, v in siblings.items() if k in _ANNOTATIONS}
+        described = {
+            k: self._copy_value(v, depth) for k, v in siblings.items() if k in _ANNOTATIONS
+        }
         if "example" in described:
             described.setdefault("examples", [described.pop("example")])
         if self._openapi31 and len(described) < len(siblings):
