@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "integrations" / "yoagent-openapi" / "tests"))
 
 from large_spec import make_large_spec  # noqa: E402
+
 from yoagent.core import ToolContext  # noqa: E402
 from yoagent.openapi import ApiKeyAuth, OpenApiConfig, OpenApiToolAdapter  # noqa: E402
 
@@ -52,8 +53,8 @@ def _median_ms(run: Callable[[], object], repeat: int) -> float:
 def load(repeat: int) -> None:
     text = yaml.safe_dump(make_large_spec(), sort_keys=False)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(text, Loader=loader)  # noqa: S506 - the safe loader
-    parse = _median_ms(lambda: yaml.load(text, Loader=loader), repeat)  # noqa: S506
+    data = yaml.load(text, Loader=loader)
+    parse = _median_ms(lambda: yaml.load(text, Loader=loader), repeat)
     from_str = _median_ms(lambda: OpenApiToolAdapter.from_str(text), repeat)
     from_spec = _median_ms(lambda: OpenApiToolAdapter.from_spec(data), repeat)
     tools = len(OpenApiToolAdapter.from_spec(data).tools)

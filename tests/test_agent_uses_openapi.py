@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from openapi_testing import API_KEY, PetstoreServer
+
 from yoagent.core import (
     Agent,
     AssistantMessage,
