@@ -374,9 +374,24 @@ async def test_a_parameter_the_credential_fills_is_not_offered_to_the_model() ->
 async def test_extra_headers_are_sent_and_redacted_like_credentials(
     server: PetstoreServer,
 ) -> None:
-    adapter = adapter_for(server, headers={"api_key": API_KEY, "x-trace": "trace-abc-123"})
+    headers = {"api_key": API_KEY, "x-trace": "trace-abc-123"}
+    adapter = adapter_for(server, headers=headers)
+    headers["api_key"] = "changed-after-the-fact"  # the config keeps its own copy
 
     error = await failure(adapter.tool("getPetById"), petId=401)
 
     assert server.requests[-1].headers["x-trace"] == "trace-abc-123"
     assert API_KEY not in str(error)
+    assert API_KEY not in repr(adapter.config)
+    assert "headers=['api_key', 'x-trace']" in repr(adapter.config)
+
+
+async def test_a_key_in_the_reason_phrase_is_redacted(server: PetstoreServer) -> None:
+    def rude(request: httpx.Request) -> httpx.Response:
+        reason = f"Key {API_KEY} Refused".encode()
+        return httpx.Response(403, extensions={"reason_phrase": reason}, text="no")
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(rude)) as client:
+        error = await failure(adapter_for(server, client=client).tool("getPetById"), petId=1)
+
+    assert str(error).startswith("HTTP 403 Key [redacted] Refused from GET /pet/{petId}")

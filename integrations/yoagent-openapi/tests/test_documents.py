@@ -198,11 +198,18 @@ def test_a_relative_server_without_a_url_or_base_url_is_an_error_that_says_what_
         ("- just\n- a list", "the document is a list, not a mapping"),
         ("openapi: [unclosed", "not valid JSON or YAML"),
         ('{"openapi": "3.1.0", "paths": {}', "not valid JSON or YAML"),
+        ("[" * 50_000 + "]" * 50_000, "the document is nested too deeply to read"),
     ],
 )
 def test_a_document_that_cannot_be_read_is_a_clear_error(text: str, message: str) -> None:
     with pytest.raises(OpenApiError, match=re.escape(message)):
         OpenApiToolAdapter.from_str(text, config=LOCAL)
+
+
+def test_yaml_flow_style_is_read_though_it_starts_like_json() -> None:
+    text = "{openapi: 3.0.3, info: {title: t, version: '1'}, paths: {/a: {get: {operationId: a}}}}"
+
+    assert [t.name for t in OpenApiToolAdapter.from_str(text, config=LOCAL).tools] == ["a"]
 
 
 def test_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:

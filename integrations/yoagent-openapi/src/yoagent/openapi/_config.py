@@ -7,6 +7,7 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Final
 
 from ._auth import OpenApiAuth
@@ -18,14 +19,15 @@ DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
 DEFAULT_ERROR_EXCERPT_CHARS: Final = 2_000
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class OpenApiConfig:
     """How the tools call the API.
 
     ``base_url`` replaces the document's ``servers`` for every operation (needed when
     the document names none, or only a relative one and was not loaded from a URL).
     ``server_variables`` fill ``{variables}`` in a server URL instead of their defaults.
-    ``headers`` go on every request; their values are treated as secrets like ``auth``.
+    ``headers`` go on every request; their values are treated as secrets like ``auth``
+    (the ``repr`` names the headers only).
     ``timeout`` bounds each call (seconds, connect to last byte). A response body over
     ``max_response_bytes`` is cut there (the result says so); an error result quotes at
     most ``error_excerpt_chars`` of the body. ``prefix`` starts every tool name
@@ -35,7 +37,7 @@ class OpenApiConfig:
     base_url: str | None = None
     server_variables: Mapping[str, str] = field(default_factory=dict[str, str])
     auth: OpenApiAuth | None = None
-    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     error_excerpt_chars: int = DEFAULT_ERROR_EXCERPT_CHARS
@@ -58,6 +60,16 @@ class OpenApiConfig:
                 raise ValueError(f"invalid header name {name!r}")
             if not value.isascii() or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
                 raise ValueError(f"the value of header {name!r} must be printable ASCII")
+        # Copies nobody can change later: the values were checked, and are scrubbed.
+        object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
+        object.__setattr__(self, "server_variables", MappingProxyType(dict(self.server_variables)))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in ("base_url", "auth", "timeout", "max_response_bytes", "prefix")
+        )
+        return f"OpenApiConfig({shown}, headers={sorted(self.headers)!r})"
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -126,7 +126,7 @@ class Caller:
 
     def _result(self, outgoing: OutgoingRequest, reply: _Reply) -> ToolResult:
         scrub = self.secrets.scrub
-        status_line = f"HTTP {reply.status} {reply.reason}".rstrip()
+        status_line = scrub(f"HTTP {reply.status} {reply.reason}".rstrip())
         header_lines = [f"{name.lower()}: {scrub(value)}" for name, value in reply.headers]
         body = scrub(_body_text(reply, self.config.max_response_bytes))
         details: dict[str, Any] = {
