@@ -105,6 +105,20 @@ def test_read_only_properties_are_left_out_of_a_nullable_30_body_too() -> None:
     }
 
 
+def test_a_read_only_beside_a_ref_leaves_the_property_out_in_both_versions() -> None:
+    body = {
+        "type": "object",
+        "properties": {
+            "id": {"$ref": "#/components/schemas/Id", "readOnly": True},
+            "name": {"type": "string"},
+        },
+    }
+
+    for version in ("3.0.3", "3.1.0"):
+        converted = body_schema(version, body, Id={"type": "string", "format": "uuid"})
+        assert converted["properties"] == {"name": {"type": "string"}}, version
+
+
 def test_read_only_properties_are_left_out_of_request_bodies() -> None:
     schema = {
         "type": "object",

@@ -61,7 +61,17 @@ _DROPPED: Final = frozenset(
 _UNSUPPORTED: Final = ("$dynamicRef", "$recursiveRef")
 # Keywords beside a ``$ref`` that only describe: they override the target's own.
 _ANNOTATIONS: Final = frozenset(
-    {"description", "title", "summary", "deprecated", "default", "examples", "example"}
+    {
+        "description",
+        "title",
+        "summary",
+        "deprecated",
+        "default",
+        "examples",
+        "example",
+        "readOnly",
+        "writeOnly",
+    }
 )
 
 
