@@ -8,6 +8,7 @@ from openapi_testing import API_KEY, PETSTORE_30, PETSTORE_31, PetstoreServer
 
 from yoagent.core import (
     Agent,
+    AgentTool,
     AssistantMessage,
     MockProvider,
     ModelConfig,
@@ -41,6 +42,7 @@ async def test_the_source_is_a_tool_source_with_a_fixed_generation() -> None:
     source = adapter.source()
 
     assert isinstance(source, ToolSource)
+    assert all(isinstance(tool, AgentTool) for tool in adapter.tools)
     assert isinstance(source, OpenApiToolSource)
     assert [t.name for t in await source.tools()] == [t.name for t in adapter.tools]
     assert source.generation() == source.generation() == 0
