@@ -1,15 +1,18 @@
 """An agent repository on disk: its layout, the durable append, and its commits.
 
-Git goes through gitpython. A run's closing commit is ``git add`` + ``git commit -- <log>``
-run through gitpython's command wrapper (two short git processes, ≈ 10 ms together on
-the benchmark machine, once per run): it commits only the named paths (other staged
-work stays staged) and runs the repository's commit hooks, exactly as the reference
-runtime does. gitpython's in-process index writer was measured no faster for one file and
-commits the whole index, which would sweep a user's staged changes into a run's commit.
+Git goes through gitpython. A run's closing commit is one ``git commit -- <log>`` run
+through gitpython's command wrapper (the log is already tracked, so no ``git add``; "did
+it change" is answered in-process from HEAD's blob, read through gitpython's persistent
+``cat-file``). One git process per run instead of three saved ≈ 15–20 ms per run on the
+benchmark machine (see ``benchmarks/RESULTS.md``). ``git commit -- <paths>`` commits only
+those paths (a user's other staged work stays staged) and runs the repository's commit
+hooks, as the reference runtime does; gitpython's in-process ``index.commit`` would
+commit the whole index, sweeping staged changes into a run's commit, so it is not used.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -234,4 +237,37 @@ class AgentRepo:
                     "commit its deletion as a run boundary"
                 )
             return None
+        if not extra_paths:
+            committed = self._committed_log()
+            if committed is not None:
+                return self._commit_tracked_log(message, committed)
         return self._commit_paths(message, [LOG_PATH, *extra_paths])
+
+    def _committed_log(self) -> git.Blob | None:
+        """The log as HEAD holds it, if it does."""
+        if not self.git.head.is_valid():
+            return None
+        try:
+            blob = self.git.head.commit.tree / LOG_PATH
+        except KeyError:
+            return None
+        return blob if isinstance(blob, git.Blob) else None
+
+    def _commit_tracked_log(self, message: str, committed: git.Blob) -> str | None:
+        """The hot path: one ``git commit -- <log>`` (no ``add``: the path is tracked)."""
+        content = self.log_path.read_bytes()
+        if len(content) == committed.size:
+            header = b"blob %d\0" % len(content)
+            if (
+                hashlib.sha1(header + content, usedforsecurity=False).hexdigest()
+                == committed.hexsha
+            ):
+                return None
+        try:
+            self.git.git.commit(
+                "-q", "--no-edit", "-m", message, "--", LOG_PATH, env=self._commit_env()
+            )
+        except git.GitCommandError as error:
+            detail = (error.stderr or "").strip() or str(error)
+            raise RepositoryError(f"git commit failed: {detail}") from None
+        return self.git.head.commit.hexsha
