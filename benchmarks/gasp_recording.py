@@ -165,9 +165,10 @@ def main() -> None:
     if args.json:
         print(json.dumps({"rows": rows, "git_commit_ms": commit}, indent=2))
         return
+    python = sys.version.split()[0]
     print(
-        f"{args.turns} turns × 3 tool calls, median of {args.repeat}; Python {sys.version.split()[0]}"
-        f", {platform.machine()}, {git_version.strip()}"
+        f"{args.turns} turns × 3 tool calls, median of {args.repeat}; Python {python}, "
+        f"{platform.machine()}, {git_version.strip()}"
     )
     print("| model latency / reply | unrecorded | recorded | recording costs | share of the run |")
     print("|---|---|---|---|---|")

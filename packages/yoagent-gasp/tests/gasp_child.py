@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import anyio
-
 from gasp_helpers import CONFIG, calls, text
+
 from yoagent.core import Agent, MockProvider, tool
 from yoagent.gasp import NewGoal, Recorder
 
@@ -24,7 +24,7 @@ def _agent(pause: float, marker: Path | None) -> Agent:
     async def work(step: str) -> str:
         """Do some work."""
         if marker is not None:
-            marker.write_text(step)
+            await anyio.Path(marker).write_text(step)
         await anyio.sleep(pause)
         return f"did {step}"
 
@@ -38,11 +38,15 @@ async def crash(repo: Path, marker: Path) -> None:
     await _agent(3600, marker).prompt("run until killed", on_event=recording)
 
 
-async def race(repo: Path, ready: Path, go: Path) -> None:
+def open_and_wait(repo: Path, ready: Path, go: Path) -> Recorder:
     recorder = Recorder.open(repo, NewGoal("race for the lease"))
     ready.write_text("ready")
     while not go.exists():
         time.sleep(0.01)
+    return recorder
+
+
+async def race(recorder: Recorder) -> None:
     forwarded: list[str] = []
     agent = _agent(1.5, None)
     async with recorder.recording("race", forward=lambda e: forwarded.append(e.type)) as rec:
@@ -65,7 +69,7 @@ def main(argv: list[str]) -> None:
     if argv[0] == "crash":
         anyio.run(crash, Path(argv[1]), Path(argv[2]))
     elif argv[0] == "race":
-        anyio.run(race, Path(argv[1]), Path(argv[2]), Path(argv[3]))
+        anyio.run(race, open_and_wait(Path(argv[1]), Path(argv[2]), Path(argv[3])))
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ async def _record(
 
 
 async def _abort_soon(agent: Agent) -> None:
-    while not agent.is_running:
+    while not agent.is_running:  # noqa: ASYNC110 - polls the agent's state, nothing to wait on
         await anyio.sleep(0.001)
     await anyio.sleep(0.02)
     agent.abort()

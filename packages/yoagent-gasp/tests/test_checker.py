@@ -12,8 +12,8 @@ from typing import Any
 import anyio
 import git
 import pytest
-
 from gasp_helpers import calls, make_agent, text
+
 from yoagent.gasp import CheckReport, NewGoal, Recorder, run_all
 from yoagent.gasp.cli import main as cli_main
 

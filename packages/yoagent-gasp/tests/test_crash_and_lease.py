@@ -12,8 +12,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from gasp_helpers import log_events, make_agent, text
+
 from yoagent.gasp import (
     ExistingGoal,
     Lease,

@@ -3,14 +3,14 @@ the end-to-end promise: the repo is the agent."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import git
 import pytest
-
 from gasp_helpers import log_events, scripted_session
+
 from yoagent.gasp import NewGoal, Recorder, restore, run_all
 from yoagent.gasp.cli import main as cli_main
 
@@ -85,7 +85,7 @@ async def test_a_clone_passes_all_seven_checks_and_restores_the_same_graph(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    recorder, run_ids, _ = recorded
+    recorder, _, _ = recorded
     clone = tmp_path / "clone"
     restored = restore(repo_dir, clone)
     reports = run_all(clone)
@@ -106,9 +106,10 @@ async def test_the_console_script_checks_a_clone(
     clone = tmp_path / "clone"
     git.Repo.clone_from(str(repo_dir), str(clone))
     script = Path(sys.executable).parent / "yoagent-gasp"
-    done = subprocess.run([script, "check", clone], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip().endswith("conformant: all checks passed")
+    done = await anyio.run_process([script, "check", clone], check=False)
+    output = done.stdout.decode()
+    assert done.returncode == 0, output + done.stderr.decode()
+    assert output.strip().endswith("conformant: all checks passed")
 
 
 async def test_every_event_after_a_run_start_chains_to_it(

@@ -38,11 +38,11 @@ class Node:
     artifacts: list[ArtifactRef] = field(default_factory=list[ArtifactRef])
 
     def to_json(self) -> dict[str, Any]:
-        """The node as a snapshot writes it."""
+        """The node as a snapshot writes it (a copy: changing it leaves the node alone)."""
         return {
             "id": self.id,
             "kind": self.kind,
-            "props": self.props,
+            "props": clone(self.props),
             "stale": self.stale,
             "tombstoned": self.tombstoned,
             "artifacts": [artifact.to_json() for artifact in self.artifacts],
@@ -59,8 +59,8 @@ class Relation:
     props: Any = field(default_factory=dict[str, Any])
 
     def to_json(self) -> dict[str, Any]:
-        """The relation as a snapshot writes it."""
-        return {"from": self.from_, "rel": self.rel, "to": self.to, "props": self.props}
+        """The relation as a snapshot writes it (a copy)."""
+        return {"from": self.from_, "rel": self.rel, "to": self.to, "props": clone(self.props)}
 
 
 @dataclass(frozen=True, slots=True)

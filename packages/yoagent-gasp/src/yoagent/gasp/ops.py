@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._json import as_array, as_object
+from ._json import as_array, as_object, clone
 
 
 class OpsError(ValueError):
@@ -30,7 +30,7 @@ class ArtifactRef:
             "uri": self.uri,
             "hash": self.hash,
             "summary": self.summary,
-            "metadata": self.metadata,
+            "metadata": clone(self.metadata),
         }
 
 

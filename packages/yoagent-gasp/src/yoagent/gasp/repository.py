@@ -3,8 +3,8 @@
 Git goes through gitpython. A run's closing commit is one ``git commit -- <log>`` run
 through gitpython's command wrapper (the log is already tracked, so no ``git add``; "did
 it change" is answered in-process from HEAD's blob, read through gitpython's persistent
-``cat-file``). One git process per run instead of three saved ≈ 15–20 ms per run on the
-benchmark machine (see ``benchmarks/RESULTS.md``). ``git commit -- <paths>`` commits only
+``cat-file``): one git process per run instead of three (each start costs ≈ 5–10 ms on
+the benchmark machine; see ``benchmarks/RESULTS.md``). ``git commit -- <paths>`` commits only
 those paths (a user's other staged work stays staged) and runs the repository's commit
 hooks, as the reference runtime does; gitpython's in-process ``index.commit`` would
 commit the whole index, sweeping staged changes into a run's commit, so it is not used.
