@@ -4,6 +4,7 @@ streams, retried replies, one run per recording, goals, summaries and commits.""
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import anyio
@@ -27,6 +28,8 @@ from yoagent.gasp import (
     AgentRepo,
     ExistingGoal,
     GoalNotFoundError,
+    Lease,
+    LeaseHeldError,
     NewGoal,
     Recorder,
     RecorderBusyError,
@@ -85,8 +88,6 @@ async def test_a_recording_failure_never_stops_the_run(
     recorder: Recorder, repo_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     other = AgentRepo.open(repo_dir)
-    from yoagent.gasp import Lease
-
     Lease(other.root, "someone-else").acquire()  # a live worker holds the repository
     seen: list[str] = []
     agent = make_agent([calls(("read_file", {"path": "x"}), turn=1), text("done")])
@@ -263,3 +264,27 @@ def test_a_torn_log_is_refused_on_open(recorder: Recorder, repo_dir: Path) -> No
     assert fold_log(repo_dir / "state" / "events.jsonl").torn_tail
     with pytest.raises(Exception, match="partial line"):
         Recorder.open(repo_dir, ExistingGoal(recorder.goal_id))
+
+
+async def test_a_quiet_run_keeps_its_lease(repo_dir: Path) -> None:
+    recorder = Recorder.init(repo_dir, "patient", NewGoal("long tools"), lease_ttl=0.4)
+    other = Lease(repo_dir, "other")
+    recording = recorder.recording("wait")
+    recording(AgentStart())
+    await anyio.sleep(1.2)  # three lease lifetimes without an event
+    with pytest.raises(LeaseHeldError, match=re.escape(recorder.worker_id)):
+        other.acquire()
+    recording(AgentEnd())
+    recording.close()
+    assert recording.error is None and recording.commit is not None
+
+
+def test_opening_never_commits_an_edit_to_a_tracked_manifest(
+    recorder: Recorder, repo_dir: Path
+) -> None:
+    manifest = repo_dir / "AGENT.md"
+    manifest.write_text(manifest.read_text() + "\nA human's edit, not yet reviewed.\n")
+    Recorder.open(repo_dir, NewGoal("another goal"))
+    repo = git.Repo(repo_dir)
+    assert [d.a_path for d in repo.index.diff(None)] == ["AGENT.md"]  # still uncommitted
+    assert list(repo.head.commit.stats.files) == ["state/events.jsonl"]

@@ -7,6 +7,7 @@ append; writing them is the recorder's job.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,8 +107,8 @@ def stats_metadata(stats: SessionStats) -> dict[str, Any]:
     """The run's spend for ``run.finished``'s metadata, plus ``cacheHitRate``: the share
     of prompt tokens read from the cache."""
     try:
-        metadata: dict[str, Any] = dataclasses.asdict(stats)
-    except TypeError:
+        metadata: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(stats), default=str))
+    except (TypeError, ValueError):
         return {"error": "session stats not serializable"}
     usage = stats.usage
     prompt = usage.input + usage.cache_read + usage.cache_write

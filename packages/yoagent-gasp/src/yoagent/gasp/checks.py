@@ -288,8 +288,9 @@ def _walk_append_only(repo: git.Repo, root: Path, report: CheckReport) -> None:
     top = Path(repo.working_tree_dir).resolve()
     prefix = root.resolve().relative_to(top).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
-    listed = repo.git.ls_files("--", "facts.jsonl", "*/facts.jsonl")
-    paths = sorted({*APPEND_ONLY_PATHS, *(line for line in listed.splitlines() if line)})
+    listed = repo.git.ls_files("--", f"{prefix}facts.jsonl", f"{prefix}*/facts.jsonl")
+    facts = (line.removeprefix(prefix) for line in listed.splitlines() if line)
+    paths = sorted({*APPEND_ONLY_PATHS, *facts})
     for path in paths:
         in_repo = prefix + path
         shas = repo.git.rev_list("--reverse", "--full-history", "HEAD", "--", in_repo).split()

@@ -375,8 +375,13 @@ class Recording:
         recorder = self._recorder
         appender = recorder._appender  # pyright: ignore[reportPrivateUsage]
         closing = False
+        quiet = appender.lease.ttl_ms / 4000  # renew well before a quiet run's lease ends
         while not closing:
-            batch = [self._queue.get()]
+            try:
+                batch = [self._queue.get(timeout=quiet)]
+            except queue.Empty:
+                self._keep_lease()
+                continue
             while True:
                 try:
                     batch.append(self._queue.get_nowait())
@@ -407,6 +412,15 @@ class Recording:
                 appender.release()
             except Exception:
                 logger.exception("could not release the lease after a recording failure")
+
+    def _keep_lease(self) -> None:
+        """A long tool call sends no events: renew the lease of an open run anyway."""
+        mapper = self._mapper
+        if self.error is None and mapper.run is not None and not mapper.finished:
+            try:
+                self._recorder._appender.lease.acquire()  # pyright: ignore[reportPrivateUsage]
+            except Exception as error:
+                self._fail(error)
 
     def _map(self, event: AnyEvent, ts: int) -> list[Entry]:
         mapper = self._mapper

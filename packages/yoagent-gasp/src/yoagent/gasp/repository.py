@@ -216,9 +216,22 @@ class AgentRepo:
         return self.git.head.commit.hexsha
 
     def commit_scaffolding(self) -> str | None:
-        """Commit ``AGENT.md``, ``identity/``, ``.gitignore`` and the log as
-        ``gasp: agent scaffolding`` (so a fresh clone restores); ``None`` if unchanged."""
-        return self._commit_paths(SCAFFOLDING_MESSAGE, list(SCAFFOLDING_PATHS))
+        """Commit the log, ``.gitignore`` and — while git does not track them yet —
+        ``AGENT.md`` and ``identity/`` as ``gasp: agent scaffolding`` (so a fresh clone
+        restores); ``None`` if unchanged. An edit to a tracked manifest or identity is
+        never swept in: identity changes are human-gated commits of their own."""
+        paths = [
+            p for p in SCAFFOLDING_PATHS if p in (".gitignore", LOG_PATH) or not self._in_head(p)
+        ]
+        return self._commit_paths(SCAFFOLDING_MESSAGE, paths)
+
+    def _in_head(self, path: str) -> bool:
+        if not self.git.head.is_valid():
+            return False
+        try:
+            return bool(self.git.head.commit.tree / path)
+        except KeyError:
+            return False
 
     def commit_run(
         self, run_id: str, goal_id: str, outcome: str, extra_paths: tuple[str, ...] = ()
