@@ -1,0 +1,317 @@
+"""How one run's agent events become GASP events (the table in the GASP bridge spec).
+
+Pure bookkeeping: :class:`RunMapper` takes agent events and returns the log entries to
+append; writing them is the recorder's job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from yoagent.core import (
+    AGENT_STOPPED_PREFIX,
+    CANCELLED_MARKER,
+    LOOP_ABORT_PREFIX,
+    AgentEnd,
+    AgentStart,
+    AnyEvent,
+    AssistantMessage,
+    InputRejected,
+    MessageEnd,
+    ProviderRetry,
+    SessionStats,
+    StopReason,
+    TextContent,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    UserMessage,
+)
+
+from .envelope import STATE_OPS_APPLIED, Actor, Event, new_id
+from .ops import CreateNode, CreateRelation, Op, UpdateNode, ops_to_json
+from .summary import Summarizer, args_fingerprint, args_json, outcome_for
+
+INTERRUPTED = "interrupted"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One event to append, with its ops when it is a ``state.ops_applied``."""
+
+    event: Event
+    ops: list[Op] | None = None
+
+
+@dataclass(slots=True)
+class OpenRun:
+    """A run whose ``run.started`` is in the log without its ``run.finished``."""
+
+    run_id: str
+    started_event: str
+
+
+def ops_entry(actor: Actor, ops: list[Op], cause: str, correlation: str | None, ts: int) -> Entry:
+    """The ``state.ops_applied`` pair of a domain event."""
+    event = Event.new(
+        actor,
+        STATE_OPS_APPLIED,
+        ops_to_json(ops),
+        causation_id=cause,
+        correlation_id=correlation,
+        ts_ms=ts,
+    )
+    return Entry(event, ops)
+
+
+def finish_entries(
+    actor: Actor, run: OpenRun, outcome: str, ts: int, metadata: Any = None
+) -> list[Entry]:
+    """``run.finished`` (chained to the run's start) and its ``UpdateNode`` pair."""
+    payload: dict[str, Any] = {"run_id": run.run_id, "outcome": outcome}
+    if metadata is not None:
+        payload["metadata"] = metadata
+    finished = Event.new(
+        actor,
+        "run.finished",
+        payload,
+        causation_id=run.started_event,
+        correlation_id=run.run_id,
+        ts_ms=ts,
+    )
+    update = UpdateNode(run.run_id, {"status": "finished", "outcome": outcome})
+    return [Entry(finished), ops_entry(actor, [update], finished.id, run.run_id, ts)]
+
+
+def goal_entries(actor: Actor, goal_id: str, title: str, ts: int) -> list[Entry]:
+    """``goal.created`` (a root) and its ``CreateNode goal`` pair."""
+    goal: dict[str, Any] = {
+        "id": goal_id,
+        "title": title,
+        "summary": title,
+        "status": "Open",
+        "owner": actor.to_json(),
+        "metadata": {},
+    }
+    created = Event.new(actor, "goal.created", goal, ts_ms=ts)
+    props = {key: value for key, value in goal.items() if key != "id"}
+    return [
+        Entry(created),
+        ops_entry(actor, [CreateNode(goal_id, "goal", props)], created.id, None, ts),
+    ]
+
+
+def stats_metadata(stats: SessionStats) -> dict[str, Any]:
+    """The run's spend for ``run.finished``'s metadata, plus ``cacheHitRate``: the share
+    of prompt tokens read from the cache."""
+    try:
+        metadata: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(stats), default=str))
+    except (TypeError, ValueError):
+        return {"error": "session stats not serializable"}
+    usage = stats.usage
+    prompt = usage.input + usage.cache_read + usage.cache_write
+    metadata["cacheHitRate"] = usage.cache_read / prompt if prompt else 0.0
+    return metadata
+
+
+def _loop_outcome(text: str) -> str:
+    """``loop_aborted:<tools>`` from the loop's abort marker."""
+    rest = text[len(LOOP_ABORT_PREFIX) :].removeprefix(":").strip()
+    names = rest.split(" called with", 1)[0]
+    tools = ",".join(name.strip() for name in names.split(",") if name.strip())
+    tools = "".join(ch for ch in tools if ch.isprintable() and not ch.isspace())
+    return f"loop_aborted:{tools}" if tools else "loop_aborted"
+
+
+@dataclass(slots=True)
+class RunMapper:
+    """One run's state while its events are mapped."""
+
+    actor: Actor
+    goal_id: str
+    task: str
+    summarize: Summarizer
+    run: OpenRun | None = None
+    finished: bool = False
+    outcome: str = INTERRUPTED
+    turn: int = 0
+    _held: tuple[AssistantMessage, int] | None = None
+    _tool_nodes: dict[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def started(self) -> bool:
+        return self.run is not None
+
+    def take(self, event: AnyEvent, ts: int) -> list[Entry]:
+        """The entries one agent event adds (an error reply waits for the next event: a
+        ``ProviderRetry`` after it means the attempt is being retried, not recorded)."""
+        entries: list[Entry] = []
+        if self._held is not None:
+            held, held_ts = self._held
+            self._held = None
+            if isinstance(event, ProviderRetry):
+                return entries
+            entries += self._model_call(held, held_ts)
+        if isinstance(event, AgentStart):
+            if self.run is not None:
+                raise ValueError(
+                    "a second AgentStart: one recording records one run; start a new recording"
+                )
+            return entries + self._start(ts)
+        if self.run is None or self.finished:
+            return entries
+        if isinstance(event, MessageEnd):
+            message = event.message
+            if isinstance(message, AssistantMessage):
+                if message.stop_reason is StopReason.ERROR:
+                    self._held = (message, ts)
+                else:
+                    entries += self._model_call(message, ts)
+            elif isinstance(message, UserMessage):
+                self._note_marker(message.text)
+        elif isinstance(event, ToolExecutionStart):
+            entries += self._tool_called(event, ts)
+        elif isinstance(event, ToolExecutionEnd):
+            entries += self._tool_finished(event, ts)
+        elif isinstance(event, InputRejected):
+            self.outcome = "rejected"
+        elif isinstance(event, AgentEnd):
+            entries += self.finish(ts, stats_metadata(event.stats))
+        elif getattr(event, "type", None) == "loop_detected" and getattr(event, "aborted", False):
+            self.outcome = _loop_outcome(f"{LOOP_ABORT_PREFIX}: {getattr(event, 'tool_name', '')}")
+        return entries
+
+    def _note_marker(self, text: str) -> None:
+        if text.startswith(LOOP_ABORT_PREFIX):
+            self.outcome = _loop_outcome(text)
+        elif text.startswith(CANCELLED_MARKER):
+            self.outcome = "aborted"
+        elif text.startswith(AGENT_STOPPED_PREFIX):
+            self.outcome = "stopped"
+
+    def _start(self, ts: int) -> list[Entry]:
+        run_id = new_id("run")
+        started = Event.new(
+            self.actor,
+            "run.started",
+            {"run_id": run_id, "task": self.task},
+            correlation_id=run_id,
+            ts_ms=ts,
+        )
+        self.run = OpenRun(run_id, started.id)
+        ops: list[Op] = [
+            CreateNode(run_id, "run", {"task": self.task, "status": "started"}),
+            CreateRelation(run_id, "serves", self.goal_id, {}),
+        ]
+        return [Entry(started), ops_entry(self.actor, ops, started.id, run_id, ts)]
+
+    def _event(self, kind: str, payload: Any, ts: int) -> Event:
+        assert self.run is not None
+        return Event.new(
+            self.actor,
+            kind,
+            payload,
+            causation_id=self.run.started_event,
+            correlation_id=self.run.run_id,
+            ts_ms=ts,
+        )
+
+    def _paired(self, kind: str, payload: dict[str, Any], ops: list[Op], ts: int) -> list[Entry]:
+        assert self.run is not None
+        domain = self._event(kind, payload, ts)
+        return [Entry(domain), ops_entry(self.actor, ops, domain.id, self.run.run_id, ts)]
+
+    def _model_call(self, message: AssistantMessage, ts: int) -> list[Entry]:
+        assert self.run is not None
+        run_id = self.run.run_id
+        self.turn += 1
+        node = new_id("node")
+        prompt = self.summarize(self.task) if self.turn == 1 else f"turn {self.turn}"
+        call: dict[str, Any] = {
+            "run_id": run_id,
+            "model": message.model,
+            "prompt_summary": prompt,
+            "output_summary": None,
+            "metadata": {},
+        }
+        ops: list[Op] = [
+            CreateNode(node, "model_call", dict(call)),
+            CreateRelation(node, "produced_by", run_id, {}),
+        ]
+        text = next(
+            (b.text for b in message.content if isinstance(b, TextContent) and b.text), None
+        )
+        usage = message.usage
+        finished: dict[str, Any] = {
+            "run_id": run_id,
+            "model": message.model,
+            "output_summary": self.summarize(text if text is not None else "(no text)"),
+            "metadata": {
+                "usage": {
+                    "input": usage.input,
+                    "output": usage.output,
+                    "cache_read": usage.cache_read,
+                    "cache_write": usage.cache_write,
+                }
+            },
+        }
+        self.outcome = outcome_for(message.stop_reason)
+        entries = self._paired("model.called", {"id": node, **call}, ops, ts)
+        return [*entries, Entry(self._event("model.finished", finished, ts))]
+
+    def _tool_called(self, event: ToolExecutionStart, ts: int) -> list[Entry]:
+        assert self.run is not None
+        run_id = self.run.run_id
+        node = new_id("node")
+        self._tool_nodes[event.tool_call_id] = node
+        call: dict[str, Any] = {
+            "run_id": run_id,
+            "tool": event.tool_name,
+            "input_summary": self.summarize(args_json(event.arguments)),
+            "output_summary": None,
+            "success": None,
+            "metadata": {"args_fingerprint": args_fingerprint(event.tool_name, event.arguments)},
+        }
+        ops: list[Op] = [
+            CreateNode(node, "tool_call", dict(call)),
+            CreateRelation(node, "produced_by", run_id, {}),
+        ]
+        return self._paired("tool.called", {"id": node, **call}, ops, ts)
+
+    def _tool_finished(self, event: ToolExecutionEnd, ts: int) -> list[Entry]:
+        assert self.run is not None
+        result = event.result
+        text = next((b.text for b in result.content if isinstance(b, TextContent)), None)
+        summary = self.summarize(text if text is not None else "(no output)")
+        entries: list[Entry] = []
+        if result.is_error:
+            failure = new_id("node")
+            title = f"tool {result.tool_name} failed"
+            ops: list[Op] = [CreateNode(failure, "failure", {"title": title, "summary": summary})]
+            call_node = self._tool_nodes.get(result.tool_call_id)
+            if call_node is not None:
+                ops.append(CreateRelation(failure, "derived_from", call_node, {}))
+            payload = {"id": failure, "failure_id": failure, "title": title, "summary": summary}
+            entries += self._paired("failure.observed", payload, ops, ts)
+        finished: dict[str, Any] = {
+            "run_id": self.run.run_id,
+            "tool": result.tool_name,
+            "output_summary": summary,
+            "success": not result.is_error,
+        }
+        entries.append(Entry(self._event("tool.finished", finished, ts)))
+        return entries
+
+    def finish(self, ts: int, metadata: Any = None) -> list[Entry]:
+        """``run.finished`` with the outcome derived so far (once; nothing before a start)."""
+        if self.run is None or self.finished:
+            return []
+        entries: list[Entry] = []
+        if self._held is not None:
+            held, held_ts = self._held
+            self._held = None
+            entries += self._model_call(held, held_ts)
+        self.finished = True
+        return entries + finish_entries(self.actor, self.run, self.outcome, ts, metadata)
