@@ -35,3 +35,10 @@ __all__ = [
     "fork_provider",
     "request_json",
 ]
+
+# Public names read as yoagent.testing.X in reprs and tracebacks, wherever they are defined.
+for _name in __all__:
+    _value = globals()[_name]
+    if isinstance(_value, type):
+        _value.__module__ = __name__
+del _name, _value
