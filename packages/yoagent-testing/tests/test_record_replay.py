@@ -276,6 +276,7 @@ async def test_two_agents_share_one_recording_and_one_replay(tmp_path: Path) -> 
 
 
 async def test_a_replay_runs_under_trio(tmp_path: Path) -> None:
+    pytest.importorskip("trio", reason="trio is not installed")
     path = tmp_path / "run.jsonl"
     recorded, _ = await run_agent(
         RecordingProvider(MockProvider(two_turn_script()), path), tools=[CountingAdd()]
