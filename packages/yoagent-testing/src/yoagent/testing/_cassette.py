@@ -162,7 +162,7 @@ class Cassette:
 
     def __repr__(self) -> str:
         where = f" {str(self.path)!r}" if self.path else ""
-        return f"<Cassette{where}: {len(self.calls)} calls, {len(self.tools)} tool results>"
+        return f"<Cassette{where} calls={len(self.calls)} tool_results={len(self.tools)}>"
 
     # -- reading -----------------------------------------------------------------------
 
