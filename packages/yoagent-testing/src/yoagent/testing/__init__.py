@@ -36,9 +36,14 @@ __all__ = [
     "request_json",
 ]
 
-# Public names read as yoagent.testing.X in reprs and tracebacks, wherever they are defined.
-for _name in __all__:
-    _value = globals()[_name]
-    if isinstance(_value, type):
-        _value.__module__ = __name__
-del _name, _value
+
+def _name_public_classes_here() -> None:
+    """Public classes read as ``yoagent.testing.X`` in reprs and tracebacks, wherever the
+    private module that defines them is."""
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, type):
+            value.__module__ = __name__
+
+
+_name_public_classes_here()
