@@ -27,6 +27,7 @@ from yoagent.testing import (
     first_difference,
     request_json,
 )
+from yoagent.testing._match import canonical_json
 
 
 def _config(*texts: str, **options: Any) -> StreamConfig:
@@ -237,8 +238,21 @@ def test_first_difference_walks_fields_in_order() -> None:
     assert missing is not None and missing.where == "z"
 
 
-def test_first_difference_tells_true_from_one_but_not_one_from_one_point_zero() -> None:
-    assert first_difference(1, 1.0) is None
+def test_first_difference_agrees_with_the_canonical_text() -> None:
+    """Values are the same exactly when their JSON texts (keys sorted) are."""
+    pairs: list[tuple[Any, Any]] = [
+        (1, 1.0),
+        (True, 1),
+        (0.1, 0.1),
+        (float("nan"), float("nan")),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+        ([1, [2]], [1, [2]]),
+        ("x", "x"),
+        (None, None),
+    ]
+    for a, b in pairs:
+        assert (first_difference(a, b) is None) == (canonical_json(a) == canonical_json(b))
+    assert first_difference(1, 1.0) is not None
     assert first_difference(True, 1) is not None
     assert first_difference("1", 1) is not None
     assert first_difference(None, 0) is not None

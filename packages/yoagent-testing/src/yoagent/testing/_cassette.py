@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -210,7 +210,7 @@ class Cassette:
         """The whole cassette as JSONL text (requests sharing history written once)."""
         encoder = RequestEncoder()
         lines = [dump_line(HEADER)]
-        lines += [dump_line(encoder.encode(call)) for call in self.calls]
+        lines += [dump_line(encoder.encode(call)[0]) for call in self.calls]
         lines += [dump_line(tool.to_json()) for tool in self.tools]
         return "".join(lines)
 
@@ -263,8 +263,18 @@ def dump_line(record: JsonObject) -> str:
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+def _key(value: Any) -> str:
+    """A message's identity for sharing history: its JSON text (dumped by one serializer,
+    so equal messages give equal texts; a rare false difference only costs space)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _unchanged(value: Any) -> Any:
+    return value
 
 
 class RequestEncoder:
@@ -277,35 +287,61 @@ class RequestEncoder:
         self._interned: dict[str, str] = {}
 
     def remember(self, call: RecordedCall) -> None:
-        """Make ``call`` (already written) available as a base for later requests."""
-        keys = [self._intern(message) for message in call.request["messages"]]
-        self._recent.append((call.n, call.request, keys))
-        del self._recent[:-_BASE_WINDOW]
+        """Make ``call`` (as read back) available as a base for later requests."""
+        self._keep(call.n, call.request, [self._intern(m) for m in call.request["messages"]])
 
-    def encode(self, call: RecordedCall) -> JsonObject:
-        """The record for ``call``, its request relative to a base when that saves space."""
-        record = call.to_json()
+    def encode(
+        self, call: RecordedCall, scrub: Callable[[Any], Any] = _unchanged
+    ) -> tuple[JsonObject, RecordedCall]:
+        """The line's record for ``call`` and the call as that line reads back, each part
+        passed through ``scrub`` (which keeps secrets out). The request is written
+        relative to the earlier call it shares the most messages with, if any; only what
+        it adds is scrubbed, the shared part having been scrubbed when it was written."""
         request = call.request
-        keys = [self._intern(message) for message in request["messages"]]
-        best: tuple[int, JsonObject, int] | None = None
+        messages: list[Any] = request["messages"]
+        keys = [self._intern(message) for message in messages]
+        best: tuple[int, JsonObject, list[str], int] | None = None
         for n, base, base_keys in reversed(self._recent):
             shared = _shared_prefix(base_keys, keys)
-            if shared and (best is None or shared > best[2]):
-                best = (n, base, shared)
-        self._recent.append((call.n, request, keys))
-        del self._recent[:-_BASE_WINDOW]
+            if shared and (best is None or shared > best[3]):
+                best = (n, base, base_keys, shared)
         if best is None:
-            return record
-        n, base, keep = best
-        relative: JsonObject = {"base": n, "keep": keep, "messages": request["messages"][keep:]}
-        for name, value in request.items():
-            if name != "messages" and (name not in base or base[name] != value):
-                relative[name] = value
-        record["request"] = relative
-        return record
+            resolved: JsonObject = scrub(request)
+            written = resolved
+            stored_keys = [self._intern(message) for message in resolved["messages"]]
+        else:
+            n, base, base_keys, keep = best
+            added = scrub(messages[keep:])
+            written = {"base": n, "keep": keep, "messages": added}
+            resolved = dict(base)
+            for name, value in request.items():
+                if name != "messages":
+                    clean = scrub(value)
+                    if name not in base or not _same_json(base[name], clean):
+                        written[name] = resolved[name] = clean
+            resolved["messages"] = base["messages"][:keep] + added
+            stored_keys = base_keys[:keep] + [self._intern(message) for message in added]
+        self._keep(call.n, resolved, stored_keys)
+        clean_call = RecordedCall(
+            n=call.n,
+            request=resolved,
+            deltas=scrub(call.deltas),
+            times=call.times,
+            elapsed=call.elapsed,
+            reply=scrub(call.reply),
+            error=scrub(call.error),
+            cancelled=call.cancelled,
+        )
+        record = clean_call.to_json()
+        record["request"] = written
+        return record, clean_call
+
+    def _keep(self, n: int, request: JsonObject, keys: list[str]) -> None:
+        self._recent.append((n, request, keys))
+        del self._recent[:-_BASE_WINDOW]
 
     def _intern(self, message: Any) -> str:
-        key = _canonical(message)
+        key = _key(message)
         return self._interned.setdefault(key, key)
 
 

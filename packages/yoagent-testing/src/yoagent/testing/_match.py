@@ -133,7 +133,8 @@ class Difference:
 
 
 def first_difference(recorded: Any, actual: Any, path: Path = ()) -> Difference | None:
-    """The first place (depth first, in field order) where two JSON values differ."""
+    """The first place (depth first, in field order) where two JSON values differ;
+    ``None`` exactly when their :func:`canonical_json` texts are equal."""
     if isinstance(recorded, dict) and isinstance(actual, dict):
         left, right = cast(JsonObject, recorded), cast(JsonObject, actual)
         for key in [*left, *(key for key in right if key not in left)]:
@@ -160,12 +161,17 @@ def first_difference(recorded: Any, actual: Any, path: Path = ()) -> Difference 
     return None if _same(recorded, actual) else Difference(path, recorded, actual)
 
 
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON text with sorted keys: two JSON values are the same request part
+    exactly when these texts are equal (``true`` is not ``1``, ``1`` is not ``1.0``)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    return type(a) is type(b) and a == b
+    """Equal as :func:`canonical_json` sees them: same type, same value (NaN is NaN)."""
+    if type(a) is not type(b):
+        return False
+    return a == b or (isinstance(a, float) and a != a and b != b)
 
 
 def _role_at(request: JsonObject | None, index: int) -> str | None:

@@ -14,7 +14,7 @@ from yoagent.core import AgentTool, AssistantMessage, DeltaSink, StreamConfig, S
 
 from ._cassette import Cassette, RecordedCall
 from ._codec import JsonObject, request_json
-from ._match import Match, RequestMismatch, first_difference
+from ._match import Match, RequestMismatch, canonical_json, first_difference
 from ._tools import RecordedResults, ReplayingTool, ToolResultMismatch
 
 
@@ -54,7 +54,6 @@ class ReplayProvider:
         self.requests: list[StreamConfig] = []
         """Every request asked of this provider (and its siblings), in order."""
         self._unplayed: list[RecordedCall] = list(self.cassette.calls)
-        self._compared: dict[int, JsonObject] = {}
         self._mismatches: list[RequestMismatch | ToolResultMismatch] = []
         self._results = RecordedResults(
             self.cassette.tools, source=self._source, mismatches=self._mismatches
@@ -136,8 +135,9 @@ class ReplayProvider:
                 )
             )
         wanted = self.match.apply(request)
+        wanted_text = canonical_json(wanted)
         for position, call in enumerate(self._unplayed):
-            if first_difference(self._recorded(call), wanted) is None:
+            if canonical_json(self.match.apply(call.request)) == wanted_text:
                 del self._unplayed[position]
                 return call
         if self.then is not None:
@@ -151,7 +151,7 @@ class ReplayProvider:
                 )
             )
         nearest = self._unplayed[0]
-        recorded = self._recorded(nearest)
+        recorded = self.match.apply(nearest.request)
         difference = first_difference(recorded, wanted)
         assert difference is not None
         raise self._fail(
@@ -163,12 +163,6 @@ class ReplayProvider:
                 difference=difference,
             )
         )
-
-    def _recorded(self, call: RecordedCall) -> JsonObject:
-        compared = self._compared.get(call.n)
-        if compared is None:
-            compared = self._compared[call.n] = self.match.apply(call.request)
-        return compared
 
     def _fail(self, mismatch: RequestMismatch) -> RequestMismatch:
         self._mismatches.append(mismatch)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import tempfile
@@ -79,21 +80,10 @@ class CassetteWriter:
 
     def write_call(self, call: RecordedCall) -> None:
         """Write a finished call (secrets replaced) and keep it in :attr:`cassette`."""
-        scrub = self._scrubber.json
-        clean = RecordedCall(
-            n=call.n,
-            request=scrub(call.request),
-            deltas=scrub(call.deltas),
-            times=call.times,
-            elapsed=call.elapsed,
-            reply=scrub(call.reply),
-            error=scrub(call.error),
-            cancelled=call.cancelled,
-        )
         with self._lock:
-            self._append(dump_line(self._encoder.encode(clean)))
-            self.cassette.calls.append(clean)
-            self.cassette.calls.sort(key=lambda recorded: recorded.n)
+            record, clean = self._encoder.encode(call, self._scrubber.json)
+            self._append(dump_line(record))
+            bisect.insort(self.cassette.calls, clean, key=lambda recorded: recorded.n)
 
     def write_tool(self, tool: RecordedTool) -> None:
         """Write a finished tool execution (secrets replaced) and keep it in :attr:`cassette`."""
