@@ -113,7 +113,8 @@ async def measure(turns: int, folder: Path) -> dict[str, float]:
     record = await run(recorder, recorder.record_tools([look]))
     replayer = ReplayProvider(path)
     replay = await run(replayer, replayer.replay_tools([look]))
-    assert replayer.mismatches == [] and replayer.unplayed == []
+    assert replayer.mismatches == []
+    assert replayer.unplayed == []
     assert replayer.served == turns + 1, "the run stopped early"
     cassette = Cassette.load(path)
     full = sum(len(json.dumps(call.to_json(), separators=(",", ":"))) for call in cassette.calls)
