@@ -1,10 +1,12 @@
 """yoagent.testing: record model calls to cassettes, replay them offline, fork recorded runs."""
 
-from ._cassette import FORMAT_VERSION, Cassette, RecordedCall, RecordedTool
+from ._cassette import Cassette
 from ._codec import CassetteError, request_json
 from ._fork import fork, fork_point, fork_provider
+from ._lines import FORMAT_VERSION
 from ._match import Difference, Match, RequestMismatch, first_difference
 from ._record import RecordingProvider
+from ._records import RecordedCall, RecordedTool
 from ._replay import ReplayProvider
 from ._secrets import REDACTED
 from ._tools import RecordingTool, ReplayingTool, ToolResultMismatch

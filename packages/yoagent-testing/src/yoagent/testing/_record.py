@@ -18,8 +18,9 @@ from yoagent.core import (
     StreamProvider,
 )
 
-from ._cassette import Cassette, RecordedCall
+from ._cassette import Cassette
 from ._codec import Delta, JsonObject, delta_json, error_json, message_json, request_json
+from ._records import RecordedCall
 from ._secrets import model_secrets
 from ._tools import RecordingTool
 from ._writer import CassetteWriter

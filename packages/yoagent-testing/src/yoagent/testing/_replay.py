@@ -12,9 +12,10 @@ import anyio.lowlevel
 
 from yoagent.core import AgentTool, AssistantMessage, DeltaSink, StreamConfig, StreamProvider
 
-from ._cassette import Cassette, RecordedCall
+from ._cassette import Cassette
 from ._codec import JsonObject, request_json
 from ._match import Match, RequestMismatch, canonical_json, first_difference
+from ._records import RecordedCall
 from ._tools import RecordedResults, ReplayingTool, ToolResultMismatch
 
 

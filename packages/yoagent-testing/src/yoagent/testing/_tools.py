@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from yoagent.core import AgentTool, TextContent, ToolContext, ToolError, ToolResult
 
-from ._cassette import RecordedTool
 from ._codec import JsonObject, blocks_from_json, blocks_json, json_value
+from ._records import RecordedTool
 
 if TYPE_CHECKING:
     from ._writer import CassetteWriter

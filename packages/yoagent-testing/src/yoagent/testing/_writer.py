@@ -10,15 +10,9 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from ._cassette import (
-    HEADER,
-    Cassette,
-    RecordedCall,
-    RecordedTool,
-    RequestEncoder,
-    dump_line,
-    tool_from_json,
-)
+from ._cassette import Cassette
+from ._lines import HEADER, RequestEncoder, dump_line
+from ._records import RecordedCall, RecordedTool, tool_from_json
 from ._secrets import Scrubber, environment_secrets
 
 
