@@ -74,6 +74,11 @@ INNER_TESTS = textwrap.dedent(
     @pytest.mark.yoagent_cassette("never-recorded.jsonl")
     def test_missing(yoagent_cassette):
         yoagent_cassette.provider(live)
+
+
+    class TestInAClass:
+        def test_adds(self, yoagent_cassette):
+            assert yoagent_cassette.path.name == "TestInAClass.test_adds.jsonl"
     """
 )
 
@@ -139,6 +144,7 @@ def test_the_plugin_records_once_replays_then_records_more(tmp_path: Path) -> No
     assert "messages[0].content[0].text (message 0, user) differs" in replaying.stdout
     assert "recorded: 'what is 2 + 2?'" in replaying.stdout
     assert _outcome(replaying, "test_missing") == "FAILED"
+    assert _outcome(replaying, "TestInAClass::test_adds") == "PASSED"
     assert "no cassette at" in replaying.stdout and "--yoagent-record=once" in replaying.stdout
     assert (cassettes / "test_adds.jsonl").read_text() == recorded  # replay writes nothing
 
@@ -167,6 +173,7 @@ def test_a_bad_ini_mode_is_a_usage_error(tmp_path: Path) -> None:
     assert "yoagent_record = 'sometimes': use one of none, once, new_episodes, all" in (
         result.stdout + result.stderr
     )
+    assert "test_inner.py" not in result.stdout  # refused before any test ran
 
 
 def test_the_plugin_is_registered_for_pytest() -> None:

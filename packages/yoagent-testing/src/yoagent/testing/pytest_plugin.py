@@ -41,6 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getini("yoagent_record")
+    if mode not in MODES:
+        raise pytest.UsageError(f"yoagent_record = {mode!r}: use one of {', '.join(MODES)}")
     config.addinivalue_line(
         "markers",
         "yoagent_cassette(name=None, *, match=None, timing=False): the test's cassette file "
@@ -52,10 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def yoagent_record_mode(request: pytest.FixtureRequest) -> str:
     """The record mode: ``--yoagent-record``, else the ``yoagent_record`` ini value."""
-    mode = request.config.getoption("yoagent_record") or request.config.getini("yoagent_record")
-    if mode not in MODES:
-        raise pytest.UsageError(f"yoagent_record = {mode!r}: use one of {', '.join(MODES)}")
-    return str(mode)
+    return str(
+        request.config.getoption("yoagent_record") or request.config.getini("yoagent_record")
+    )
 
 
 @pytest.fixture
@@ -69,8 +71,8 @@ def yoagent_cassette_dir(request: pytest.FixtureRequest) -> Path:
 def yoagent_cassette(
     request: pytest.FixtureRequest, yoagent_record_mode: str, yoagent_cassette_dir: Path
 ) -> Iterator[UseCassette]:
-    """The test's cassette (``<test name>.jsonl`` in :func:`yoagent_cassette_dir`, or the
-    ``yoagent_cassette`` marker's name): ``.provider(live)`` and ``.tools(tools)`` to run
+    """The test's cassette (``<test name>.jsonl``, or ``<class>.<test name>.jsonl``, in
+    :func:`yoagent_cassette_dir`, or the ``yoagent_cassette`` marker's name): ``.provider(live)`` and ``.tools(tools)`` to run
     with. A request or tool call the cassette could not serve fails the test at teardown,
     even when the run caught the error."""
     from ._use import UseCassette
@@ -78,7 +80,10 @@ def yoagent_cassette(
     marker = request.node.get_closest_marker("yoagent_cassette")
     args: tuple[Any, ...] = marker.args if marker else ()
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    name = str(args[0]) if args and args[0] else cassette_name(request.node.name)
+    test = request.node.name
+    if request.cls is not None:  # two classes of one module may hold tests of one name
+        test = f"{request.cls.__name__}.{test}"
+    name = str(args[0]) if args and args[0] else cassette_name(test)
     use = UseCassette(
         yoagent_cassette_dir / name,
         yoagent_record_mode,
