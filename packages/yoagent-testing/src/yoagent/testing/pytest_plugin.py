@@ -71,10 +71,13 @@ def yoagent_cassette_dir(request: pytest.FixtureRequest) -> Path:
 def yoagent_cassette(
     request: pytest.FixtureRequest, yoagent_record_mode: str, yoagent_cassette_dir: Path
 ) -> Iterator[UseCassette]:
-    """The test's cassette (``<test name>.jsonl``, or ``<class>.<test name>.jsonl``, in
-    :func:`yoagent_cassette_dir`, or the ``yoagent_cassette`` marker's name): ``.provider(live)`` and ``.tools(tools)`` to run
-    with. A request or tool call the cassette could not serve fails the test at teardown,
-    even when the run caught the error."""
+    """The test's cassette, ready to use: ``.provider(live)`` and ``.tools(tools)``.
+
+    The file is ``<test name>.jsonl`` (``<class>.<test name>.jsonl`` in a class) in
+    :func:`yoagent_cassette_dir`, or the name the ``yoagent_cassette`` marker gives. A
+    request or tool call the cassette could not serve fails the test at teardown, even
+    when the run caught the error.
+    """
     from ._use import UseCassette
 
     marker = request.node.get_closest_marker("yoagent_cassette")
