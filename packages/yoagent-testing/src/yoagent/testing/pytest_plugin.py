@@ -84,8 +84,9 @@ def yoagent_cassette(
     args: tuple[Any, ...] = marker.args if marker else ()
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
     test = request.node.name
-    if request.cls is not None:  # two classes of one module may hold tests of one name
-        test = f"{request.cls.__name__}.{test}"
+    owner: type[Any] | None = request.cls
+    if owner is not None:  # two classes of one module may hold tests of one name
+        test = f"{owner.__name__}.{test}"
     name = str(args[0]) if args and args[0] else cassette_name(test)
     use = UseCassette(
         yoagent_cassette_dir / name,
