@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -84,7 +84,7 @@ def yoagent_cassette(
     args: tuple[Any, ...] = marker.args if marker else ()
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
     test = request.node.name
-    owner: type[Any] | None = request.cls
+    owner = cast("type[Any] | None", getattr(request, "cls", None))
     if owner is not None:  # two classes of one module may hold tests of one name
         test = f"{owner.__name__}.{test}"
     name = str(args[0]) if args and args[0] else cassette_name(test)
