@@ -210,3 +210,10 @@ async def test_the_transcript_is_the_last_successful_calls_conversation(tmp_path
         cassette.transcript(call=7)
     with pytest.raises(CassetteError, match="no call that returned"):
         Cassette().transcript()
+
+
+def test_a_complete_but_invalid_last_line_is_an_error_not_a_cut_off(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(HEADER + '{"kind":"call","n":0,"request":{"messages":[]}}')  # no newline
+    with pytest.raises(CassetteError, match="line 2: call 0 must end in one of"):
+        Cassette.load(path)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -68,7 +69,7 @@ class Cassette:
             try:
                 reader.read(line, first=position == 0)
             except CassetteError as error:
-                if last and cut_off and position > 0:
+                if last and cut_off and position > 0 and not _is_json(line):
                     reader.warnings.append(f"line {number}: skipped a cut-off record ({error})")
                     break
                 raise CassetteError(f"{source}: line {number}: {error}") from None
@@ -123,3 +124,11 @@ class Cassette:
             if call.n == n:
                 return call
         raise CassetteError(f"the cassette holds no call {n} that returned a reply")
+
+
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -88,6 +88,8 @@ class RequestEncoder:
         keys = [self._intern(message) for message in messages]
         best: tuple[int, JsonObject, list[str], int] | None = None
         for n, base, base_keys in reversed(self._recent):
+            if not base.keys() <= request.keys():  # it would lend a field this one lacks
+                continue
             shared = _shared_prefix(base_keys, keys)
             if shared and (best is None or shared > best[3]):
                 best = (n, base, base_keys, shared)

@@ -128,6 +128,8 @@ def tool_from_json(fields: JsonObject) -> RecordedTool:
 
 
 def list_of_objects(value: Any, what: str) -> list[JsonObject]:
+    """``value`` when it is a list of JSON objects; :class:`CassetteError` naming ``what``
+    otherwise."""
     if not isinstance(value, list) or not all(
         isinstance(item, dict) for item in cast(list[Any], value)
     ):

@@ -14,7 +14,7 @@ from yoagent.core import AgentTool, AssistantMessage, DeltaSink, StreamConfig, S
 
 from ._cassette import Cassette
 from ._codec import JsonObject, request_json
-from ._match import Match, RequestMismatch, canonical_json, first_difference
+from ._match import Difference, Match, RequestMismatch, canonical_json, first_difference
 from ._records import RecordedCall
 from ._tools import RecordedResults, ReplayingTool, ToolResultMismatch
 
@@ -153,8 +153,9 @@ class ReplayProvider:
             )
         nearest = self._unplayed[0]
         recorded = self.match.apply(nearest.request)
-        difference = first_difference(recorded, wanted)
-        assert difference is not None
+        # A normalizer returning what JSON cannot tell apart (tuples, int keys) may leave
+        # no field to name: the whole request is then shown.
+        difference = first_difference(recorded, wanted) or Difference((), recorded, wanted)
         raise self._fail(
             RequestMismatch(
                 f"request {number} matches no recorded call in {self._source}; against "

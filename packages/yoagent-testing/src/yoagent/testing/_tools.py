@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 from yoagent.core import AgentTool, TextContent, ToolContext, ToolError, ToolResult
 
 from ._codec import JsonObject, blocks_from_json, blocks_json, json_value
+from ._match import canonical_json
 from ._records import RecordedTool
 
 if TYPE_CHECKING:
@@ -146,7 +147,9 @@ class RecordedResults:
         else:
             recorded = queue.popleft()
             given = json_value(arguments)
-            if recorded.tool_name == name and recorded.arguments == given:
+            if recorded.tool_name == name and canonical_json(recorded.arguments) == (
+                canonical_json(given)
+            ):
                 return recorded
             problem = (
                 f"{name} call {call_id!r} does not match its recording in {self.source}: "
