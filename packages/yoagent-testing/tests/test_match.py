@@ -14,6 +14,7 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     StreamConfig,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
@@ -160,21 +161,24 @@ async def test_tool_call_ids_can_be_matched_by_position(tmp_path: Path) -> None:
     script = MockProvider([tool_reply(add_call("toolu_A")), text_reply("5")])
     await run_agent(RecordingProvider(script, path), tools=[CountingAdd()])
     first, second = Cassette.load(path).calls
-    opening = StreamConfig(model=ModelConfig.mock(), system_prompt="", messages=first.messages())  # type: ignore[arg-type]
-    renamed = [_with_call_id(m, "toolu_B") for m in second.messages()]
-    followup = StreamConfig(model=ModelConfig.mock(), system_prompt="", messages=renamed)
-    tools_config = {"tools": first.request["tools"]}
-    assert tools_config["tools"]  # the recorded requests offered the tool; ours do not
-    no_tools = Match(normalize=lambda request: {**request, "tools": []})
+    tools = [ToolDefinition(**tool) for tool in first.request["tools"]]
 
-    by_id = ReplayProvider(path, match=no_tools)
+    def request(messages: list[Any]) -> StreamConfig:
+        return StreamConfig(
+            model=ModelConfig.mock(), system_prompt="", messages=messages, tools=tools
+        )
+
+    opening = request(first.messages())
+    followup = request([_with_call_id(m, "toolu_B") for m in second.messages()])
+
+    by_id = ReplayProvider(path)
     await by_id.stream(opening, lambda delta: None)
     with pytest.raises(RequestMismatch) as raised:
         await by_id.stream(followup, lambda delta: None)
     assert raised.value.difference is not None
     assert raised.value.difference.where == "messages[1].content[0].id"
 
-    by_position = ReplayProvider(path, match=replace(no_tools, tool_call_ids=False))
+    by_position = ReplayProvider(path, match=Match(tool_call_ids=False))
     await by_position.stream(opening, lambda delta: None)
     assert (await by_position.stream(followup, lambda delta: None)).text == "5"
 
