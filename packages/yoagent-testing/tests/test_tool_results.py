@@ -108,16 +108,20 @@ async def test_a_tool_that_breaks_replays_as_the_loop_reported_it(
     assert result.is_error
 
 
-async def test_a_call_with_no_recording_fails_loudly(tmp_path: Path) -> None:
-    path = tmp_path / "run.jsonl"
-    # Recorded without the tool wrapper: no results in the cassette.
+async def _record_calls_only(path: Path) -> None:
+    """A run recorded without the tool wrapper: the cassette holds no tool results."""
     await run_agent(
         RecordingProvider(MockProvider([tool_reply(add_call()), text_reply("5")]), path),
         tools=[CountingAdd()],
     )
+
+
+async def test_a_call_with_no_recording_fails_loudly(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    await _record_calls_only(path)
     replay = ReplayProvider(path)
     tool = CountingAdd()
-    _replayed, _ = await run_agent(replay, tools=replay.replay_tools([tool]))
+    await run_agent(replay, tools=replay.replay_tools([tool]))
 
     assert tool.runs == 0
     [mismatch, request_mismatch] = replay.mismatches
@@ -131,10 +135,7 @@ async def test_a_call_with_no_recording_fails_loudly(tmp_path: Path) -> None:
 
 async def test_run_missing_runs_the_tool_when_nothing_was_recorded(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    await run_agent(
-        RecordingProvider(MockProvider([tool_reply(add_call()), text_reply("5")]), path),
-        tools=[CountingAdd()],
-    )
+    await _record_calls_only(path)
     replay = ReplayProvider(path)
     tool = CountingAdd()
     await run_agent(replay, tools=replay.replay_tools([tool], run_missing=True))
