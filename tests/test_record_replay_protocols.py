@@ -33,9 +33,11 @@ from yoagent.core import (
     Agent,
     AgentEvent,
     ApiProtocol,
+    AssistantMessage,
     ModelConfig,
     ProviderRetry,
     RetryConfig,
+    StopReason,
     event_adapter,
     message_adapter,
     tool,
@@ -115,7 +117,12 @@ async def run(provider: Any, config: ModelConfig, prompt: str) -> tuple[Agent, l
     )
     events: list[AgentEvent] = []
     with anyio.fail_after(20):
-        await agent.prompt(prompt, on_event=events.append)
+        try:
+            await agent.prompt(prompt, on_event=events.append)
+        except Exception:  # a run ending in an error reply may raise it too
+            last = agent.messages[-1] if agent.messages else None
+            if not (isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR):
+                raise
     return agent, events
 
 

@@ -88,8 +88,19 @@ async def run_agent(
     )
     events: list[AgentEvent] = []
     with anyio.fail_after(20):
-        await agent.prompt(prompt, on_event=events.append)
+        await prompt_through_errors(agent, prompt, events)
     return agent, events
+
+
+async def prompt_through_errors(agent: Agent, prompt: str, events: list[AgentEvent]) -> None:
+    """``agent.prompt``, for a run that may end in an error reply: the history keeps the
+    error whether ``prompt`` returns or raises it (both are the loop's documented ways)."""
+    try:
+        await agent.prompt(prompt, on_event=events.append)
+    except Exception:
+        last = agent.messages[-1] if agent.messages else None
+        if not (isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR):
+            raise
 
 
 def without_timestamps(value: Any) -> Any:

@@ -21,7 +21,7 @@ class Match:
 
     Each flag is ``True`` when that part is compared. By default everything the model sees
     is compared; message timestamps (never sent to a model) and the endpoint (base URL and
-    header names: where the request went, not what it said) are not. ``normalize`` gets a
+    headers: where the request went, not what it said) are not. ``normalize`` gets a
     copy of each request's JSON form (recorded and live alike, after the flags applied) and
     returns what to compare, for anything else to ignore.
     """
