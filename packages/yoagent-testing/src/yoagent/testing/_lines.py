@@ -55,12 +55,30 @@ def _key(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _same_json(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+def _field_texts(request: JsonObject) -> dict[str, str]:
+    """Each field but the messages as canonical JSON text, to tell changed fields apart
+    (``true`` is not ``1``; key order does not count)."""
+    return {
+        name: json.dumps(value, sort_keys=True)
+        for name, value in request.items()
+        if name != "messages"
+    }
 
 
 def _unchanged(value: Any) -> Any:
     return value
+
+
+class _Written:
+    """A call already written, as a base for later requests."""
+
+    __slots__ = ("keys", "n", "request", "texts")
+
+    def __init__(self, n: int, request: JsonObject, keys: list[str]) -> None:
+        self.n = n
+        self.request = request  # as it reads back: resolved, secrets replaced
+        self.keys = keys  # each message's interned JSON text
+        self.texts = _field_texts(request)
 
 
 class RequestEncoder:
@@ -69,12 +87,12 @@ class RequestEncoder:
     __slots__ = ("_interned", "_recent")
 
     def __init__(self) -> None:
-        self._recent: list[tuple[int, JsonObject, list[str]]] = []
+        self._recent: list[_Written] = []
         self._interned: dict[str, str] = {}
 
     def remember(self, call: RecordedCall) -> None:
         """Make ``call`` (as read back) available as a base for later requests."""
-        self._keep(call.n, call.request, [self._intern(m) for m in call.request["messages"]])
+        self._keep(_Written(call.n, call.request, self._keys(call.request["messages"])))
 
     def encode(
         self, call: RecordedCall, scrub: Callable[[Any], Any] = _unchanged
@@ -85,31 +103,29 @@ class RequestEncoder:
         it adds is scrubbed, the shared part having been scrubbed when it was written."""
         request = call.request
         messages: list[Any] = request["messages"]
-        keys = [self._intern(message) for message in messages]
-        best: tuple[int, JsonObject, list[str], int] | None = None
-        for n, base, base_keys in reversed(self._recent):
-            if not base.keys() <= request.keys():  # it would lend a field this one lacks
+        keys = self._keys(messages)
+        best: tuple[_Written, int] | None = None
+        for base in reversed(self._recent):
+            if not base.request.keys() <= request.keys():  # it would lend a missing field
                 continue
-            shared = _shared_prefix(base_keys, keys)
-            if shared and (best is None or shared > best[3]):
-                best = (n, base, base_keys, shared)
+            shared = _shared_prefix(base.keys, keys)
+            if shared and (best is None or shared > best[1]):
+                best = (base, shared)
         if best is None:
             resolved: JsonObject = scrub(request)
             written = resolved
-            stored_keys = [self._intern(message) for message in resolved["messages"]]
+            self._keep(_Written(call.n, resolved, self._keys(resolved["messages"])))
         else:
-            n, base, base_keys, keep = best
+            base, keep = best
             added = scrub(messages[keep:])
-            written = {"base": n, "keep": keep, "messages": added}
-            resolved = dict(base)
-            for name, value in request.items():
-                if name != "messages":
-                    clean = scrub(value)
-                    if name not in base or not _same_json(base[name], clean):
-                        written[name] = resolved[name] = clean
-            resolved["messages"] = base["messages"][:keep] + added
-            stored_keys = base_keys[:keep] + [self._intern(message) for message in added]
-        self._keep(call.n, resolved, stored_keys)
+            written = {"base": base.n, "keep": keep, "messages": added}
+            resolved = dict(base.request)
+            fields = {name: scrub(value) for name, value in request.items() if name != "messages"}
+            for name, text in _field_texts(fields).items():
+                if base.texts.get(name) != text:
+                    written[name] = resolved[name] = fields[name]
+            resolved["messages"] = base.request["messages"][:keep] + added
+            self._keep(_Written(call.n, resolved, base.keys[:keep] + self._keys(added)))
         clean_call = RecordedCall(
             n=call.n,
             request=resolved,
@@ -124,13 +140,12 @@ class RequestEncoder:
         record["request"] = written
         return record, clean_call
 
-    def _keep(self, n: int, request: JsonObject, keys: list[str]) -> None:
-        self._recent.append((n, request, keys))
+    def _keep(self, written: _Written) -> None:
+        self._recent.append(written)
         del self._recent[:-_BASE_WINDOW]
 
-    def _intern(self, message: Any) -> str:
-        key = _key(message)
-        return self._interned.setdefault(key, key)
+    def _keys(self, messages: list[Any]) -> list[str]:
+        return [self._interned.setdefault(key, key) for key in map(_key, messages)]
 
 
 def _shared_prefix(a: Sequence[str], b: Sequence[str]) -> int:
