@@ -71,7 +71,13 @@ from .hooks import (
     TurnHook,
     Warn,
 )
-from .keys import FALLBACK_KEY_VARIABLES, PROVIDER_KEY_VARIABLES, resolve_api_key, with_env_key
+from .keys import (
+    AWS_KEY_VARIABLES,
+    FALLBACK_KEY_VARIABLES,
+    PROVIDER_KEY_VARIABLES,
+    resolve_api_key,
+    with_env_key,
+)
 from .limits import ExecutionLimits
 from .llm_compaction import LlmCompaction
 from .loop import EventSink, agent_loop, agent_loop_continue
@@ -129,6 +135,7 @@ from .tool_source import ToolSource
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
+    "AWS_KEY_VARIABLES",
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
     "ENTRY_POINT_GROUP",

@@ -32,6 +32,7 @@ PROVIDER_KEY_VARIABLES: MappingProxyType[str, str] = MappingProxyType(
         "perplexity": "PERPLEXITY_API_KEY",
         "huggingface": "HF_TOKEN",
         "nvidia": "NVIDIA_API_KEY",
+        "bedrock": "AWS_BEARER_TOKEN_BEDROCK",
     }
 )
 """Provider name → the environment variable its key conventionally lives in."""
@@ -40,18 +41,49 @@ FALLBACK_KEY_VARIABLES: tuple[str, ...] = ("YOAGENT_API_KEY", "API_KEY")
 """Read when a provider has no variable of its own (or it is unset)."""
 
 
+AWS_KEY_VARIABLES: tuple[str, ...] = (
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+)
+"""What Bedrock reads: a Bedrock API key, else an access key pair (+ session token)."""
+
+
 def key_variables_for(provider: str) -> tuple[str, ...]:
-    """The variables :func:`resolve_api_key` reads for ``provider``, in order."""
+    """The variables :func:`resolve_api_key` reads for ``provider``, in order.
+
+    Bedrock never falls back to ``YOAGENT_API_KEY``/``API_KEY``: a generic key sent to AWS
+    is always wrong.
+    """
+    if provider == "bedrock":
+        return AWS_KEY_VARIABLES
     own = PROVIDER_KEY_VARIABLES.get(provider)
     return ((own,) if own else ()) + FALLBACK_KEY_VARIABLES
 
 
 def resolve_api_key(provider: str) -> tuple[str, str] | None:
-    """``(variable, key)`` from the first set variable for ``provider``, else ``None``."""
+    """``(variable, key)`` from the first set variable for ``provider``, else ``None``.
+
+    For ``bedrock``: ``AWS_BEARER_TOKEN_BEDROCK``, else ``AWS_ACCESS_KEY_ID`` with
+    ``AWS_SECRET_ACCESS_KEY`` (and ``AWS_SESSION_TOKEN``) as ``access:secret[:token]``, the
+    form ``ModelConfig.api_key`` takes for SigV4.
+    """
+    if provider == "bedrock":
+        return _bedrock_key()
     for variable in key_variables_for(provider):
         value = os.environ.get(variable, "").strip()
         if value:
             return variable, value
+    return None
+
+
+def _bedrock_key() -> tuple[str, str] | None:
+    bearer, access, secret, token = (os.environ.get(v, "").strip() for v in AWS_KEY_VARIABLES)
+    if bearer:
+        return AWS_KEY_VARIABLES[0], bearer
+    if access and secret:
+        return AWS_KEY_VARIABLES[1], ":".join(p for p in (access, secret, token) if p)
     return None
 
 

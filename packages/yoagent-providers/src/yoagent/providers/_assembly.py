@@ -103,6 +103,12 @@ class ReplyBuilder:
             _Block("thinking", redacted=data, redacted_protocol=protocol, closed=True)
         )
 
+    def set_redacted(self, slot: int, data: str, protocol: ApiProtocol) -> None:
+        """Set the encrypted reasoning of the block in ``slot`` (it grows across deltas)."""
+        block = self._blocks[slot]
+        block.redacted = data
+        block.redacted_protocol = protocol
+
     def open_tool(self, id: str, name: str) -> int:
         """Start a tool call; return its slot."""
         slot = self._push(_Block("tool", id=id, name=name))

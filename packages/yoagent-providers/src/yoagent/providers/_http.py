@@ -156,6 +156,41 @@ class Transport:
         except httpx.InvalidURL as exc:
             raise bad_url(exc, key) from None
 
+    async def post_stream(
+        self,
+        url: httpx.URL | str,
+        headers: Mapping[str, str],
+        body: bytes,
+        key: KeySource,
+        on_chunk: Callable[[bytes], bool],
+    ) -> bool:
+        """POST ``body``; hand each chunk of the reply to ``on_chunk`` until it returns True.
+
+        For binary streams (Bedrock's eventstream). Returns True when ``on_chunk`` stopped the
+        read, False when the body ended. Errors as :meth:`post_sse`.
+        """
+        check_headers(headers)
+        try:
+            timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
+            async with self.client.stream(
+                "POST", url, headers=headers, content=body, timeout=timeout
+            ) as response:
+                if not 200 <= response.status_code < 300:
+                    raw = await _read_capped(response)
+                    raise from_http_status(response.status_code, response.headers, raw, key)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    raise _json_reply_error(await _read_capped(response), key)
+                chunks = response.aiter_bytes()
+                async for chunk in chunks:
+                    if on_chunk(chunk):
+                        await _drain(chunks)
+                        return True
+                return False
+        except httpx.HTTPError as exc:
+            raise from_transport(exc, key) from None
+        except httpx.InvalidURL as exc:
+            raise bad_url(exc, key) from None
+
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
     """Read what little follows the final event, so the connection can be reused.

@@ -250,6 +250,14 @@ VENDORS: MappingProxyType[str, Vendor] = MappingProxyType(
                 ),
             ),
             Vendor(
+                name="bedrock",
+                label="Amazon Bedrock",
+                api=ApiProtocol.BEDROCK_CONVERSE_STREAM,
+                # Per region; empty: from the region variables at request time.
+                base_url="",
+                key_variable=_key("bedrock"),
+            ),
+            Vendor(
                 name="ollama",
                 label="Ollama (local)",
                 api=_OPENAI_LIKE,
@@ -449,6 +457,20 @@ def opencode(id: str, *, name: str = "") -> ModelConfig:
     return vendor("opencode", id, name=name)
 
 
+def bedrock(id: str, *, region: str | None = None, name: str = "") -> ModelConfig:
+    """A model on Amazon Bedrock (ConverseStream), e.g. ``us.anthropic.claude-sonnet-4-5-…``.
+
+    With ``region`` the endpoint is ``https://bedrock-runtime.<region>.amazonaws.com``;
+    without, the region comes from ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` / the profile at
+    request time. Credentials: ``AWS_BEARER_TOKEN_BEDROCK``, the ``AWS_ACCESS_KEY_ID`` pair
+    or the shared AWS files (see docs/providers.md).
+    """
+    config = vendor("bedrock", id, name=name, reasoning="claude" in id.lower())
+    if region:
+        config = replace(config, base_url=f"https://bedrock-runtime.{region}.amazonaws.com")
+    return config
+
+
 def ollama(id: str, *, name: str = "", base_url: str = "") -> ModelConfig:
     """A model served by a local Ollama (no key)."""
     return _local("ollama", id, name, base_url)
@@ -473,7 +495,9 @@ def api_key_variables() -> dict[str, str | None]:
     """Provider name → the environment variable its key lives in (``None``: needs no key).
 
     Core's table (:data:`yoagent.core.PROVIDER_KEY_VARIABLES`) plus this package's
-    vendors; ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider.
+    vendors; ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider but
+    Bedrock, which reads ``AWS_BEARER_TOKEN_BEDROCK`` or the access key pair
+    (:data:`yoagent.core.AWS_KEY_VARIABLES`) and the shared AWS files.
     """
     table: dict[str, str | None] = dict(PROVIDER_KEY_VARIABLES)
     for row in VENDORS.values():
@@ -548,6 +572,7 @@ __all__ = [
     "anthropic",
     "anthropic_compat_for",
     "api_key_variables",
+    "bedrock",
     "cerebras",
     "claude_version",
     "deepseek",
