@@ -142,3 +142,7 @@ async def replay_bedrock(
         )
         message = await provider.stream(cfg, deltas.append)
     return message, deltas, route
+
+
+REPLY_TEXT = body(text_events("ok"))
+"""A complete one-block text reply."""
