@@ -22,22 +22,13 @@ from yoagent.core.messages import LlmMessage
 
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
+from .anthropic import thinking_budget
 
 PROTOCOL = ApiProtocol.BEDROCK_CONVERSE_STREAM
 CACHE_POINT: dict[str, Any] = {"cachePoint": {"type": "default"}}
 MAX_CACHE_POINTS = 4
 """Claude on Bedrock accepts four cache points per request."""
 USER_TURN_CACHE_POINTS = 2
-
-THINKING_BUDGETS: dict[ThinkingLevel, int] = {
-    ThinkingLevel.MINIMAL: 1024,
-    ThinkingLevel.LOW: 2048,
-    ThinkingLevel.MEDIUM: 8192,
-    ThinkingLevel.HIGH: 16384,
-}
-"""``budget_tokens`` per level for Claude models (``additionalModelRequestFields.thinking``)."""
-MIN_THINKING_BUDGET = 1024
-MIN_ANSWER_TOKENS = 1024
 
 _TOOL_ID = re.compile(r"[^a-zA-Z0-9_.:-]")
 _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "jpg": "jpeg", "gif": "gif", "webp": "webp"}
@@ -164,10 +155,8 @@ def _thinking(config: StreamConfig, max_tokens: int) -> tuple[dict[str, Any] | N
             config.model.id,
         )
         return None, max_tokens
-    budget = min(THINKING_BUDGETS[level], max_tokens - MIN_ANSWER_TOKENS)
-    if budget < MIN_THINKING_BUDGET:
-        budget = MIN_THINKING_BUDGET
-        max_tokens = max(max_tokens, budget + MIN_ANSWER_TOKENS)
+    # Claude on Bedrock takes Anthropic's own thinking field, with the same budgets.
+    budget, max_tokens = thinking_budget(level, max_tokens)
     return {"type": "enabled", "budget_tokens": budget}, max_tokens
 
 
