@@ -248,3 +248,24 @@ async def test_the_body_sent_is_the_body_built() -> None:
     config = stream_config(bedrock_config())
     _, _, route = await replay_bedrock(REPLY_TEXT, config=config)
     assert json.loads(route.calls.last.request.content) == build_request_body(config)
+
+
+def test_a_history_with_tool_calls_but_no_tools_still_sends_a_tool_config() -> None:
+    messages = [
+        UserMessage.from_text("q"),
+        reply(ToolCall(id="c1", name="bash", arguments={}), stop=StopReason.TOOL_USE),
+        ToolResultMessage(tool_call_id="c1", tool_name="bash", content=[TextContent(text="ok")]),
+    ]
+    body = body_for(LLAMA, messages=messages)
+    assert body["toolConfig"] == {
+        "tools": [
+            {
+                "toolSpec": {
+                    "name": "bash",
+                    "description": "No longer available.",
+                    "inputSchema": {"json": {"type": "object"}},
+                }
+            }
+        ]
+    }
+    assert "toolConfig" not in body_for(LLAMA)

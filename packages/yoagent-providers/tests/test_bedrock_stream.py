@@ -305,3 +305,12 @@ async def test_the_model_and_provider_are_recorded_on_the_reply() -> None:
     config = stream_config(bedrock_config(provider="my-bedrock"))
     message, _, _ = await replay_bedrock(body(text_events("x")), config=config)
     assert (message.model, message.provider) == (config.model.id, "my-bedrock")
+
+
+async def test_a_long_exception_is_classified_whole_then_cut() -> None:
+    message = "x" * 900 + " Input is too long for the model."
+    with pytest.raises(ProviderError) as caught:
+        await replay_bedrock(exception_frame("validationException", message))
+    assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
+    assert caught.value.status == 400
+    assert len(caught.value.message) <= 501

@@ -216,7 +216,7 @@ class SharedFiles:
     """The AWS CLI's shared credentials and config files, for one profile."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
-        home = env.get("HOME") or str(Path.home())
+        home = env.get("HOME") or os.path.expanduser("~")
         self.credentials_path = Path(
             env.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.join(home, ".aws", "credentials")
         ).expanduser()

@@ -160,6 +160,14 @@ def _thinking(config: StreamConfig, max_tokens: int) -> tuple[dict[str, Any] | N
     return {"type": "enabled", "budget_tokens": budget}, max_tokens
 
 
+def _called_tools(messages: Sequence[LlmMessage]) -> list[str]:
+    names: dict[str, None] = {}
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            names.update(dict.fromkeys(call.name for call in message.tool_calls))
+    return list(names)
+
+
 def build_request_body(config: StreamConfig) -> dict[str, Any]:
     """The JSON body of one ``ConverseStream`` request for ``config``.
 
@@ -178,16 +186,24 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
             system.append(CACHE_POINT)
             points += 1
         body["system"] = system
-    if config.tools:
+    specs = [(t.name, t.description or t.name, t.parameters) for t in config.tools]
+    if not specs:
+        # Bedrock refuses toolUse/toolResult blocks without a toolConfig: a history that
+        # holds calls (tools since removed) keeps their names, marked unavailable.
+        specs = [
+            (name, "No longer available.", {"type": "object"})
+            for name in _called_tools(config.messages)
+        ]
+    if specs:
         tools: list[dict[str, Any]] = [
             {
                 "toolSpec": {
-                    "name": tool.name,
-                    "description": tool.description or tool.name,
-                    "inputSchema": {"json": tool.parameters},
+                    "name": name,
+                    "description": description,
+                    "inputSchema": {"json": parameters},
                 }
             }
-            for tool in config.tools
+            for name, description, parameters in specs
         ]
         if cache:
             tools.append(CACHE_POINT)

@@ -46,6 +46,9 @@ STOP_REASONS: dict[str, StopReason] = {
     "malformed_tool_use": StopReason.ERROR,
 }
 
+MAX_MESSAGE = 500
+"""Server text kept in an error (cut after the secrets are scrubbed, never before)."""
+
 EXCEPTION_STATUS: dict[str, int] = {
     "internalserverexception": 500,
     "modelstreamerrorexception": 424,
@@ -68,7 +71,10 @@ def stream_exception(name: str, payload: bytes, key: KeySource) -> ProviderError
         message = f"{message} ({original})" if message else original
     text = scrub(f"{name}: {message}" if message else name or "exception", key.secrets)
     status = EXCEPTION_STATUS.get(name.lower())
+    # Classified whole (an overflow phrase may come late), cut afterwards.
     error = classify(status=status, codes=(name,), message=text)
+    if len(error.message) > MAX_MESSAGE:
+        error = ProviderError(error.kind, error.message[:MAX_MESSAGE] + "…", status=status)
     logger.debug("exception frame in Bedrock stream: %s", error.message)
     return error
 
@@ -115,6 +121,7 @@ class BedrockReader:
         if message_type == "error":
             code = str(headers.get(":error-code", ""))
             text = scrub(str(headers.get(":error-message", "")) or code, self.key.secrets)
+            text = text[:MAX_MESSAGE]
             raise classify(codes=(code,), message=f"{code}: {text}" if code else text)
         event = headers.get(":event-type")
         if message_type != "event" or not isinstance(event, str):
