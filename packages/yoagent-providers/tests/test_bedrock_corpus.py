@@ -80,7 +80,7 @@ def expected_reply(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
             tool = start.get("toolUse")
             if tool and tool.get("type") != "server_tool_use":
                 blocks[index] = {"kind": "tool", "id": tool["toolUseId"], "name": tool["name"]}
-            elif start:
+            elif "toolResult" in start or "image" in start:
                 skipped.add(index)
         elif name == "contentBlockDelta" and index not in skipped:
             delta = payload["delta"]

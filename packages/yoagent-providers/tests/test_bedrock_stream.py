@@ -90,9 +90,12 @@ async def test_reasoning_keeps_its_signature_and_redacted_bytes_join_across_delt
     assert [d.delta for d in deltas if d.type == "thinking_delta"] == ["Let me ", "think."]
 
 
-async def test_an_empty_start_creates_no_block_so_the_first_delta_types_it() -> None:
+@pytest.mark.parametrize("start", [{}, {"somethingNewer": {"x": 1}}], ids=["empty", "unknown"])
+async def test_an_empty_or_unknown_start_creates_no_block_so_the_first_delta_types_it(
+    start: dict[str, object],
+) -> None:
     events = [
-        ("contentBlockStart", {"contentBlockIndex": 0, "start": {}}),
+        ("contentBlockStart", {"contentBlockIndex": 0, "start": start}),
         ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "hi"}}),
         ("contentBlockStop", {"contentBlockIndex": 0}),
         ("messageStop", {"stopReason": "end_turn"}),

@@ -46,6 +46,8 @@ STOP_REASONS: dict[str, StopReason] = {
     "malformed_tool_use": StopReason.ERROR,
 }
 
+_UNSURFACED_STARTS = frozenset({"toolResult", "image"})
+
 MAX_MESSAGE = 500
 """Server text kept in an error (cut after the secrets are scrubbed, never before)."""
 
@@ -170,10 +172,17 @@ class BedrockReader:
             self.slots[index] = self.builder.open_tool(
                 as_str(tool.get("toolUseId")), as_str(tool.get("name"))
             )
-        elif start:
-            # toolResult (a server tool's), image, or something newer: not surfaced.
+        elif start.keys() & _UNSURFACED_STARTS:
+            # A server tool's result or a generated image: the reply does not hold them.
             self.ignored.add(index)
             self._drop(index, f"a {'/'.join(sorted(start))} block")
+        elif start:
+            # Something newer: no block yet, so the first delta decides what it is.
+            warn_once(
+                f"bedrock-start:{'/'.join(sorted(start))}",
+                "unknown Bedrock contentBlockStart member %s",
+                "/".join(sorted(start)),
+            )
 
     def _delta(self, data: dict[str, Any]) -> None:
         index = self._index(data)
