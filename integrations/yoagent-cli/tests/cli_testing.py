@@ -19,8 +19,10 @@ RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def clean_environment(tmp_path: Path) -> dict[str, str]:
-    """``os.environ`` without any API key, with home and data folders under ``tmp_path``."""
+    """``os.environ`` without any API key or ``YOAGENT_PRICES``, with home and data folders
+    under ``tmp_path``."""
     keys = {v for v in models.api_key_variables().values() if v} | set(FALLBACK_KEY_VARIABLES)
+    keys.add("YOAGENT_PRICES")
     env = {k: v for k, v in os.environ.items() if k not in keys}
     home = tmp_path / "home"
     for name, sub in (
