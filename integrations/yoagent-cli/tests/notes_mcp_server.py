@@ -5,13 +5,15 @@
 
 It calls itself ``notes``. ``add_note`` appends to ``notes.txt`` in the folder it runs in
 (yoagent starts a stdio server in its working folder), so a test can see that a call ran;
-``owner`` answers the ``NOTES_OWNER`` variable it was given (or ``unset``).
+``owner`` answers the ``NOTES_OWNER`` variable it was given (or ``unset``); ``shutdown``
+answers, then the server exits with status 3 a moment later.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -33,6 +35,13 @@ def add_note(text: str) -> str:
 def owner() -> str:
     """Who owns the notebook."""
     return f"owner: {os.environ.get('NOTES_OWNER', 'unset')}"
+
+
+@server.tool()
+def shutdown() -> str:
+    """Stop the server."""
+    threading.Timer(0.2, os._exit, args=(3,)).start()
+    return "shutting down"
 
 
 def main() -> None:

@@ -31,15 +31,24 @@ def settings_from(tmp_path: Path, user: str, project: str | None = None):
 
 def test_mcp_flags_split_like_a_shell_and_name_servers_without_their_options() -> None:
     specs = flag_servers(
-        ["npx -y '@scope/server everything' --token abc", "python server.py"],
+        [
+            "npx -y '@scope/server everything' --token abc",
+            "python server.py",
+            f"gh-mcp --token {SECRET}",
+            "python -c 'import server'",
+        ],
         ["https://mcp.example.com/secret-path-12345/mcp"],
     )
     assert specs[0].argv == ("npx", "-y", "@scope/server everything", "--token", "abc")
-    assert specs[0].label == "npx"  # a positional argument with spaces is not a name
-    assert specs[1].label == "python server.py"
-    assert specs[2].label == "https://mcp.example.com"
+    assert [spec.label for spec in specs] == [
+        "npx",
+        "python server.py",
+        "gh-mcp",  # an option's value is never a name: it may be a key
+        "python",
+        "https://mcp.example.com",
+    ]
     assert all(spec.name is None and spec.confirm for spec in specs)
-    assert "secret-path" not in repr(specs[2])
+    assert "secret-path" not in repr(specs[4]) and SECRET not in repr(specs[2])
 
 
 @pytest.mark.parametrize(

@@ -57,9 +57,28 @@ def test_an_mcp_tool_from_the_flag_runs_and_its_result_reaches_the_model(
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Noted.\n"
     offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
-    assert {"notes__add_note", "notes__owner", "bash", "read_file"} <= offered
+    assert {"notes__add_note", "notes__owner", "notes__shutdown", "bash", "read_file"} <= offered
     assert tool_result(server) == "noted 'buy milk'; the notebook holds 1 note(s)"
     assert (workdir / "notes.txt").read_text() == "buy milk\n"  # it ran in the working folder
+
+
+def test_a_server_that_exits_mid_run_has_its_tools_withdrawn_and_says_why(
+    run_cli: RunCli, server: ScriptedServer
+) -> None:
+    server.add(
+        call("notes__shutdown"),
+        call("bash", command="sleep 1"),  # time for the server's exit to be seen
+        text("It has gone."),
+    )
+    result = run_cli(*base(server), "--yes", "--mcp", notes_command(), "-p", "stop it")
+    assert result.returncode == 0, result.stderr
+    offered = [{t["function"]["name"] for t in request["tools"]} for request in server.requests]
+    assert "notes__add_note" in offered[0]
+    assert not any(name.startswith("notes__") for name in offered[2])
+    assert (
+        "yoagent: warning: MCP server notes (prefix 'notes') exited with status 3" in result.stderr
+    )
+    assert "its tools are withdrawn" in result.stderr
 
 
 def test_without_yes_a_p_run_refuses_an_mcp_call_like_bash(

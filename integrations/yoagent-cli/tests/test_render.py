@@ -117,6 +117,7 @@ def test_status_line_shows_context_fill_elapsed_time_compactions_and_grants() ->
         context_window=200_000,
         elapsed=75.4,
         grants=["bash", "edit_file"],
+        show_unknown=False,  # pricing is off: nothing said about the cost
     )
     assert status.line() == (
         "tokens in 1,000 (cache hit 10%) · out 50 · context 25% of 200k · 1m15s"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import origin
-from .settings import McpServerTable, Settings, SettingsError
+from .settings import McpServerTable, Settings, SettingsError, http_url_problem
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -45,16 +45,19 @@ class McpServerSpec:
 
     @property
     def label(self) -> str:
-        """How messages name it: its name, else the program and its first argument (never
-        its options), else the URL's origin (never its path or query)."""
+        """How messages name it: its name, else the program's and, when the program's first
+        argument is not an option, that argument's (``python server.py``; an option's
+        value, which may be a key, never is), else the URL's origin (never its path or
+        query)."""
         if self.name is not None:
             return self.name
         if self.url is not None:
             return origin(self.url)
-        script = next((arg for arg in self.argv[1:] if not arg.startswith("-")), None)
-        if script is not None and any(space in script for space in " \t\n"):
-            script = None  # code, not a script's name (``python -c '...'``)
-        return " ".join(Path(word).name for word in (self.argv[0], script) if word)
+        words = [Path(self.argv[0]).name]
+        first = self.argv[1] if len(self.argv) > 1 else ""
+        if first and not first.startswith("-") and not any(c in first for c in " \t\n"):
+            words.append(Path(first).name)  # a script or package, not code (``-c '...'``)
+        return " ".join(words)
 
 
 def flag_servers(commands: Sequence[str], urls: Sequence[str]) -> list[McpServerSpec]:
@@ -73,9 +76,8 @@ def flag_servers(commands: Sequence[str], urls: Sequence[str]) -> list[McpServer
             raise ValueError("--mcp needs a command, e.g. --mcp 'python server.py'")
         specs.append(McpServerSpec(name=None, source="--mcp", argv=tuple(argv)))
     for url in urls:
-        scheme, _, rest = url.strip().partition("://")
-        if scheme.lower() not in ("http", "https") or not rest:
-            raise ValueError("--mcp-http: the URL must start with http:// or https://")
+        if problem := http_url_problem(url):
+            raise ValueError(f"--mcp-http: {problem}")
         specs.append(McpServerSpec(name=None, source="--mcp-http", url=url.strip()))
     return specs
 

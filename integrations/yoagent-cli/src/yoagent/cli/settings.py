@@ -76,7 +76,7 @@ SERVER_NAME = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
 SERVER_NAME_LIMIT = 32
 
 
-def _http_url_problem(url: str) -> str | None:
+def http_url_problem(url: str) -> str | None:
     """Why ``url`` is not an http(s) URL; never quotes it (it may hold a key)."""
     scheme, _, rest = url.strip().partition("://")
     if scheme.lower() not in ("http", "https") or not rest:
@@ -107,7 +107,7 @@ class McpServerTable(_Table):
         if self.url is not None:
             if self.args or self.env:
                 raise ValueError("args and env go with command, not url")
-            if problem := _http_url_problem(self.url):
+            if problem := http_url_problem(self.url):
                 raise ValueError(problem)
         elif self.headers:
             raise ValueError("headers go with url, not command")
@@ -147,7 +147,7 @@ class Settings(_Table):
     @field_validator("prices_url")
     @classmethod
     def _check_prices_url(cls, value: str | None) -> str | None:
-        if value is not None and (problem := _http_url_problem(value)):
+        if value is not None and (problem := http_url_problem(value)):
             raise ValueError(problem)
         return value
 
