@@ -21,10 +21,15 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 from yoagent.mcp import PREFIX_SEPARATOR, McpClient, McpError, McpToolSource
 
 from .mcp_config import McpServerSpec
 from .settings import SERVER_NAME_LIMIT
+
+LIST_TIMEOUT = 10.0
+"""Seconds ``/mcp`` waits for a server's tool list before saying it did not answer."""
 
 
 class McpStartError(Exception):
@@ -82,8 +87,16 @@ class McpServers:
             if gone is not None:
                 lines.append(f"{server.prefix} ({where}): {gone}; its tools are withdrawn")
                 continue
-            tools = [tool.name for tool in await server.source.tools()]
             asks = "" if spec.confirm else "; runs without asking"
+            listed = None
+            with anyio.move_on_after(LIST_TIMEOUT):
+                listed = await server.source.tools()
+            if listed is None:
+                lines.append(
+                    f"{server.prefix} ({where}{asks}): no tool list within {LIST_TIMEOUT:g} s"
+                )
+                continue
+            tools = [tool.name for tool in listed]
             lines.append(f"{server.prefix} ({where}{asks}): {len(tools)} tools")
             if tools:
                 lines.append(f"  {', '.join(tools)}")
