@@ -217,8 +217,14 @@ async def test_a_nan_probability_is_a_bad_response() -> None:
 @pytest.mark.parametrize(
     ("answer", "fragment"),
     [
-        ({"probabilities": {"billing": 0.5, "refunds": 0.5}}, "'refunds' is not one of the options"),
-        ({"probabilities": {"billing": 0.5, "technical": 0.5}}, "option 'sales' has no probability"),
+        (
+            {"probabilities": {"billing": 0.5, "refunds": 0.5}},
+            "'refunds' is not one of the options",
+        ),
+        (
+            {"probabilities": {"billing": 0.5, "technical": 0.5}},
+            "option 'sales' has no probability",
+        ),
         ({"probabilities": {"billing": 0.5, "technical": 0.5, "sales": None}}, "sales: missing"),
         ({"probabilities": {"billing": 0.5, "technical": 0.4, "sales": 0.4}}, "sum to 1.3000"),
         (
@@ -342,7 +348,10 @@ async def test_retry_after_overrides_the_backoff() -> None:
 @respx.mock
 async def test_retry_after_is_capped_at_the_maximum_delay() -> None:
     respx.post(LOCAL_URL).mock(
-        side_effect=[httpx.Response(529, headers={"retry-after": "600"}), reply({"q": {"noul": 0.6}})]
+        side_effect=[
+            httpx.Response(529, headers={"retry-after": "600"}),
+            reply({"q": {"noul": 0.6}}),
+        ]
     )
     retry = FAST_RETRY.__class__(max_retries=1, initial_delay=0.0, max_delay=0.2, jitter=0.0)
     started = time.monotonic()
@@ -471,7 +480,9 @@ async def test_a_missing_or_blank_key_fails_before_sending(
 
 
 @respx.mock
-async def test_opencode_presets_send_their_model_ids_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_opencode_presets_send_their_model_ids_and_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("OPENCODE_API_KEY", SECRET)
     route = respx.post("https://opencode.ai/zen/v1/systemone").mock(
         return_value=reply({"q": {"noul": 0.5}})
@@ -566,7 +577,9 @@ async def test_a_priced_model_without_reported_usage_is_unpriced(
     monkeypatch.setenv("TYPESAFE_API_KEY", SECRET)
     set_price_resolver(price_table)
     respx.post(TYPESAFE_URL).mock(
-        return_value=httpx.Response(200, json={"model": "jev-1.13.0", "answers": {"q": {"noul": 1}}})
+        return_value=httpx.Response(
+            200, json={"model": "jev-1.13.0", "answers": {"q": {"noul": 1}}}
+        )
     )
     evaluation = await DecisionModel.jev().evaluate("s", {"q": Noul("q?")})
     assert evaluation.usage is None and evaluation.cost_usd is None

@@ -63,9 +63,10 @@ def _merge(parts: Sequence[Evaluation]) -> Evaluation:
 
 
 def _sent_marker(error: DecisionError, request: Request) -> DecisionError:
-    """``error`` marked as sent (spend unknown) unless it is one raised before sending."""
+    """``error`` marked as a request sent (no spend known) unless it is one raised before
+    sending: it is still recorded as a request."""
     if error.billed is None and error.kind not in _NOT_SENT:
-        error.with_billed(Evaluation(model=request.model))
+        error.with_billed(Evaluation(model=request.model, usage=Usage()))
     return error
 
 
@@ -150,7 +151,7 @@ async def attempt(member: Member, request: Request, limit: float) -> Evaluation:
     if failure is None:  # the time ran out: the request was sent, its spend unknown
         failure = DecisionError.timed_out(limit)
         if not billed:
-            billed.append(Evaluation(model=request.model))
+            billed.append(Evaluation(model=request.model, usage=Usage()))
     if billed:  # a split request: everything its parts were billed for
         failure.with_billed(_merge(billed))
     spent = failure.billed
