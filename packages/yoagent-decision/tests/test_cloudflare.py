@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from decision_helpers import NO_RETRY, SECRET, price_table
 
 from yoagent.core import set_price_resolver
 from yoagent.decision import (
@@ -21,8 +22,6 @@ from yoagent.decision import (
     parse_systemone_response,
 )
 from yoagent.decision._questions import Request
-
-from decision_helpers import NO_RETRY, SECRET, price_table
 
 CLEF_URL = "https://api.cloudflare.com/client/v4/accounts/acct/ai/run/@cf/cloudflare/clef"
 FLASH_URL = "https://api.cloudflare.com/client/v4/accounts/acct/ai/run/@cf/cloudflare/clef-flash"

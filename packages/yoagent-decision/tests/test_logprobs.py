@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 import respx
+from decision_helpers import NO_RETRY, SECRET, SpendLog
 
 from yoagent.core import CostConfig, Usage
 from yoagent.decision import (
@@ -24,8 +25,6 @@ from yoagent.decision import (
     recording_decision_spend,
 )
 from yoagent.decision._logprobs import TopLogprob, label_distribution
-
-from decision_helpers import NO_RETRY, SECRET, SpendLog
 
 URL = "http://127.0.0.1:8080/v1/chat/completions"
 
@@ -185,7 +184,7 @@ def test_no_label_at_all_is_a_bad_response() -> None:
 
 def test_labels_covering_too_little_mass_are_a_bad_response() -> None:
     entries = tops({"<think>": 0.6, "A": 0.3, "B": 0.1})
-    with pytest.raises(DecisionError, match="cover only 0.400"):
+    with pytest.raises(DecisionError, match=r"cover only 0\.400"):
         label_distribution(entries, ["A", "B"])
     probs = label_distribution(entries, ["A", "B"], min_label_mass=0.3)
     assert probs == pytest.approx([0.75, 0.25])

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from decision_helpers import NO_RETRY, SECRET, SpendLog, price_table
 
 from yoagent.core import Usage, set_price_resolver
 from yoagent.decision import (
@@ -19,8 +20,6 @@ from yoagent.decision import (
     OpenAiDecisionBackend,
     Score,
 )
-
-from decision_helpers import NO_RETRY, SECRET, SpendLog, price_table
 
 URL = "https://api.openai.com/v1/decisions"
 QUESTIONS = {
@@ -90,7 +89,9 @@ async def test_the_request_maps_each_question_kind(key: str) -> None:
         {
             "type": "predicate",
             "name": "urgent",
-            "instructions": '{\n  "ask": "Urgent?"\n}\n\nTrue when: blocked\nFalse when: no deadline',
+            "instructions": (
+                '{\n  "ask": "Urgent?"\n}\n\nTrue when: blocked\nFalse when: no deadline'
+            ),
         },
         {
             "type": "choice",

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from decision_helpers import FAST_RETRY, NO_RETRY, SECRET, price_table
 
 from yoagent.core import Usage, set_price_resolver
 from yoagent.decision import (
@@ -21,8 +22,6 @@ from yoagent.decision import (
     Score,
     SystemOneBackend,
 )
-
-from decision_helpers import FAST_RETRY, NO_RETRY, SECRET, price_table
 
 TYPESAFE_URL = "https://api.typesafe.ai/v1/systemone"
 LOCAL_URL = "http://127.0.0.1:8000/v1/systemone"
