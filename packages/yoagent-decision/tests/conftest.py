@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from decision_helpers import KEY_VARIABLES
 
 from yoagent.core import set_price_resolver
-
-KEY_VARIABLES = (
-    "TYPESAFE_API_KEY",
-    "TYPESAFE_BASE_URL",
-    "OPENCODE_API_KEY",
-    "CLOUDFLARE_API_TOKEN",
-    "CLOUDFLARE_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-)
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,15 @@ from dataclasses import dataclass, field
 
 from yoagent.core import CostConfig, RetryConfig, Usage
 
+KEY_VARIABLES = (
+    "TYPESAFE_API_KEY",
+    "TYPESAFE_BASE_URL",
+    "OPENCODE_API_KEY",
+    "CLOUDFLARE_API_TOKEN",
+    "CLOUDFLARE_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+)
+"""Every variable a decision preset reads."""
 SECRET = "sk-test-SECRET-0123456789abcdef"
 FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.0, max_delay=0.0, jitter=0.0)
 NO_RETRY = RetryConfig.none()
