@@ -77,7 +77,7 @@ def test_options_and_levels_are_checked_against_the_backends_limits() -> None:
     assert "5 levels exceed the backend's limit of 4" in invalid(
         Request("m", "s", {"q": Score("s?", list("abcde"))}), capabilities
     )
-    Request("m", "s", {"q": Choice("c?", list("a" * 1) + ["b", "c"])}).validate(capabilities)
+    Request("m", "s", {"q": Choice("c?", ["a", "b", "c"])}).validate(capabilities)
 
 
 def test_a_kind_the_backend_does_not_answer_is_unsupported() -> None:
