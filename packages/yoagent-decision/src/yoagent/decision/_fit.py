@@ -18,6 +18,7 @@ trial), then the chosen view is built once and checked again.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from typing import Any, cast
 
 from ._questions import BYTES_PER_TOKEN, Capabilities, json_size
 from ._text import truncate_middle
+
+logger = logging.getLogger("yoagent.decision")
 
 MIN_CAP = 400
 """The shortest a string is ever cut to."""
@@ -259,9 +262,17 @@ def _build(
         shortened = _replace_at(shortened, leaf.path, cut)
     omitted = tuple(leaf.pointer for leaf, _ in chosen.cuts)
     state = gate_state(user_request, tool, shortened, omitted)
-    chars = len(_dumps(shortened))
-    problem = limits.tokens_problem(json_size(state))
-    if chars > limits.max_argument_chars or problem is not None:  # the arithmetic was wrong
+    chars, size = len(_dumps(shortened)), json_size(state)
+    if (chars, size) != (chosen.argument_chars, chosen.state_bytes):
+        logger.error(
+            "tool gate: argument fitting predicted %d chars / %d bytes, built %d / %d",
+            chosen.argument_chars,
+            chosen.state_bytes,
+            chars,
+            size,
+        )
+    problem = limits.tokens_problem(size)
+    if chars > limits.max_argument_chars or problem is not None:
         return TooLarge(chars, problem, protected)
     return Fitted(state, omitted)
 

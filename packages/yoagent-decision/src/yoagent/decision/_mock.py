@@ -56,7 +56,11 @@ class MockBackend:
 
     @classmethod
     def nouls(
-        cls, probabilities: Mapping[str, float], *, usage: Usage | None = None
+        cls,
+        probabilities: Mapping[str, float],
+        *,
+        usage: Usage | None = None,
+        capabilities: Capabilities | None = None,
     ) -> MockBackend:
         """A mock answering each yes/no question by id from ``probabilities`` (a question
         it has no probability for gets no answer, which the model reports as missing)."""
@@ -69,7 +73,7 @@ class MockBackend:
             }
             return Evaluation(model=request.model, answers=answers, usage=usage or Usage())
 
-        return cls(respond)
+        return cls(respond, capabilities=capabilities)
 
     def push(self, evaluation: Evaluation) -> MockBackend:
         """Answer the next unscripted request with ``evaluation``."""
