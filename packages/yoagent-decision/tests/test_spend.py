@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from decision_helpers import SpendLog
 
 from yoagent.core import CostConfig, Usage
 from yoagent.decision import (
@@ -17,10 +18,11 @@ from yoagent.decision import (
     recording_decision_spend,
 )
 
-from decision_helpers import SpendLog
+
+MILLION_IN = Usage(input=1_000_000, output=10)
 
 
-def model(usage: Usage | None = Usage(input=1_000_000, output=10)) -> DecisionModel:
+def model(usage: Usage | None = MILLION_IN) -> DecisionModel:
     def respond(request: Request) -> Evaluation:
         answers = {qid: NoulAnswer.of(0.5) for qid in request.questions}
         return Evaluation(model="m-1", answers=answers, usage=usage)
