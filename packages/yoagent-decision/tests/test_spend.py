@@ -18,7 +18,6 @@ from yoagent.decision import (
     recording_decision_spend,
 )
 
-
 MILLION_IN = Usage(input=1_000_000, output=10)
 
 
