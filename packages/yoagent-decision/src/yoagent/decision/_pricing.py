@@ -67,30 +67,24 @@ FREE = FixedPrice(CostConfig())
 
 def price(pricing: Pricing, backend: DecisionBackend, evaluation: Evaluation) -> float | None:
     """Dollars for ``evaluation`` under ``pricing``; ``None`` when unknown."""
-    if pricing is None:
-        return evaluation.cost_usd
-    if isinstance(pricing, FixedPrice) and pricing.free:
-        return 0.0
-    if isinstance(pricing, ListPrice) and not _on_host(backend, pricing.host):
-        return None
-    usage = evaluation.usage
-    if usage is None:
-        warn_once(
-            f"no-usage:{evaluation.model}",
-            "decision backend reported no usage for %s; its evaluations are unpriced",
-            evaluation.model,
-        )
-        return None
-    if isinstance(pricing, FixedPrice):
-        return cost_of(usage, pricing.cost)
+    match pricing:
+        case None:
+            return evaluation.cost_usd
+        case FixedPrice() if pricing.free:
+            return 0.0
+        case FixedPrice(cost=cost):
+            return _cost(evaluation, cost)
+        case ListPrice():
+            return _list_price(pricing, backend, evaluation)
+
+
+def _list_price(
+    pricing: ListPrice, backend: DecisionBackend, evaluation: Evaluation
+) -> float | None:
     resolver = price_resolver()
-    if resolver is None:
-        return None
-    model = (
-        evaluation.model.removeprefix(pricing.strip_prefix)
-        if pricing.strip_prefix
-        else (evaluation.model)
-    )
+    if resolver is None or not _on_host(backend, pricing.host):
+        return None  # pricing off, or a host that does not bill the list price
+    model = evaluation.model.removeprefix(pricing.strip_prefix)
     cost = resolver(pricing.key, model)
     if cost is None:
         warn_once(
@@ -100,7 +94,18 @@ def price(pricing: Pricing, backend: DecisionBackend, evaluation: Evaluation) ->
             model,
         )
         return None
-    return cost_of(usage, cost)
+    return _cost(evaluation, cost)
+
+
+def _cost(evaluation: Evaluation, cost: CostConfig) -> float | None:
+    if evaluation.usage is None:
+        warn_once(
+            f"no-usage:{evaluation.model}",
+            "decision backend reported no usage for %s; its evaluations are unpriced",
+            evaluation.model,
+        )
+        return None
+    return cost_of(evaluation.usage, cost)
 
 
 def _on_host(backend: DecisionBackend, host: str) -> bool:
