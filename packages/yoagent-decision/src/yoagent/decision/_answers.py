@@ -31,7 +31,7 @@ def distribution_confidence(probabilities: Sequence[float]) -> float:
     return min(max(value, 0.0), 1.0)
 
 
-def _argmax(values: Sequence[float]) -> int:
+def argmax(values: Sequence[float]) -> int:
     """Index of the largest value, the first on a tie."""
     best = 0
     for index, value in enumerate(values):
@@ -90,7 +90,7 @@ class ChoiceAnswer:
             pairs = tuple(probabilities)
         values = [p for _, p in pairs]
         if choice is None:
-            choice = pairs[_argmax(values)][0] if pairs else ""
+            choice = pairs[argmax(values)][0] if pairs else ""
         if confidence is None:
             confidence = distribution_confidence(values)
         return cls(choice=choice, probabilities=pairs, confidence=confidence)
@@ -134,7 +134,7 @@ class ScoreAnswer:
     @property
     def level(self) -> int:
         """The most probable level's index (the lowest on a tie)."""
-        return _argmax(self.probabilities)
+        return argmax(self.probabilities)
 
     @property
     def label(self) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from ._answers import argmax
 from ._errors import DecisionError
 from ._model import DecisionModel
 from ._questions import Choice, Noul, Question, Score, Structured
@@ -226,14 +227,6 @@ async def _score(model: DecisionModel, example: CalibrationExample, truth: int) 
     raise DecisionError.bad_response("answers.q: missing")  # check_complete prevents this
 
 
-def _argmax(values: Sequence[float]) -> int:
-    best = 0
-    for index, value in enumerate(values):
-        if value > values[best]:
-            best = index
-    return best
-
-
 def build_report(
     scored: Sequence[Scored],
     target_precision: float | None = None,
@@ -248,7 +241,7 @@ def build_report(
     correct = 0
     brier = 0.0
     for example in scored:
-        top = _argmax(example.probs)
+        top = argmax(example.probs)
         confidence = min(max(example.probs[top], 0.0), 1.0)
         right = top == example.truth
         correct += right

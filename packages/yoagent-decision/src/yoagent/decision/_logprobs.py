@@ -14,10 +14,10 @@ import ipaddress
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from yoagent.core import Usage
 
@@ -27,6 +27,7 @@ from ._errors import DecisionError
 from ._http import NoKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, QuestionKind, Request, Score
 from ._systemone_wire import level_text
+from ._wire import Count, Number, WireModel
 
 DEFAULT_TOP_LOGPROBS = 20
 """OpenAI's cap on ``top_logprobs``; also the default Choice limit."""
@@ -40,46 +41,39 @@ KINDS = frozenset({QuestionKind.NOUL, QuestionKind.CHOICE, QuestionKind.SCORE})
 """The kinds this backend answers, listed explicitly: a new kind is unsupported until
 someone decides its labels."""
 
-Number = Annotated[float, Field(strict=True)]
-Count = Annotated[int, Field(strict=True, ge=0)]
 
-
-class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class TopLogprob(_Wire):
+class TopLogprob(WireModel):
     """One candidate token of ``top_logprobs``."""
 
     token: str
     logprob: Number
 
 
-class _TokenLogprobs(_Wire):
-    top_logprobs: list[TopLogprob] = []
+class _TokenLogprobs(WireModel):
+    top_logprobs: tuple[TopLogprob, ...] = ()
 
 
-class _Logprobs(_Wire):
+class _Logprobs(WireModel):
     content: list[_TokenLogprobs] | None = None
 
 
-class _ChatChoice(_Wire):
+class _ChatChoice(WireModel):
     logprobs: _Logprobs | None = None
 
 
-class _ChatUsage(_Wire):
+class _ChatUsage(WireModel):
     prompt_tokens: Count | None = None
     completion_tokens: Count | None = None
 
 
-class ChatCompletion(_Wire):
+class ChatCompletion(WireModel):
     """The parts of a chat completion this backend reads."""
 
     model: str | None = None
-    choices: list[_ChatChoice] = []
+    choices: tuple[_ChatChoice, ...] = ()
     usage: _ChatUsage | None = None
 
-    def first_token(self) -> list[TopLogprob]:
+    def first_token(self) -> tuple[TopLogprob, ...]:
         """The first generated token's ``top_logprobs``."""
         logprobs = self.choices[0].logprobs if self.choices else None
         if logprobs is None or not logprobs.content:

@@ -17,9 +17,9 @@ are not supported. Tested against loopback servers only.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Self
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from yoagent.core import Usage
 
@@ -29,23 +29,18 @@ from ._errors import DecisionError
 from ._http import EnvKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, Request, Score, Structured
 from ._systemone_wire import level_text, reported_model
+from ._wire import Count, Number, WireModel
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 MAX_SAFETY_IDENTIFIER = 128
 
-Number = Annotated[float, Field(strict=True)]
-Count = Annotated[int, Field(strict=True, ge=0)]
 
 _WIRE_TYPE = {Noul: "predicate", Choice: "choice", Score: "score"}
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class DecisionsEntry(_Wire):
+class DecisionsEntry(WireModel):
     """One entry of an answer's ``probabilities``."""
 
     value: str | bool | int | None = None
@@ -53,7 +48,7 @@ class DecisionsEntry(_Wire):
     probability: Number | None = None
 
 
-class DecisionsAnswer(_Wire):
+class DecisionsAnswer(WireModel):
     """One answer of a Decisions response."""
 
     type: str | None = None
@@ -65,12 +60,12 @@ class DecisionsAnswer(_Wire):
     confidence: Number | None = None
 
 
-class _InputDetails(_Wire):
+class _InputDetails(WireModel):
     cached_tokens: Count = 0
     cache_write_tokens: Count = 0
 
 
-class DecisionsUsage(_Wire):
+class DecisionsUsage(WireModel):
     """``usage``: input tokens (cached ones included), output tokens."""
 
     input_tokens: Count

@@ -11,9 +11,9 @@ like every backend's (``check_complete``).
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from yoagent.core import Usage
 
@@ -21,20 +21,13 @@ from ._answers import Answer, ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer
 from ._errors import DecisionError
 from ._http import MAX_ERROR_BODY, cloudflare_codes, excerpt
 from ._questions import Choice, Noul, Question, Request, Score, question_wire
+from ._wire import Count, Number, WireModel
 
 CLOUDFLARE_SCHEMA_ERROR = 5006
 """Workers AI: the request does not match the model's input schema."""
 
-Number = Annotated[float, Field(strict=True)]
-"""A JSON number (an int is fine; a string or a boolean is not)."""
-Count = Annotated[int, Field(strict=True, ge=0)]
 
-
-class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class SystemOneAnswer(_Wire):
+class SystemOneAnswer(WireModel):
     """One answer as a SystemOne server sends it; every field optional on the wire."""
 
     type: str | None = None
@@ -47,7 +40,7 @@ class SystemOneAnswer(_Wire):
     input_tokens: Count | None = None
 
 
-class SystemOneUsage(_Wire):
+class SystemOneUsage(WireModel):
     """``usage``: ``input_tokens`` and ``output_tokens``."""
 
     input_tokens: Count | None = None
