@@ -522,6 +522,16 @@ async def test_a_key_given_in_code_is_sent_and_never_shown() -> None:
     assert SECRET not in str(caught.value) and "with_api_key" in str(caught.value)
 
 
+@respx.mock
+async def test_a_given_client_is_used_for_every_call() -> None:
+    route = respx.post(LOCAL_URL).mock(return_value=reply({"q": {"noul": 0.5}}))
+    async with httpx.AsyncClient(headers={"x-pool": "shared"}) as client:
+        model = local().with_client(client)
+        await model.noul("s", "q?")
+        await model.noul("s", "q?")
+    assert [call.request.headers["x-pool"] for call in route.calls] == ["shared", "shared"]
+
+
 def test_reprs_name_key_variables_never_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TYPESAFE_API_KEY", SECRET)
     text = repr(DecisionModel.jev()) + repr(DecisionModel.jev_opencode())

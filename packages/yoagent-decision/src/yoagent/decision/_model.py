@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+import httpx
+
 from yoagent.core import CostConfig, RetryConfig
 
 from ._answers import ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer
@@ -158,6 +160,12 @@ class DecisionModel:
     def with_retry(self, retry: RetryConfig) -> DecisionModel:
         """Retry rate limits and transport failures with ``retry`` (built-in HTTP backends)."""
         return replace(self, backend=self._http_backend("with_retry").with_retry(retry))
+
+    def with_client(self, client: httpx.AsyncClient) -> DecisionModel:
+        """Send through ``client`` (built-in HTTP backends): its connection pool is reused
+        across calls, where by default each call opens its own connection. The client
+        belongs to the event loop it is used in; close it yourself."""
+        return replace(self, backend=self._http_backend("with_client").with_client(client))
 
     def _http_backend(self, method: str) -> HttpBackend:
         if not isinstance(self.backend, HttpBackend):
