@@ -406,6 +406,33 @@ async def test_a_malformed_success_is_a_bad_response_and_not_retried(body: bytes
 
 
 @respx.mock
+async def test_an_oversized_success_is_a_bad_response_and_an_oversized_error_is_cut() -> None:
+    route = respx.post(LOCAL_URL).mock(return_value=httpx.Response(200, content=b" " * 9_000_000))
+    with pytest.raises(DecisionError) as caught:
+        await local().noul("s", "q?")
+    assert caught.value.kind is DecisionErrorKind.BAD_RESPONSE and "over 8 MiB" in str(caught.value)
+    route.mock(return_value=httpx.Response(500, content=b"e" * 9_000_000))
+    with pytest.raises(DecisionError) as caught:
+        await local().noul("s", "q?")
+    assert caught.value.kind is DecisionErrorKind.HTTP
+    assert len((caught.value.body or "").encode()) <= 2_003
+
+
+@pytest.mark.parametrize("key", ["line\nbreak", "café", "bell\x07"])
+async def test_a_key_a_header_cannot_carry_is_refused_before_sending(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    monkeypatch.setenv("TYPESAFE_API_KEY", f"{SECRET}{key}")
+    with respx.mock(assert_all_called=False) as router:
+        with pytest.raises(DecisionError) as caught:
+            await DecisionModel.jev().noul("s", "q?")
+        assert not router.calls
+    assert caught.value.kind is DecisionErrorKind.INVALID
+    assert "$TYPESAFE_API_KEY cannot be sent" in str(caught.value)
+    assert SECRET not in str(caught.value)
+
+
+@respx.mock
 async def test_a_success_that_is_not_an_object_is_a_bad_response() -> None:
     respx.post(LOCAL_URL).mock(return_value=httpx.Response(200, json=[1, 2]))
     with pytest.raises(DecisionError) as caught:

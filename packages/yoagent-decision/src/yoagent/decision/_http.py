@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import ssl
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -28,6 +29,10 @@ logger = logging.getLogger("yoagent.decision")
 
 MAX_ERROR_BODY = 2_000
 """Bytes of a response body kept in an error."""
+MAX_ERROR_READ = 64 * 1024
+"""Bytes of an error response read (its excerpt and any error codes are at the start)."""
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+"""The largest answer read; a decision response is a few kilobytes."""
 CLOUDFLARE_DAILY_LIMIT = 3036
 """Workers AI: the account's daily free allocation is used up (a 429 no retry fixes)."""
 HTTP_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
@@ -86,8 +91,24 @@ def describe_key(source: KeySource) -> str:
             return " or ".join(f"${name}" for name in variables)
 
 
+_SENDABLE = re.compile(r"[\t\x20-\x7e]*")
+"""What an HTTP header value can hold: visible ASCII, space and tab."""
+
+
 def resolve_key(source: KeySource) -> tuple[str | None, str | None]:
-    """``(key, variable it came from)``, trimmed; ``MISSING_API_KEY`` when there is none."""
+    """``(key, variable it came from)``, trimmed; ``MISSING_API_KEY`` when there is none,
+    ``INVALID`` when it holds what a header cannot carry (never showing it)."""
+    key, variable = _find_key(source)
+    if key is not None and _SENDABLE.fullmatch(key) is None:
+        origin = f"${variable}" if variable else "with_api_key"
+        raise DecisionError.invalid(
+            f"the key from {origin} cannot be sent: it holds a line break, a control "
+            "character or a non-ASCII character; check its value"
+        )
+    return key, variable
+
+
+def _find_key(source: KeySource) -> tuple[str | None, str | None]:
     match source:
         case NoKey():
             return None, None
@@ -163,19 +184,35 @@ async def post_json(
         raise DecisionError.transport(f"{type(error).__name__}: {detail}") from None
 
 
+async def _read(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the body, and whether there was more."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return b"".join(chunks)[:limit], True
+    return b"".join(chunks), False
+
+
 async def _exchange(
     client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], key: str | None
 ) -> Any:
     async with client.stream("POST", url, content=body, headers=headers) as response:
         ok = 200 <= response.status_code < 300
         try:
-            raw = await response.aread()
+            raw, cut = await _read(response, MAX_RESPONSE_BYTES if ok else MAX_ERROR_READ)
         except httpx.TransportError as error:
             if not ok:
                 raise
             raise DecisionError.bad_response(
                 f"could not read the response body: {type(error).__name__}"
             ) from None
+    if ok and cut:
+        raise DecisionError.bad_response(
+            f"the response is over {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"
+        )
     text = raw.decode(errors="replace")
     if not ok:
         raise status_error(response.status_code, response.headers, scrub(text, [key]))
