@@ -26,7 +26,7 @@ from yoagent.decision import (
     ScoreAnswer,
     distribution_confidence,
 )
-from yoagent.decision._answers import check_complete
+from yoagent.decision._check import check_complete
 
 
 def invalid(request: Request, capabilities: Capabilities | None = None) -> str:

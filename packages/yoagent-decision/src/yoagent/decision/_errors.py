@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ._answers import Evaluation
+from ._answers import Evaluation
 
 
 class DecisionErrorKind(StrEnum):

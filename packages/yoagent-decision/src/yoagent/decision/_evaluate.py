@@ -12,8 +12,9 @@ import anyio
 
 from yoagent.core import Usage
 
-from ._answers import Answer, Evaluation, add_usage, check_complete
+from ._answers import Answer, Evaluation, add_usage
 from ._backend import DecisionBackend
+from ._check import check_complete
 from ._errors import DecisionError, DecisionErrorKind, FallbackAttempt
 from ._pricing import Pricing, price
 from ._questions import Capabilities, Request
