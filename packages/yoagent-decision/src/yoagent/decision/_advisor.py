@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
 from ._errors import DecisionError, DecisionErrorKind
@@ -37,7 +37,7 @@ class _Memo:
     note: str | None
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Advisor:
     """Suggests a skill to load and the tools likely needed, as a note for the model.
 
@@ -52,6 +52,7 @@ class Advisor:
     """
 
     model: DecisionModel
+    _: KW_ONLY
     skills: Sequence[Described] = ()
     skill_hint: bool = True
     skill_need_threshold: float = 0.3

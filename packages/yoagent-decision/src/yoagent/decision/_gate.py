@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -62,7 +62,7 @@ def _deny(reason: str) -> Deny:
     return Deny(f"Tool gate: {reason}")
 
 
-@dataclass(slots=True, frozen=True, kw_only=True, eq=False)
+@dataclass(slots=True, frozen=True, eq=False)
 class ToolGate:
     """Per tool call, one decision request with two yes/no questions — *destructive* and
     *requested* — plus any ``checks``. The call is denied when it looks destructive
@@ -82,6 +82,7 @@ class ToolGate:
     """
 
     model: DecisionModel
+    _: KW_ONLY
     timeout: float = 5.0
     destructive_threshold: float = 0.5
     requested_threshold: float = 0.7

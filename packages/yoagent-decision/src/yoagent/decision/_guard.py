@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 
 from yoagent.core import Pass, Reject
@@ -55,7 +55,7 @@ BUILT_IN_CHECKS: tuple[GuardCheck, ...] = (
 them, pass ``default_checks=False`` and your own (reusing these ids is fine)."""
 
 
-@dataclass(slots=True, frozen=True, kw_only=True, eq=False)
+@dataclass(slots=True, frozen=True, eq=False)
 class InputGuard:
     """Screens each prompt's whole text (``{"input": …}``, never shortened) with one
     request of yes/no checks and rejects it when any reaches its threshold.
@@ -69,6 +69,7 @@ class InputGuard:
     """
 
     model: DecisionModel
+    _: KW_ONLY
     checks: Sequence[GuardCheck] = ()
     default_checks: bool = True
     thresholds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
