@@ -175,6 +175,13 @@ def test_an_absent_label_is_never_zero_even_at_a_tiny_temperature() -> None:
     assert 0 < probs[1] < 1e-6 and probs[0] < 1.0
 
 
+def test_a_reported_but_negligible_label_never_makes_an_answer_certain() -> None:
+    probs = label_distribution(
+        [TopLogprob(token="A", logprob=0.0), TopLogprob(token="B", logprob=-60.0)], ["A", "B"]
+    )
+    assert probs[0] < 1.0 and probs[1] == pytest.approx(1e-9)
+
+
 def test_no_label_at_all_is_a_bad_response() -> None:
     with pytest.raises(DecisionError) as caught:
         label_distribution(tops({"<think>": 0.9, "Yes": 0.1}), ["A", "B"])

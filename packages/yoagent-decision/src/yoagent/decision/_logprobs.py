@@ -34,8 +34,8 @@ DEFAULT_TOP_LOGPROBS = 20
 MAX_LETTER_LABELS = 26
 MAX_CONCURRENT_QUESTIONS = 8
 DEFAULT_MIN_LABEL_MASS = 0.5
-ABSENT_FLOOR = 1e-9
-"""The least probability an absent label gets, so absence never reads as certainty."""
+PROBABILITY_FLOOR = 1e-9
+"""The least probability any label ends with, so no answer reads as certainty."""
 
 KINDS = frozenset({QuestionKind.NOUL, QuestionKind.CHOICE, QuestionKind.SCORE})
 """The kinds this backend answers, listed explicitly: a new kind is unsupported until
@@ -155,7 +155,7 @@ def label_distribution(
     label at all, or labels holding less than ``min_label_mass`` of the probability, is
     ``BAD_RESPONSE`` (a ``<think>`` token or a word is noise, not an answer). A label absent
     from the top K gets ``min(smallest reported p, 1 − Σ reported)`` (within [1e-9, 1]).
-    Then ``p^(1/T)``, renormalised; an absent label stays at least 1e-9.
+    Then ``p^(1/T)``, renormalised; every label stays at least 1e-9, so no answer is 0 or 1.
     """
     reported = [math.exp(entry.logprob) for entry in top if math.isfinite(entry.logprob)]
     mass = dict.fromkeys(labels, 0.0)
@@ -176,18 +176,16 @@ def label_distribution(
             f"(at least {min_label_mass} is needed)"
         )
     absent_mass = min(min(reported), max(1.0 - math.fsum(reported), 0.0))
-    absent_mass = min(max(absent_mass, ABSENT_FLOOR), 1.0)
+    absent_mass = min(max(absent_mass, PROBABILITY_FLOOR), 1.0)
     logits = [
         math.log(mass[label] if label in present else absent_mass) / temperature for label in labels
     ]
     top_logit = max(logits)
     weights = [math.exp(logit - top_logit) for logit in logits]
     total = math.fsum(weights)
-    probs = [w / total for w in weights]
-    probs = [
-        p if label in present else max(p, ABSENT_FLOOR)
-        for label, p in zip(labels, probs, strict=True)
-    ]
+    # Every label at least the floor: an absent one (a tiny temperature would underflow it)
+    # and a reported one less likely than that, so no answer reads as certainty.
+    probs = [max(w / total, PROBABILITY_FLOOR) for w in weights]
     total = math.fsum(probs)
     return [p / total for p in probs]
 
