@@ -35,6 +35,7 @@ from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
 from .render import PlainRenderer, Renderer, RichRenderer
 from .repl import Repl
 from .session_store import SavedSession, SessionStore
+from .versions import version_text
 
 
 def _version() -> str:
@@ -127,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--hide-thinking", action="store_true", help="do not show the model's thinking"
     )
-    parser.add_argument("--version", action="version", version=f"yoagent {_version()}")
+    # One line per installed yoagent distribution (the parser's raw formatter keeps them).
+    parser.add_argument("--version", action="version", version=version_text())
     return parser
 
 
