@@ -35,8 +35,13 @@ from workspace import ROOT, packages
 LICENSE = (ROOT / "LICENSE").read_text("utf-8")
 PYTHONS = ("3.11", "3.12", "3.13")
 PROJECT_URLS = ("repository", "documentation", "changelog", "issues")
-# A Markdown link or image whose target is not absolute: [text](target) / ![alt](target).
-_RELATIVE_LINK = re.compile(r"!?\[[^\]]*\]\((?!https?://|mailto:|#)([^)\s]+)[^)]*\)")
+# A Markdown link, image or link definition whose target is not absolute:
+# [text](target), ![alt](target), [label]: target.
+_RELATIVE_LINK = re.compile(
+    r"!?\[[^\]]*\]\((?!https?://|mailto:|#)([^)\s]+)[^)]*\)"
+    r"|^ {0,3}\[[^\]]+\]:\s*(?!https?://|mailto:|#)(\S+)",
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,8 @@ def metadata_problems(metadata: Message) -> list[str]:
         wrong.append("no 'Operating System ::' classifier")
     description = metadata.get_payload()
     assert isinstance(description, str)
-    for target in _RELATIVE_LINK.findall(description):
+    for inline, definition in _RELATIVE_LINK.findall(description):
+        target = inline or definition
         wrong.append(f"the description links {target!r}, which is dead on PyPI: use a full URL")
     return wrong
 
