@@ -1,7 +1,7 @@
 """Run each package's tests with only that package and its declared dependencies installed.
 
     uv build --all-packages --out-dir dist/
-    uv run python .ci/package_tests.py --dist dist/ [--collect-only] [PACKAGE ...]
+    uv run python .ci/package_tests.py --dist dist/ [PACKAGE ...]
 
 For each package (default: every workspace package that has a ``tests/`` folder), in a
 fresh virtual environment, with nothing of the workspace on the path:
@@ -83,9 +83,7 @@ def _run(command: list[str], cwd: Path, env: dict[str, str]) -> bool:
     return subprocess.run(command, cwd=cwd, env=env, check=False).returncode == 0
 
 
-def check_package(
-    package: Package, members: list[Package], dist: Path, work: Path, *, collect_only: bool
-) -> bool:
+def check_package(package: Package, members: list[Package], dist: Path, work: Path) -> bool:
     """Install ``package`` alone in a fresh venv under ``work`` and run its tests."""
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
     venv = work / "venv"
@@ -117,19 +115,13 @@ def check_package(
         print(f"{package.name}: its sdist has no tests/ folder")
         return False
     (unpacked / "pytest.ini").write_text(pytest_ini(), "utf-8")
-    command = [str(python), "-m", "pytest", "-q", "tests"]
-    if collect_only:
-        command.append("--collect-only")
-    return _run(command, unpacked, env)
+    return _run([str(python), "-m", "pytest", "-q", "tests"], unpacked, env)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("names", nargs="*", help="packages to test (default: all)")
     parser.add_argument("--dist", type=Path, required=True, help="the built wheels and sdists")
-    parser.add_argument(
-        "--collect-only", action="store_true", help="install and collect, run no test"
-    )
     args = parser.parse_args(argv)
     members = packages()
     by_name = {member.name: member for member in members}
@@ -142,9 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n--- {package.name}: alone in a fresh venv", flush=True)
         work = Path(tempfile.mkdtemp(prefix=f"{package.name}-"))
         try:
-            if not check_package(
-                package, members, args.dist.resolve(), work, collect_only=args.collect_only
-            ):
+            if not check_package(package, members, args.dist.resolve(), work):
                 failed.append(package.name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
