@@ -5,13 +5,10 @@ Every check in .ci/ asks this module which packages exist (``packages/*`` and
 it appears, with no list to update. Run it to see what it finds:
 
     uv run python .ci/workspace.py            # one line per package
-    uv run python .ci/workspace.py --json     # the same, for GitHub's job matrix
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -123,18 +120,8 @@ def closure(package: Package, members: list[Package]) -> list[Package]:
     return ordered
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="List the workspace's packages.")
-    parser.add_argument("--json", action="store_true", help="a JSON list of objects")
-    args = parser.parse_args(argv)
+def main() -> int:
     members = packages()
-    if args.json:
-        rows = [
-            {"name": m.name, "path": m.relative, "version": m.version, "tests": bool(m.tests)}
-            for m in members
-        ]
-        print(json.dumps(rows))
-        return 0
     for member in members:
         needs = ", ".join(p.name for p in closure(member, members)[:-1]) or "-"
         print(f"{member.name:24} {member.version:10} {member.relative:32} needs: {needs}")

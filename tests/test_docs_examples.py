@@ -95,7 +95,7 @@ def blocks(text: str, page: str) -> list[Block]:
             directives.pop()
         if directives:
             raise ValueError(
-                f"{page}:{_line(text, opening.start() - len(before) + directives[-1].start())}: "
+                f"{page}:{_line(text, position + directives[-1].start())}: "
                 "a doc-test directive must sit right above a code fence"
             )
         code = text[opening.end() : end.start()]
