@@ -2,11 +2,14 @@
 
 The pages: README.md, CONTRIBUTING.md, docs/**/*.md, every package's README.md and every
 skills/*/SKILL.md (found by glob, so a new package's README is checked the day it lands).
-Each block is one test (its id is ``file:line``) and runs as a script of its own, in a
-fresh folder, with the workspace's Python and every API key removed from the environment,
-so no block can reach a vendor. ``OPENAI_BASE_URL`` points at a loopback OpenAI-compatible
-server that answers every chat request with one short text reply: a block showing your own
-endpoint reads it (``os.environ.get("OPENAI_BASE_URL", ...)``) and really runs.
+Each block is one test (its id is ``file:line``) and runs as a script of its own with the
+workspace's Python, in its page's folder: a fresh one per page, shared by the page's blocks
+in order, as for a reader working down the page (a block may use a file an earlier block of
+its page wrote; run alone with ``-k``, it may then fail). Every API key is removed from the
+environment, so no block can reach a vendor. ``OPENAI_BASE_URL`` points at a loopback
+OpenAI-compatible server that answers every chat request with one short text reply: a
+block showing your own endpoint reads it (``os.environ.get("OPENAI_BASE_URL", ...)``) and
+really runs.
 
 A block that cannot run here (it needs a vendor's key) says so right above its fence:
 
@@ -185,21 +188,37 @@ def test_the_documentation_has_python_blocks_to_check() -> None:
     assert {block.page for block in ALL} >= {"README.md", "skills/yoagent/SKILL.md"}
 
 
+@pytest.fixture(scope="module")
+def page_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One folder per page, made when its first block runs."""
+    return {}
+
+
 @pytest.mark.parametrize("block", ALL, ids=[block.id for block in ALL])
 def test_the_block_runs_as_written(
-    block: Block, local_model: ScriptedSseServer, tmp_path: Path
+    block: Block,
+    local_model: ScriptedSseServer,
+    page_folders: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    if block.page not in page_folders:
+        page_folders[block.page] = tmp_path_factory.mktemp("page")
+    run_block(block, local_model, page_folders[block.page])
+
+
+def run_block(block: Block, local_model: ScriptedSseServer, folder: Path) -> None:
+    """Compile ``block``; unless it is marked skip, run it in ``folder`` and check the run."""
     code = compile(block.code, block.id, "exec")  # a syntax error fails here, skip or not
     assert code is not None
     if block.skip is not None:
         assert missing_names(block.code) == [], f"{block.id} imports names that do not exist"
         pytest.skip(f"doc-test: skip ({block.skip}); compiled and its imports checked")
-    script = tmp_path / "example.py"
+    script = folder / f"example_{block.line}.py"
     script.write_text(block.code, "utf-8")
     requests_before = len(local_model.requests)
     ran = subprocess.run(
         [sys.executable, str(script)],
-        cwd=tmp_path,
+        cwd=folder,
         env=_environment(local_model),
         capture_output=True,
         text=True,
@@ -271,7 +290,7 @@ def test_a_failing_block_fails_its_test(tmp_path: Path, local_model: ScriptedSse
     """The runner reports a block that raises (so a broken example cannot pass)."""
     broken = Block("page.md", 1, "python", "from yoagent.core import Agent\n1 / 0\n", None)
     with pytest.raises(AssertionError, match="ZeroDivisionError"):
-        test_the_block_runs_as_written(broken, local_model, tmp_path)
+        run_block(broken, local_model, tmp_path)
 
 
 def test_blocks_run_without_keys_and_with_the_local_model(
@@ -291,4 +310,18 @@ def test_a_block_that_names_the_local_model_must_reach_it(
     code = "import os\nBASE_URL = os.environ['OPENAI_BASE_URL']  # and then never used\n"
     block = Block("page.md", 1, "python", code, None)
     with pytest.raises(AssertionError, match="never reached the local model"):
-        test_the_block_runs_as_written(block, local_model, tmp_path)
+        run_block(block, local_model, tmp_path)
+
+
+def test_a_block_finds_what_an_earlier_block_of_its_page_wrote(
+    tmp_path: Path, local_model: ScriptedSseServer
+) -> None:
+    writer = Block("page.md", 1, "python", "open('server.py', 'w').write('print(5)')\n", None)
+    user = Block("page.md", 9, "python", "import runpy\nrunpy.run_path('server.py')\n", None)
+    run_block(writer, local_model, tmp_path)
+    run_block(user, local_model, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "example_1.py",
+        "example_9.py",
+        "server.py",
+    ]
