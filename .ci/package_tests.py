@@ -1,10 +1,11 @@
 """Run each package's tests with only that package and its declared dependencies installed.
 
     uv build --all-packages --out-dir dist/
-    uv run python .ci/package_tests.py --dist dist/ [PACKAGE ...]
+    uv run python .ci/package_tests.py --dist dist/ [--collect-only] [PACKAGE ...]
 
-For each package (default: every workspace package that has a ``tests/`` folder), in a
-fresh virtual environment, with nothing of the workspace on the path:
+For each package (default: every workspace package; one with no ``tests/`` folder is only
+installed and imported), in a fresh virtual environment, with nothing of the workspace on
+the path:
 
 1. install the package's wheel and the wheels of the yoagent packages it needs (from
    ``--dist``), plus its third-party dependencies and its ``test`` dependency group at
@@ -13,6 +14,8 @@ fresh virtual environment, with nothing of the workspace on the path:
 3. unpack the package's sdist and run its tests from there, so a test that reaches for
    another package or for a file of the repository outside the package fails here.
 
+``--collect-only`` stops at collecting the tests (imports, fixtures, test files in the
+sdist): the quick proof .ci/run makes; the GitHub job of each package runs them all.
 The tests run under the workspace's pytest settings (``[tool.pytest.ini_options]`` of the
 root pyproject.toml) with the package's own ``tests/`` on the path. Corpus-backed tests
 skip (``../shared`` is not beside the unpacked sdist); the workspace run covers them.
@@ -83,7 +86,9 @@ def _run(command: list[str], cwd: Path, env: dict[str, str]) -> bool:
     return subprocess.run(command, cwd=cwd, env=env, check=False).returncode == 0
 
 
-def check_package(package: Package, members: list[Package], dist: Path, work: Path) -> bool:
+def check_package(
+    package: Package, members: list[Package], dist: Path, work: Path, *, collect_only: bool
+) -> bool:
     """Install ``package`` alone in a fresh venv under ``work`` and run its tests."""
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
     venv = work / "venv"
@@ -115,13 +120,18 @@ def check_package(package: Package, members: list[Package], dist: Path, work: Pa
         print(f"{package.name}: its sdist has no tests/ folder")
         return False
     (unpacked / "pytest.ini").write_text(pytest_ini(), "utf-8")
-    return _run([str(python), "-m", "pytest", "-q", "tests"], unpacked, env)
+    command = [str(python), "-m", "pytest", "tests"]
+    command += ["--collect-only", "-qq"] if collect_only else ["-q"]  # -qq: counts per file
+    return _run(command, unpacked, env)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("names", nargs="*", help="packages to test (default: all)")
     parser.add_argument("--dist", type=Path, required=True, help="the built wheels and sdists")
+    parser.add_argument(
+        "--collect-only", action="store_true", help="install, import and collect; run no test"
+    )
     args = parser.parse_args(argv)
     members = packages()
     by_name = {member.name: member for member in members}
@@ -134,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n--- {package.name}: alone in a fresh venv", flush=True)
         work = Path(tempfile.mkdtemp(prefix=f"{package.name}-"))
         try:
-            if not check_package(package, members, args.dist.resolve(), work):
+            dist = args.dist.resolve()
+            if not check_package(package, members, dist, work, collect_only=args.collect_only):
                 failed.append(package.name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
