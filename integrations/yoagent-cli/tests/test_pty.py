@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ if sys.platform == "win32":  # pragma: no cover
 
 import pexpect
 from cli_testing import YOAGENT
+from pty_child import PtyChild
 from sse_server import Call, Reply, ScriptedServer, Text, text
 
 PROMPT = "❯"  # prompt-toolkit moves the cursor over the space after it
@@ -25,26 +27,26 @@ def shown(text: str) -> re.Pattern[str]:
     return re.compile(_ESCAPES.join(re.escape(char) for char in text))
 
 
-def see(child: pexpect.spawn, text: str) -> None:
+def see(child: PtyChild, text: str) -> None:
     """Wait until ``text`` is on the terminal."""
     child.expect(shown(text))
 
 
 @pytest.fixture
 def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[object]:
-    children: list[pexpect.spawn] = []
+    children: list[PtyChild] = []
 
-    def start(*args: str) -> pexpect.spawn:
+    def start(*args: str) -> PtyChild:
         env = {**cli_env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
-        child = pexpect.spawn(
-            str(YOAGENT),
-            list(args),
-            cwd=str(workdir),
-            env=env,
-            encoding="utf-8",
-            timeout=10,
-            dimensions=(40, 120),
-        )
+        # Started without forking this multi-threaded process (see pty_child.py): Python
+        # 3.12+ warns about a fork with threads running, and such a child may deadlock.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            child = PtyChild(
+                str(YOAGENT), args, cwd=workdir, env=env, timeout=10, dimensions=(40, 120)
+            )
+        forks = [str(w.message) for w in caught if "fork" in str(w.message)]
+        assert forks == [], "the terminal's child was forked from a threaded process"
         children.append(child)
         return child
 
@@ -52,6 +54,7 @@ def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[object]:
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+        child.close()
 
 
 def test_a_session_streams_asks_writes_survives_ctrl_c_and_quits(
