@@ -15,7 +15,13 @@ import pytest
 from install_helpers import install, run
 
 REPO = Path(__file__).resolve().parents[1]
-LIBRARIES = ("yoagent-core", "yoagent-providers", "yoagent-tools")
+LIBRARIES = (
+    "yoagent-core",
+    "yoagent-providers",
+    "yoagent-tools",
+    "yoagent-pricing",
+    "yoagent-mcp",
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH")
 
