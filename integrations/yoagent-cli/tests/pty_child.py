@@ -75,6 +75,11 @@ class PtyChild(fdspawn):
         """Type Ctrl+D."""
         self.send("\x04")
 
+    def kill(self, sig: int) -> None:
+        """Send signal ``sig`` to the program."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+
     def isalive(self) -> bool:
         return self.process.poll() is None
 
