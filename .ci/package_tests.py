@@ -12,7 +12,10 @@ the path:
    the versions in uv.lock (``uv export``);
 2. import every ``yoagent.<name>`` those wheels ship, and run ``uv pip check``;
 3. unpack the package's sdist and run its tests from there, so a test that reaches for
-   another package or for a file of the repository outside the package fails here.
+   another package or for a file of the repository outside the package fails here. A
+   package whose tests hold ``tests/npm/package-lock.json`` (real peers in Node, such as
+   yoagent-mcp's MCP servers) gets ``npm ci`` there first when npm is on the path; without
+   npm, the tests needing them skip with their reason.
 
 ``--collect-only`` stops at collecting the tests (imports, fixtures, test files in the
 sdist): the quick proof .ci/run makes; the GitHub job of each package runs them all.
@@ -39,6 +42,7 @@ from packaging.utils import parse_sdist_filename, parse_wheel_filename
 from workspace import ROOT, Package, closure, packages
 
 _BIN = "Scripts" if os.name == "nt" else "bin"
+_NPM_QUIET = ("--no-audit", "--no-fund", "--loglevel=error")
 
 
 def _find(dist: Path, package: Package, suffix: str) -> Path:
@@ -81,6 +85,12 @@ def _subpackages(wheels: list[Path]) -> list[str]:
     return sorted(found)
 
 
+def npm_peers(tests: Path) -> Path | None:
+    """The folder of a package's Node test peers (``tests/npm`` with a lock file), if any."""
+    folder = tests / "npm"
+    return folder if (folder / "package-lock.json").is_file() else None
+
+
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> bool:
     print(f"$ {' '.join(command)}", flush=True)
     return subprocess.run(command, cwd=cwd, env=env, check=False).returncode == 0
@@ -120,6 +130,13 @@ def check_package(
         print(f"{package.name}: its sdist has no tests/ folder")
         return False
     (unpacked / "pytest.ini").write_text(pytest_ini(), "utf-8")
+    peers = npm_peers(unpacked / "tests")
+    if peers is not None and not collect_only:
+        npm = shutil.which("npm")
+        if npm is None:
+            print(f"{package.name}: npm is not on the path; the tests needing {peers} skip")
+        elif not _run([npm, "ci", "--prefix", str(peers), *_NPM_QUIET], work, env):
+            return False
     command = [str(python), "-m", "pytest", "tests"]
     command += ["--collect-only", "-qq"] if collect_only else ["-q"]  # -qq: counts per file
     return _run(command, unpacked, env)

@@ -290,6 +290,15 @@ def test_the_isolated_run_keeps_the_workspace_pytest_settings_but_only_its_own_h
     assert "packages/yoagent-core/tests" not in ini
 
 
+def test_node_test_peers_are_found_where_a_lock_file_pins_them(tmp_path: Path) -> None:
+    mcp = workspace.ROOT / "packages" / "yoagent-mcp" / "tests"
+    assert package_tests.npm_peers(mcp) == mcp / "npm"
+    (tmp_path / "npm").mkdir()
+    (tmp_path / "npm" / "package.json").write_text("{}")
+    assert package_tests.npm_peers(tmp_path) is None  # no lock file: nothing `npm ci` can do
+    assert package_tests.npm_peers(workspace.ROOT / "packages" / "yoagent-core" / "tests") is None
+
+
 def by_name(names: list[workspace.Package]) -> list[str]:
     return sorted(package.name for package in names)
 
