@@ -24,15 +24,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from yoagent.core.content import TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core._context.compaction import (
     ContextConfig,
     compact_messages,
     estimate_messages,
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     StopReason,

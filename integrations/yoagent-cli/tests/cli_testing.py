@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from yoagent.core import FALLBACK_KEY_VARIABLES, Session
-from yoagent.core.messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 from yoagent.providers import models
 
 YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")

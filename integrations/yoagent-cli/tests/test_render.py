@@ -32,8 +32,8 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.errors import ErrorKind
-from yoagent.core.events import AnyEvent
+from yoagent.core._types.errors import ErrorKind
+from yoagent.core._types.events import AnyEvent
 
 
 def result(text: str, *, error: bool = False) -> ToolResultMessage:

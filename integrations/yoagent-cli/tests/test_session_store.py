@@ -22,7 +22,7 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 
 
 def history() -> list[AnyMessage]:

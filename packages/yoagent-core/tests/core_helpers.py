@@ -12,7 +12,7 @@ from yoagent.core import (
     ToolCall,
     Usage,
 )
-from yoagent.core.events import AnyEvent
+from yoagent.core._types.events import AnyEvent
 
 FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.001, max_delay=0.01, jitter=0.2)
 

@@ -25,8 +25,13 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
-from yoagent.core.context import COMPACTION_MARKER, SUMMARY_PREFIX, ContextConfig, estimate_messages
-from yoagent.core.messages import AnyMessage
+from yoagent.core._context.compaction import (
+    COMPACTION_MARKER,
+    SUMMARY_PREFIX,
+    ContextConfig,
+    estimate_messages,
+)
+from yoagent.core._types.messages import AnyMessage
 
 TASK = "Refactor the parser module and keep every test green."
 

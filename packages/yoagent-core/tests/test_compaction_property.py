@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yoagent.core.content import TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core._context.compaction import (
     COMPACTION_MARKER,
     ContextConfig,
     compact_messages,
@@ -16,7 +15,8 @@ from yoagent.core.context import (
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     CustomMessage,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core import loop
-from yoagent.core.config import ModelConfig
-from yoagent.core.content import ImageContent, TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core._context.compaction import (
     COMPACTION_MARKER,
     IMAGE_TOKENS,
     SUMMARY_PREFIX,
@@ -24,7 +21,10 @@ from yoagent.core.context import (
     safe_head_end,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
+from yoagent.core._loop import driver as loop
+from yoagent.core._types.config import ModelConfig
+from yoagent.core._types.content import ImageContent, TextContent, ToolCall
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     CustomMessage,

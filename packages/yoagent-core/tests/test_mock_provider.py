@@ -23,7 +23,7 @@ from yoagent.core import (
     UserMessage,
     validate_transcript,
 )
-from yoagent.core.events import AnyDelta
+from yoagent.core._types.events import AnyDelta
 
 
 def request(*messages: object) -> StreamConfig:
@@ -122,7 +122,7 @@ def test_a_well_formed_transcript_passes() -> None:
 
 
 def test_the_incremental_check_still_catches_problems_in_new_and_replaced_messages() -> None:
-    from yoagent.core.mock import TranscriptValidator
+    from yoagent.core._provider.mock import TranscriptValidator
 
     validator = TranscriptValidator()
     first = UserMessage.from_text("q")

@@ -13,7 +13,7 @@ from yoagent.core import (
     ProviderNotFoundError,
     ProviderRegistry,
 )
-from yoagent.core import registry as registry_module
+from yoagent.core._provider import registry as registry_module
 
 
 def test_entry_points_are_read_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,7 +24,7 @@ def test_entry_points_are_read_once_on_first_use(monkeypatch: pytest.MonkeyPatch
         return [
             # copy.copy stands in for a provider class: called with the config, returns an object.
             EntryPoint(name="google_vertex", value="copy:copy", group=group),
-            EntryPoint(name="not_a_protocol", value="yoagent.core.mock:MockProvider", group=group),
+            EntryPoint(name="not_a_protocol", value="yoagent.core:MockProvider", group=group),
         ]
 
     monkeypatch.setattr(registry_module, "entry_points", fake_entry_points)

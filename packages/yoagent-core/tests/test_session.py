@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yoagent.core.config import ApiProtocol
-from yoagent.core.content import ImageContent, TextContent, ThinkingContent, ToolCall
-from yoagent.core.messages import (
+from yoagent.core._session import LoadWarning, Session, SessionCorruptError, SessionError
+from yoagent.core._types.config import ApiProtocol
+from yoagent.core._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     CustomMessage,
@@ -20,7 +21,6 @@ from yoagent.core.messages import (
     Usage,
     UserMessage,
 )
-from yoagent.core.session import LoadWarning, Session, SessionCorruptError, SessionError
 
 
 def user(text: str) -> UserMessage:

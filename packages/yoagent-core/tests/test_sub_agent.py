@@ -24,7 +24,7 @@ from yoagent.core import (
     Usage,
     tool,
 )
-from yoagent.core.sub_agent import SubAgentTool
+from yoagent.core._sub_agent import SubAgentTool
 
 
 def priced(id: str, rate: float) -> ModelConfig:

@@ -20,7 +20,7 @@ from yoagent.core import (
     StreamConfig,
     UserMessage,
 )
-from yoagent.core.events import AnyDelta
+from yoagent.core._types.events import AnyDelta
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
 
 REPO = Path(__file__).resolve().parents[3]

@@ -16,7 +16,7 @@ from yoagent.core import (
     SkillSet,
     ThinkingLevel,
 )
-from yoagent.core.hooks import MiddlewareLike
+from yoagent.core._hooks.basic import MiddlewareLike
 from yoagent.tools import default_tools
 
 from .system_prompt import build_system_prompt

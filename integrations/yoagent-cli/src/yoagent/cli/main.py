@@ -24,7 +24,7 @@ from yoagent.core import (
     ToolCallRequest,
     load_skills,
 )
-from yoagent.core.messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 
 from .app import Options, build_agent, enable_pricing
 from .commands import Conversation

@@ -21,7 +21,7 @@ from yoagent.core import (
     is_loop_injected,
     last_assistant,
 )
-from yoagent.core.messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 
 from .interrupt import sigint_calls
 from .render import Renderer

@@ -38,7 +38,7 @@ from yoagent.core import (
     UserMessage,
     is_loop_injected,
 )
-from yoagent.core.events import AnyEvent
+from yoagent.core._types.events import AnyEvent
 
 FOLD_LINES = 6
 """Tool output longer than this many lines (plus two) is folded to its first lines."""

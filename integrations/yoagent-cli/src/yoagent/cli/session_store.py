@@ -22,7 +22,7 @@ from typing import Any, cast
 import platformdirs
 
 from yoagent.core import Session, SessionError, UserMessage, is_loop_injected
-from yoagent.core.messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 
 SUFFIX = ".jsonl"
 META_SUFFIX = ".meta.json"

@@ -1,20 +1,8 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
-from .agent import Agent, AgentBusyError
-from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
-from .cancel import CancelToken
-from .config import (
-    AnthropicCompat,
-    ApiProtocol,
-    CacheConfig,
-    CostConfig,
-    GoogleCompat,
-    ModelConfig,
-    OpenAiCompat,
-    ThinkingLevel,
-)
-from .content import ImageContent, TextContent, ThinkingContent, ToolCall
-from .context import (
+from ._agent import Agent, AgentBusyError
+from ._cancel import CancelToken
+from ._context.compaction import (
     CompactionResult,
     ContextConfig,
     ContextTracker,
@@ -25,7 +13,81 @@ from .context import (
     estimate_tokens,
     is_compaction_message,
 )
-from .errors import (
+from ._context.llm_compaction import LlmCompaction
+from ._hooks.basic import (
+    Allow,
+    Deny,
+    FilterResult,
+    InputFilter,
+    Modify,
+    Pass,
+    Reject,
+    ToolCallRequest,
+    ToolDecision,
+    ToolMiddleware,
+    TurnContext,
+    TurnHook,
+    Warn,
+)
+from ._loop.driver import EventSink, agent_loop, agent_loop_continue
+from ._loop.settings import AgentContext, AgentLoopConfig, ToolExecution
+from ._provider.keys import (
+    FALLBACK_KEY_VARIABLES,
+    PROVIDER_KEY_VARIABLES,
+    resolve_api_key,
+    with_env_key,
+)
+from ._provider.mock import MockProvider, MockReply, TranscriptError, validate_transcript
+from ._provider.pricing import cost_of, price_resolver, resolve_cost, set_price_resolver
+from ._provider.protocol import (
+    DeltaSink,
+    OutputSchema,
+    StreamConfig,
+    StreamProvider,
+    ToolDefinition,
+)
+from ._provider.registry import (
+    ENTRY_POINT_GROUP,
+    ProviderNotFoundError,
+    ProviderRegistry,
+    default_registry,
+)
+from ._session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
+from ._shared_state.store import (
+    FileBackend,
+    InvalidKeyError,
+    MemoryBackend,
+    SharedState,
+    SharedStateBackend,
+    SharedStateError,
+    SharedStateFullError,
+    SharedStateSink,
+    ToolOutputSink,
+)
+from ._shared_state.tool import SharedStateTool
+from ._skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
+from ._structured import (
+    NoStructuredOutputError,
+    StructuredOutputError,
+    StructuredParseError,
+    StructuredProviderError,
+)
+from ._sub_agent import SUB_AGENT_LIMITS, SubAgentTool
+from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from ._tools.function_tool import FunctionTool, tool
+from ._tools.tool_source import ToolSource
+from ._types.config import (
+    AnthropicCompat,
+    ApiProtocol,
+    CacheConfig,
+    CostConfig,
+    GoogleCompat,
+    ModelConfig,
+    OpenAiCompat,
+    ThinkingLevel,
+)
+from ._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
+from ._types.errors import (
     OVERFLOW_PHRASES,
     RATE_LIMIT_CODES,
     ErrorKind,
@@ -34,7 +96,7 @@ from .errors import (
     is_overflow_text,
     parse_retry_after,
 )
-from .events import (
+from ._types.events import (
     AgentEnd,
     AgentEvent,
     AgentStart,
@@ -55,28 +117,8 @@ from .events import (
     TurnStart,
     event_adapter,
 )
-from .function_tool import FunctionTool, tool
-from .hooks import (
-    Allow,
-    Deny,
-    FilterResult,
-    InputFilter,
-    Modify,
-    Pass,
-    Reject,
-    ToolCallRequest,
-    ToolDecision,
-    ToolMiddleware,
-    TurnContext,
-    TurnHook,
-    Warn,
-)
-from .keys import FALLBACK_KEY_VARIABLES, PROVIDER_KEY_VARIABLES, resolve_api_key, with_env_key
-from .limits import ExecutionLimits
-from .llm_compaction import LlmCompaction
-from .loop import EventSink, agent_loop, agent_loop_continue
-from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
-from .markers import (
+from ._types.limits import ExecutionLimits
+from ._types.markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     COMPACTION_MARKER,
@@ -84,7 +126,7 @@ from .markers import (
     SUMMARY_PREFIX,
     is_loop_injected,
 )
-from .messages import (
+from ._types.messages import (
     AgentMessage,
     AssistantMessage,
     CustomMessage,
@@ -98,34 +140,8 @@ from .messages import (
     message_adapter,
     messages_adapter,
 )
-from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
-from .pricing import cost_of, price_resolver, resolve_cost, set_price_resolver
-from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
-from .registry import ENTRY_POINT_GROUP, ProviderNotFoundError, ProviderRegistry, default_registry
-from .retry import RetryConfig
-from .session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
-from .shared_state import (
-    FileBackend,
-    InvalidKeyError,
-    MemoryBackend,
-    SharedState,
-    SharedStateBackend,
-    SharedStateError,
-    SharedStateFullError,
-    SharedStateSink,
-    ToolOutputSink,
-)
-from .shared_state_tool import SharedStateTool
-from .skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
-from .stats import CompactionSpend, SessionStats, SubAgentSpend
-from .structured import (
-    NoStructuredOutputError,
-    StructuredOutputError,
-    StructuredParseError,
-    StructuredProviderError,
-)
-from .sub_agent import SUB_AGENT_LIMITS, SubAgentTool
-from .tool_source import ToolSource
+from ._types.retry import RetryConfig
+from ._types.stats import CompactionSpend, SessionStats, SubAgentSpend
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",

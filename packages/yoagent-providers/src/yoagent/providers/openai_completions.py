@@ -24,7 +24,7 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core._types.messages import LlmMessage
 
 from ._assembly import ReplyBuilder
 from ._http import HttpProvider, encode_body, resolve_key

@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from .config import CostConfig, ModelConfig
-from .messages import Usage
+from yoagent.core._types.config import CostConfig, ModelConfig
+from yoagent.core._types.messages import Usage
 
 PriceResolver = Callable[[str, str], CostConfig | None]
 """``(provider, model_id) -> CostConfig | None``."""

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ._logging import logger, warn_once
-from .agent_tool import AgentTool
-from .cancel import CancelToken, unless_cancelled
+from yoagent.core._cancel import CancelToken, unless_cancelled
+from yoagent.core._logging import logger, warn_once
+
+from .contract import AgentTool
 
 
 @runtime_checkable

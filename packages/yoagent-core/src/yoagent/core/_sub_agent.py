@@ -5,21 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
-from .config import ModelConfig, ThinkingLevel
-from .events import AnyEvent, InputRejected, MessageEnd, ToolExecutionStart
-from .hooks import InputFilter, MiddlewareLike, TurnHook
-from .keys import with_env_key
-from .limits import ExecutionLimits
-from .loop import agent_loop
-from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
-from .markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
-from .messages import AnyMessage, AssistantMessage, StopReason, UserMessage, last_assistant
-from .provider import StreamProvider
-from .registry import ProviderRegistry, default_registry
-from .retry import RetryConfig
-from .stats import SessionStats
-from .tool_source import ToolSource
+from ._hooks.basic import InputFilter, MiddlewareLike, TurnHook
+from ._loop.driver import agent_loop
+from ._loop.settings import AgentContext, AgentLoopConfig, ToolExecution
+from ._provider.keys import with_env_key
+from ._provider.protocol import StreamProvider
+from ._provider.registry import ProviderRegistry, default_registry
+from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from ._tools.tool_source import ToolSource
+from ._types.config import ModelConfig, ThinkingLevel
+from ._types.events import AnyEvent, InputRejected, MessageEnd, ToolExecutionStart
+from ._types.limits import ExecutionLimits
+from ._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
+from ._types.messages import AnyMessage, AssistantMessage, StopReason, UserMessage, last_assistant
+from ._types.retry import RetryConfig
+from ._types.stats import SessionStats
 
 SUB_AGENT_LIMITS = ExecutionLimits(max_turns=10, max_total_tokens=1_000_000, max_duration=300.0)
 """A child's default limits: 10 turns, 1M tokens, 5 minutes."""

@@ -21,15 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from .config import ModelConfig
-from .content import ImageContent, TextContent, ThinkingContent, ToolCall
-from .markers import (
+from yoagent.core._types.config import ModelConfig
+from yoagent.core._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
+from yoagent.core._types.markers import (
     AGENT_STOPPED_PREFIX,
     COMPACTION_MARKER,
     SUMMARY_PREFIX,
     is_loop_injected,
 )
-from .messages import (
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     CustomMessage,

@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from opentelemetry.trace import Status, StatusCode
 
-from ._logging import logger
-from .content import AssistantContent, TextContent, ThinkingContent
-from .errors import ErrorKind, ProviderError
-from .events import (
+from yoagent.core._logging import logger
+from yoagent.core._provider.pricing import cost_of, resolve_cost
+from yoagent.core._provider.protocol import StreamConfig
+from yoagent.core._types.content import AssistantContent, TextContent, ThinkingContent
+from yoagent.core._types.errors import ErrorKind, ProviderError
+from yoagent.core._types.events import (
     AnyDelta,
     MessageEnd,
     MessageStart,
@@ -19,13 +21,12 @@ from .events import (
     TextDelta,
     ThinkingDelta,
 )
-from .messages import AssistantMessage, StopReason
-from .pricing import cost_of, resolve_cost
-from .provider import StreamConfig
+from yoagent.core._types.messages import AssistantMessage, StopReason
+
 from .telemetry import SPAN_LLM_STREAM, start_span
 
 if TYPE_CHECKING:
-    from .loop import RunState
+    from .driver import RunState
 
 
 class Attempt:

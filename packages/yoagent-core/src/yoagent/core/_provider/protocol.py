@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .config import CacheConfig, ModelConfig, ThinkingLevel
-from .events import AnyDelta
-from .messages import AssistantMessage, LlmMessage
+from yoagent.core._types.config import CacheConfig, ModelConfig, ThinkingLevel
+from yoagent.core._types.events import AnyDelta
+from yoagent.core._types.messages import AssistantMessage, LlmMessage
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)

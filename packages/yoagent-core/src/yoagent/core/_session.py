@@ -31,7 +31,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from .messages import AnyMessage, message_adapter
+from ._types.messages import AnyMessage, message_adapter
 
 
 class SessionError(Exception):

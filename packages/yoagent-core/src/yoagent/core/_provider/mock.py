@@ -10,17 +10,18 @@ from dataclasses import dataclass
 
 import anyio
 
-from .content import TextContent, ThinkingContent, ToolCall
-from .errors import ErrorKind, ProviderError
-from .events import TextDelta, ThinkingDelta, ToolCallDelta
-from .messages import (
+from yoagent.core._types.content import TextContent, ThinkingContent, ToolCall
+from yoagent.core._types.errors import ErrorKind, ProviderError
+from yoagent.core._types.events import TextDelta, ThinkingDelta, ToolCallDelta
+from yoagent.core._types.messages import (
     AssistantMessage,
     LlmMessage,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
-from .provider import DeltaSink, StreamConfig
+
+from .protocol import DeltaSink, StreamConfig
 
 
 @dataclass(slots=True, kw_only=True)

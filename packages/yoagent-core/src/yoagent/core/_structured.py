@@ -8,8 +8,8 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from .messages import AnyMessage, StopReason, last_assistant
-from .provider import OutputSchema
+from ._provider.protocol import OutputSchema
+from ._types.messages import AnyMessage, StopReason, last_assistant
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

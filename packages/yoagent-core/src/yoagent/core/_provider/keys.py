@@ -6,7 +6,7 @@ import os
 from dataclasses import replace
 from types import MappingProxyType
 
-from .config import ApiProtocol, ModelConfig
+from yoagent.core._types.config import ApiProtocol, ModelConfig
 
 PROVIDER_KEY_VARIABLES: MappingProxyType[str, str] = MappingProxyType(
     {

@@ -14,16 +14,23 @@ from collections.abc import Sequence
 
 from anyio.abc import TaskGroup
 
-from ._logging import logger
-from .config import ModelConfig
-from .content import TextContent, ToolCall
-from .context import ContextConfig, summary_span
-from .errors import ProviderError
-from .events import AnyDelta
-from .messages import AnyMessage, AssistantMessage, StopReason, ToolResultMessage, UserMessage
-from .pricing import cost_of, resolve_cost
-from .provider import StreamConfig, StreamProvider
-from .stats import SessionStats
+from yoagent.core._logging import logger
+from yoagent.core._provider.pricing import cost_of, resolve_cost
+from yoagent.core._provider.protocol import StreamConfig, StreamProvider
+from yoagent.core._types.config import ModelConfig
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.errors import ProviderError
+from yoagent.core._types.events import AnyDelta
+from yoagent.core._types.messages import (
+    AnyMessage,
+    AssistantMessage,
+    StopReason,
+    ToolResultMessage,
+    UserMessage,
+)
+from yoagent.core._types.stats import SessionStats
+
+from .compaction import ContextConfig, summary_span
 
 SUMMARY_INSTRUCTIONS = (
     "You compress the early part of a coding agent's conversation so the agent can keep "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .agent_tool import ToolContext, ToolError, ToolResult
-from .shared_state import SharedState, SharedStateError
+from yoagent.core._tools.contract import ToolContext, ToolError, ToolResult
+
+from .store import SharedState, SharedStateError
 
 DEFAULT_READ_CHARS = 20_000
 """How much of a value one ``get`` returns unless ``max_chars`` says otherwise."""

@@ -10,27 +10,27 @@ from typing import Any, TypeVar, overload
 import anyio
 from pydantic import BaseModel
 
-from ._task_groups import ungrouped
-from .agent_tool import AgentTool
-from .cancel import CancelToken
-from .config import CacheConfig, ModelConfig, ThinkingLevel
-from .context import ContextConfig, ContextTracker
-from .events import AnyEvent
-from .hooks import InputFilter, MiddlewareLike, TurnHook
-from .keys import with_env_key
-from .limits import ExecutionLimits
-from .llm_compaction import LlmCompaction
-from .loop import EventSink, agent_loop, agent_loop_continue
-from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
-from .messages import AnyMessage, UserMessage
-from .provider import OutputSchema, StreamProvider
-from .registry import ProviderRegistry, default_registry
-from .retry import RetryConfig
-from .shared_state import SharedState, SharedStateSink
-from .shared_state_tool import SharedStateTool
-from .stats import SessionStats
-from .structured import output_schema_for, parse_structured
-from .tool_source import ToolSource
+from ._cancel import CancelToken
+from ._context.compaction import ContextConfig, ContextTracker
+from ._context.llm_compaction import LlmCompaction
+from ._hooks.basic import InputFilter, MiddlewareLike, TurnHook
+from ._loop.driver import EventSink, agent_loop, agent_loop_continue
+from ._loop.settings import AgentContext, AgentLoopConfig, ToolExecution
+from ._loop.task_groups import ungrouped
+from ._provider.keys import with_env_key
+from ._provider.protocol import OutputSchema, StreamProvider
+from ._provider.registry import ProviderRegistry, default_registry
+from ._shared_state.store import SharedState, SharedStateSink
+from ._shared_state.tool import SharedStateTool
+from ._structured import output_schema_for, parse_structured
+from ._tools.contract import AgentTool
+from ._tools.tool_source import ToolSource
+from ._types.config import CacheConfig, ModelConfig, ThinkingLevel
+from ._types.events import AnyEvent
+from ._types.limits import ExecutionLimits
+from ._types.messages import AnyMessage, UserMessage
+from ._types.retry import RetryConfig
+from ._types.stats import SessionStats
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 PromptInput = str | AnyMessage | Sequence[AnyMessage]

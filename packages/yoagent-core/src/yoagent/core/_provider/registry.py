@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 
-from ._logging import logger
-from .config import ApiProtocol, ModelConfig
-from .provider import StreamProvider
+from yoagent.core._logging import logger
+from yoagent.core._types.config import ApiProtocol, ModelConfig
+
+from .protocol import StreamProvider
 
 ENTRY_POINT_GROUP = "yoagent.providers"
 """Packages register provider classes here, named by :class:`ApiProtocol` value."""

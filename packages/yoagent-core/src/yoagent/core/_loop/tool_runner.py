@@ -7,20 +7,26 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from ._logging import logger
-from ._task_groups import ungrouped
-from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
-from .content import ImageContent, TextContent, ToolCall, UserContent
-from .events import ProgressMessage, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
-from .hooks import Deny, Modify, ToolCallRequest, middleware_callable, resolve
-from .loop_config import ToolExecution
-from .messages import AnyMessage, ToolResultMessage
-from .provider import ToolDefinition
-from .shared_state import ToolOutputSink
+from yoagent.core._hooks.basic import Deny, Modify, ToolCallRequest, middleware_callable, resolve
+from yoagent.core._logging import logger
+from yoagent.core._provider.protocol import ToolDefinition
+from yoagent.core._shared_state.store import ToolOutputSink
+from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from yoagent.core._types.content import ImageContent, TextContent, ToolCall, UserContent
+from yoagent.core._types.events import (
+    ProgressMessage,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
+from yoagent.core._types.messages import AnyMessage, ToolResultMessage
+
+from .settings import ToolExecution
+from .task_groups import ungrouped
 from .telemetry import SPAN_TOOL, start_span
 
 if TYPE_CHECKING:
-    from .loop import RunState
+    from .driver import RunState
 
 
 CANCELLED_RESULT = "Tool execution cancelled."

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .cancel import CancelToken
-from .content import TextContent, UserContent
-from .stats import SessionStats
+from yoagent.core._cancel import CancelToken
+from yoagent.core._types.content import TextContent, UserContent
+from yoagent.core._types.stats import SessionStats
 
 
 @dataclass(slots=True, kw_only=True)

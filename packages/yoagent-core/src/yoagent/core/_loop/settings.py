@@ -6,17 +6,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .agent_tool import AgentTool
-from .config import CacheConfig, ModelConfig, ThinkingLevel
-from .context import ContextConfig, ContextTracker
-from .hooks import InputFilter, MiddlewareLike, TurnHook
-from .limits import ExecutionLimits
-from .llm_compaction import LlmCompaction
-from .messages import AnyMessage
-from .provider import OutputSchema, StreamProvider
-from .retry import RetryConfig
-from .shared_state import ToolOutputSink
-from .tool_source import ToolSource
+from yoagent.core._context.compaction import ContextConfig, ContextTracker
+from yoagent.core._context.llm_compaction import LlmCompaction
+from yoagent.core._hooks.basic import InputFilter, MiddlewareLike, TurnHook
+from yoagent.core._provider.protocol import OutputSchema, StreamProvider
+from yoagent.core._shared_state.store import ToolOutputSink
+from yoagent.core._tools.contract import AgentTool
+from yoagent.core._tools.tool_source import ToolSource
+from yoagent.core._types.config import CacheConfig, ModelConfig, ThinkingLevel
+from yoagent.core._types.limits import ExecutionLimits
+from yoagent.core._types.messages import AnyMessage
+from yoagent.core._types.retry import RetryConfig
 
 
 class ToolExecution(StrEnum):

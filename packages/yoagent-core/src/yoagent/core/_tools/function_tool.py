@@ -9,7 +9,7 @@ from typing import Any, cast, get_args, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .agent_tool import ToolContext, ToolError, ToolResult
+from .contract import ToolContext, ToolError, ToolResult
 
 ToolFunction = Callable[..., Awaitable[Any]]
 

@@ -16,19 +16,19 @@ import anyio.abc
 import anyio.lowlevel
 from opentelemetry.trace import Status, StatusCode
 
-from ._logging import logger
-from ._streaming import Attempt, stream_reply
-from ._task_groups import ungrouped
-from ._tool_exec import ToolRunner
-from .cancel import CancelToken, unless_cancelled
-from .content import TextContent, ToolCall
-from .context import (
+from yoagent.core._cancel import CancelToken, unless_cancelled
+from yoagent.core._context.compaction import (
     ContextTracker,
     compact_after_overflow,
     compact_messages,
     estimate_text,
 )
-from .events import (
+from yoagent.core._hooks.basic import Pass, Reject, TurnContext, Warn, resolve
+from yoagent.core._logging import logger
+from yoagent.core._provider.pricing import cost_of, resolve_cost
+from yoagent.core._tools.tool_source import SourcedTools
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.events import (
     AgentEnd,
     AgentStart,
     AnyEvent,
@@ -38,16 +38,14 @@ from .events import (
     TurnEnd,
     TurnStart,
 )
-from .hooks import Pass, Reject, TurnContext, Warn, resolve
-from .limits import ExecutionLimits, ExecutionTracker
-from .loop_config import AgentContext, AgentLoopConfig
-from .markers import (
+from yoagent.core._types.limits import ExecutionLimits, ExecutionTracker
+from yoagent.core._types.markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     LOOP_ABORT_PREFIX,
     is_loop_injected,
 )
-from .messages import (
+from yoagent.core._types.messages import (
     AnyMessage,
     AssistantMessage,
     LlmMessage,
@@ -57,10 +55,13 @@ from .messages import (
     context_messages,
     last_assistant,
 )
-from .pricing import cost_of, resolve_cost
-from .stats import SessionStats
+from yoagent.core._types.stats import SessionStats
+
+from .model_call import Attempt, stream_reply
+from .settings import AgentContext, AgentLoopConfig
+from .task_groups import ungrouped
 from .telemetry import SPAN_AGENT_LOOP, start_span, tracing_enabled
-from .tool_source import SourcedTools
+from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
 

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from .messages import AnyMessage
+from yoagent.core._types.messages import AnyMessage
 
 T = TypeVar("T")
 
