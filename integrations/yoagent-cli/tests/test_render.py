@@ -17,7 +17,9 @@ from yoagent.cli.render import (
 from yoagent.core import (
     CANCELLED_MARKER,
     AgentEnd,
+    AgentEvent,
     AssistantMessage,
+    ErrorKind,
     MessageEnd,
     MessageUpdate,
     ProviderRetry,
@@ -32,8 +34,6 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core._types.errors import ErrorKind
-from yoagent.core._types.events import AnyEvent
 
 
 def result(text: str, *, error: bool = False) -> ToolResultMessage:
@@ -42,7 +42,7 @@ def result(text: str, *, error: bool = False) -> ToolResultMessage:
     )
 
 
-def run_events(tool_output: str, *, error: bool = False) -> list[AnyEvent]:
+def run_events(tool_output: str, *, error: bool = False) -> list[AgentEvent]:
     return [
         MessageUpdate(delta=ThinkingDelta(content_index=0, delta="let me think")),
         MessageUpdate(delta=TextDelta(content_index=1, delta="Running ")),
@@ -54,7 +54,7 @@ def run_events(tool_output: str, *, error: bool = False) -> list[AnyEvent]:
     ]
 
 
-def plain(events: list[AnyEvent], **options: bool) -> str:
+def plain(events: list[AgentEvent], **options: bool) -> str:
     out = io.StringIO()
     renderer = PlainRenderer(out, **options)
     for event in events:
@@ -93,7 +93,7 @@ def test_long_tool_output_is_folded_and_errors_are_marked() -> None:
 
 
 def test_errors_interruptions_retries_and_stop_markers() -> None:
-    events: list[AnyEvent] = [
+    events: list[AgentEvent] = [
         MessageEnd(
             message=AssistantMessage(stop_reason=StopReason.ERROR, error_message="AUTH: 401")
         ),
@@ -133,7 +133,7 @@ def test_rich_renderer_draws_markdown_and_marks_the_tool_line() -> None:
     out = io.StringIO()
     console = Console(file=out, width=80, force_terminal=True, color_system=None)
     renderer = RichRenderer(console)
-    events: list[AnyEvent] = [
+    events: list[AgentEvent] = [
         MessageUpdate(delta=TextDelta(content_index=0, delta="# Title\n\nSome **bold** text")),
         MessageEnd(message=AssistantMessage()),
         ToolExecutionStart(tool_call_id="c1", tool_name="bash", arguments={"command": "ls"}),

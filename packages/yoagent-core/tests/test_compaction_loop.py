@@ -8,6 +8,7 @@ from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import (
     Agent,
+    AgentMessage,
     AssistantMessage,
     DeltaSink,
     ErrorKind,
@@ -31,7 +32,6 @@ from yoagent.core._context.compaction import (
     ContextConfig,
     estimate_messages,
 )
-from yoagent.core._types.messages import AnyMessage
 
 TASK = "Refactor the parser module and keep every test green."
 
@@ -85,7 +85,7 @@ async def test_a_300_turn_session_compacts_as_it_goes_and_keeps_the_task() -> No
 
 
 async def test_an_overflow_compacts_once_and_retries() -> None:
-    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    history: list[AgentMessage] = [UserMessage.from_text(TASK)]
     for i in range(12):
         history += [
             tool_reply(call("read_chunk", f"h{i}", n=i)),
@@ -109,7 +109,7 @@ async def test_an_overflow_compacts_once_and_retries() -> None:
 
 
 async def test_a_second_overflow_is_the_answer() -> None:
-    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    history: list[AgentMessage] = [UserMessage.from_text(TASK)]
     for i in range(6):
         history += [
             tool_reply(call("read_chunk", f"h{i}", n=i)),

@@ -18,9 +18,9 @@ from yoagent.core import (
     ModelConfig,
     OpenAiCompat,
     StreamConfig,
+    StreamDelta,
     UserMessage,
 )
-from yoagent.core._types.events import AnyDelta
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
 
 REPO = Path(__file__).resolve().parents[3]
@@ -156,9 +156,9 @@ async def replay(
     config: StreamConfig | None = None,
     status: int = 200,
     headers: dict[str, str] | None = None,
-) -> tuple[AssistantMessage, list[AnyDelta], respx.Route]:
+) -> tuple[AssistantMessage, list[StreamDelta], respx.Route]:
     """Serve ``body`` on the provider's route and stream one reply through the real provider."""
-    deltas: list[AnyDelta] = []
+    deltas: list[StreamDelta] = []
     if anthropic:
         cfg = config or stream_config(anthropic_config())
         url = ANTHROPIC_URL + "/v1/messages"

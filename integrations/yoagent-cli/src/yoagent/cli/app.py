@@ -11,12 +11,12 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
 )
-from yoagent.core._hooks.basic import MiddlewareLike
 from yoagent.tools import default_tools
 
 from .system_prompt import build_system_prompt

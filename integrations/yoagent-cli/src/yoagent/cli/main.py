@@ -17,6 +17,7 @@ import platformdirs
 from rich.console import Console
 
 from yoagent.core import (
+    AgentMessage,
     ProviderNotFoundError,
     SessionError,
     SkillSet,
@@ -24,7 +25,6 @@ from yoagent.core import (
     ToolCallRequest,
     load_skills,
 )
-from yoagent.core._types.messages import AnyMessage
 
 from .app import Options, build_agent, enable_pricing
 from .commands import Conversation
@@ -237,7 +237,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 async def _one_shot(
-    options: Options, choice: ModelChoice, session: SavedSession, history: list[AnyMessage]
+    options: Options, choice: ModelChoice, session: SavedSession, history: list[AgentMessage]
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None
@@ -276,7 +276,7 @@ async def _interactive(
     choice: ModelChoice,
     store: SessionStore,
     session: SavedSession,
-    history: list[AnyMessage],
+    history: list[AgentMessage],
 ) -> int:
     renderer: Renderer
     if _fancy(sys.stdout, options):

@@ -15,13 +15,13 @@ from typing import TextIO
 from yoagent.core import (
     Agent,
     AgentEnd,
+    AgentMessage,
     StopReason,
     UserMessage,
     event_adapter,
     is_loop_injected,
     last_assistant,
 )
-from yoagent.core._types.messages import AnyMessage
 
 from .interrupt import sigint_calls
 from .render import Renderer
@@ -42,7 +42,7 @@ class Outcome:
     problem: str = ""
 
 
-def judge(messages: Sequence[AnyMessage]) -> Outcome:
+def judge(messages: Sequence[AgentMessage]) -> Outcome:
     """The outcome of a run from the messages it added."""
     last_reply = last_assistant(messages)
     if last_reply is None:

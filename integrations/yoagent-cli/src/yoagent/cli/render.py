@@ -22,6 +22,7 @@ from rich.text import Text
 from yoagent.core import (
     CANCELLED_MARKER,
     AgentEnd,
+    AgentEvent,
     AssistantMessage,
     InputRejected,
     MessageEnd,
@@ -38,7 +39,6 @@ from yoagent.core import (
     UserMessage,
     is_loop_injected,
 )
-from yoagent.core._types.events import AnyEvent
 
 FOLD_LINES = 6
 """Tool output longer than this many lines (plus two) is folded to its first lines."""
@@ -167,7 +167,7 @@ class Renderer:
         with anyio.move_on_after(2.0):
             await self._shown.setdefault(call_id, anyio.Event()).wait()
 
-    def handle(self, event: AnyEvent) -> None:
+    def handle(self, event: AgentEvent) -> None:
         """Draw one event."""
         if isinstance(event, MessageUpdate):
             delta = event.delta

@@ -26,21 +26,21 @@ from ._structured import output_schema_for, parse_structured
 from ._tools.contract import AgentTool
 from ._tools.tool_source import ToolSource
 from ._types.config import CacheConfig, ModelConfig, ThinkingLevel
-from ._types.events import AnyEvent
+from ._types.events import AgentEvent
 from ._types.limits import ExecutionLimits
-from ._types.messages import AnyMessage, UserMessage
+from ._types.messages import AgentMessage, UserMessage
 from ._types.retry import RetryConfig
 from ._types.stats import SessionStats
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-PromptInput = str | AnyMessage | Sequence[AnyMessage]
+PromptInput = str | AgentMessage | Sequence[AgentMessage]
 
 
 class AgentBusyError(RuntimeError):
     """A run is already in progress on this agent."""
 
 
-def _as_messages(value: PromptInput) -> list[AnyMessage]:
+def _as_messages(value: PromptInput) -> list[AgentMessage]:
     if isinstance(value, str):
         return [UserMessage.from_text(value)]
     if isinstance(value, Sequence):
@@ -65,7 +65,7 @@ class Agent:
         *,
         system_prompt: str = "",
         tools: Sequence[AgentTool] = (),
-        messages: Sequence[AnyMessage] = (),
+        messages: Sequence[AgentMessage] = (),
         thinking_level: ThinkingLevel = ThinkingLevel.OFF,
         max_tokens: int | None = None,
         temperature: float | None = None,
@@ -115,9 +115,9 @@ class Agent:
         """Model-written summaries for compaction (requested in the background)."""
         """When set, every run offers the ``shared_state`` tool, and a truncated tool
         output is stashed there in full, under a key its truncation marker names."""
-        self._messages: list[AnyMessage] = list(messages)
-        self._steering: list[AnyMessage] = []
-        self._follow_ups: list[AnyMessage] = []
+        self._messages: list[AgentMessage] = list(messages)
+        self._steering: list[AgentMessage] = []
+        self._follow_ups: list[AgentMessage] = []
         self._cancel: CancelToken | None = None
         self._registry: ProviderRegistry | None = None
         self.last_run_stats = SessionStats()
@@ -162,17 +162,17 @@ class Agent:
     # --- history and queues --------------------------------------------------------------
 
     @property
-    def messages(self) -> list[AnyMessage]:
+    def messages(self) -> list[AgentMessage]:
         """The whole history (a copy)."""
         return list(self._messages)
 
-    def replace_messages(self, messages: Sequence[AnyMessage]) -> None:
+    def replace_messages(self, messages: Sequence[AgentMessage]) -> None:
         """Replace the history."""
         self._require_idle()
         self._messages = list(messages)
         self._context_tracker.reset()
 
-    def append_message(self, message: AnyMessage) -> None:
+    def append_message(self, message: AgentMessage) -> None:
         """Add one message to the history (e.g. a :class:`CustomMessage`)."""
         self._require_idle()
         self._messages.append(message)
@@ -186,12 +186,12 @@ class Agent:
         self.last_run_stats = SessionStats()
         self.stats = SessionStats()
 
-    def steer(self, message: str | AnyMessage) -> None:
+    def steer(self, message: str | AgentMessage) -> None:
         """Queue a message for the running agent: it goes in after the current tool calls
         (later calls of the same reply are skipped)."""
         self._steering.extend(_as_messages(message))
 
-    def follow_up(self, message: str | AnyMessage) -> None:
+    def follow_up(self, message: str | AgentMessage) -> None:
         """Queue a message to send when the agent would otherwise stop."""
         self._follow_ups.extend(_as_messages(message))
 
@@ -210,11 +210,11 @@ class Agent:
         """True while a run is in progress."""
         return self._cancel is not None
 
-    def _take_steering(self) -> list[AnyMessage]:
+    def _take_steering(self) -> list[AgentMessage]:
         taken, self._steering = self._steering, []
         return taken
 
-    def _take_follow_ups(self) -> list[AnyMessage]:
+    def _take_follow_ups(self) -> list[AgentMessage]:
         taken, self._follow_ups = self._follow_ups, []
         return taken
 
@@ -262,10 +262,10 @@ class Agent:
 
     async def _run(
         self,
-        prompts: list[AnyMessage] | None,
+        prompts: list[AgentMessage] | None,
         emit: EventSink | None,
         output_schema: OutputSchema | None = None,
-    ) -> list[AnyMessage]:
+    ) -> list[AgentMessage]:
         self._require_idle()
         cancel = CancelToken()
         self._cancel = cancel
@@ -285,15 +285,15 @@ class Agent:
 
     async def prompt(
         self, prompt: PromptInput, *, on_event: EventSink | None = None
-    ) -> list[AnyMessage]:
+    ) -> list[AgentMessage]:
         """Run to completion on a new prompt; returns the messages the run added."""
         return await self._run(_as_messages(prompt), on_event)
 
-    async def continue_(self, *, on_event: EventSink | None = None) -> list[AnyMessage]:
+    async def continue_(self, *, on_event: EventSink | None = None) -> list[AgentMessage]:
         """Run again from the history as it is (it must end on a user message or tool results)."""
         return await self._run(None, on_event)
 
-    def stream(self, prompt: PromptInput) -> AsyncGenerator[AnyEvent]:
+    def stream(self, prompt: PromptInput) -> AsyncGenerator[AgentEvent]:
         """The run on ``prompt`` as a stream of events.
 
         Breaking out early cancels the run; close the generator deterministically with
@@ -301,15 +301,15 @@ class Agent:
         """
         return self._stream(_as_messages(prompt))
 
-    def stream_continue(self) -> AsyncGenerator[AnyEvent]:
+    def stream_continue(self) -> AsyncGenerator[AgentEvent]:
         """:meth:`continue_` as a stream of events."""
         return self._stream(None)
 
-    async def _stream(self, prompts: list[AnyMessage] | None) -> AsyncGenerator[AnyEvent]:
+    async def _stream(self, prompts: list[AgentMessage] | None) -> AsyncGenerator[AgentEvent]:
         self._require_idle()
-        send, receive = anyio.create_memory_object_stream[AnyEvent](math.inf)
+        send, receive = anyio.create_memory_object_stream[AgentEvent](math.inf)
 
-        def emit(event: AnyEvent) -> None:
+        def emit(event: AgentEvent) -> None:
             # The consumer may have gone away: the run is being cancelled then.
             with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 send.send_nowait(event)

@@ -31,7 +31,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from ._types.messages import AnyMessage, message_adapter
+from ._types.messages import AgentMessage, message_adapter
 
 
 class SessionError(Exception):
@@ -67,7 +67,7 @@ class SessionEntry:
 
     id: str
     parent_id: str | None
-    message: AnyMessage
+    message: AgentMessage
 
 
 class _Corrupt(Exception):
@@ -126,14 +126,14 @@ class Session:
         self._children.setdefault(entry.parent_id, []).append(entry.id)
         self._children.setdefault(entry.id, [])
 
-    def append(self, message: AnyMessage) -> str:
+    def append(self, message: AgentMessage) -> str:
         """Add ``message`` as a child of the head, move the head to it, return its id."""
         entry = SessionEntry(id=self._new_id(), parent_id=self.head, message=message)
         self._add(entry)
         self.head = entry.id
         return entry.id
 
-    def extend(self, messages: Iterable[AnyMessage]) -> list[str]:
+    def extend(self, messages: Iterable[AgentMessage]) -> list[str]:
         """:meth:`append` each message in turn."""
         return [self.append(message) for message in messages]
 
@@ -157,7 +157,7 @@ class Session:
         out.reverse()
         return out
 
-    def path_messages(self, entry_id: str | None = None) -> list[AnyMessage]:
+    def path_messages(self, entry_id: str | None = None) -> list[AgentMessage]:
         """The messages of the branch ending at ``entry_id`` (default: the head)."""
         return [entry.message for entry in self.path(entry_id)]
 
@@ -171,7 +171,7 @@ class Session:
         """The id of every leaf (one per branch), oldest first."""
         return [entry_id for entry_id in self._entries if not self._children[entry_id]]
 
-    def append_new(self, messages: Sequence[AnyMessage]) -> list[str]:
+    def append_new(self, messages: Sequence[AgentMessage]) -> list[str]:
         """Bring the head's branch in line with ``messages`` (e.g. ``agent.messages`` after a run).
 
         The messages the branch already holds (same object, or equal, position by
@@ -399,7 +399,7 @@ def _escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def _same_message(stored: AnyMessage, message: AnyMessage) -> bool:
+def _same_message(stored: AgentMessage, message: AgentMessage) -> bool:
     """Whether ``message`` is the one ``stored`` holds: the same object, equal, or (for values
     that change type through JSON, like tuples, int keys or ``inf``) equal as JSON."""
     if stored is message or stored == message:

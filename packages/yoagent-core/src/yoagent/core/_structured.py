@@ -9,7 +9,7 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel, ValidationError
 
 from ._provider.protocol import OutputSchema
-from ._types.messages import AnyMessage, StopReason, last_assistant
+from ._types.messages import AgentMessage, StopReason, last_assistant
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -54,11 +54,11 @@ def output_schema_for(
 
 
 @overload
-def parse_structured(new_messages: Sequence[AnyMessage], schema: type[ModelT]) -> ModelT: ...
+def parse_structured(new_messages: Sequence[AgentMessage], schema: type[ModelT]) -> ModelT: ...
 @overload
-def parse_structured(new_messages: Sequence[AnyMessage], schema: dict[str, Any]) -> Any: ...
+def parse_structured(new_messages: Sequence[AgentMessage], schema: dict[str, Any]) -> Any: ...
 def parse_structured(
-    new_messages: Sequence[AnyMessage], schema: type[BaseModel] | dict[str, Any]
+    new_messages: Sequence[AgentMessage], schema: type[BaseModel] | dict[str, Any]
 ) -> Any:
     """The value held by the final reply among ``new_messages`` (only this call's messages)."""
     reply = last_assistant(new_messages)

@@ -14,10 +14,10 @@ from ._provider.registry import ProviderRegistry, default_registry
 from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
 from ._tools.tool_source import ToolSource
 from ._types.config import ModelConfig, ThinkingLevel
-from ._types.events import AnyEvent, InputRejected, MessageEnd, ToolExecutionStart
+from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
 from ._types.limits import ExecutionLimits
 from ._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
-from ._types.messages import AnyMessage, AssistantMessage, StopReason, UserMessage, last_assistant
+from ._types.messages import AgentMessage, AssistantMessage, StopReason, UserMessage, last_assistant
 from ._types.retry import RetryConfig
 from ._types.stats import SessionStats
 
@@ -39,7 +39,7 @@ def _stats_details(stats: SessionStats) -> dict[str, Any]:
     }
 
 
-def _outcome(messages: Sequence[AnyMessage], stats: SessionStats) -> ToolResult:
+def _outcome(messages: Sequence[AgentMessage], stats: SessionStats) -> ToolResult:
     """The child's answer, or a ToolError when it failed, refused or was cancelled."""
     reply = last_assistant(messages)
     last = messages[-1] if messages else None
@@ -177,7 +177,7 @@ class SubAgentTool:
         stats = SessionStats()
         rejected: list[str] = []
 
-        def relay(event: AnyEvent) -> None:
+        def relay(event: AgentEvent) -> None:
             if isinstance(event, InputRejected):
                 rejected.append(event.reason)
             elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):

@@ -12,7 +12,7 @@ import anyio
 import httpx
 
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
-from yoagent.core._provider.keys import key_variables_for, resolve_api_key
+from yoagent.core.provider import key_variables_for, resolve_api_key
 
 from ._http_errors import (
     KeySource,

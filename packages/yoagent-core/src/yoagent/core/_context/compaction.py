@@ -30,7 +30,7 @@ from yoagent.core._types.markers import (
     is_loop_injected,
 )
 from yoagent.core._types.messages import (
-    AnyMessage,
+    AgentMessage,
     AssistantMessage,
     CustomMessage,
     ToolResultMessage,
@@ -52,15 +52,15 @@ TOOL_RESULT_OVERHEAD_TOKENS = 8
 # Kept under these names here too: compaction is where most callers look for them.
 _AGENT_STOPPED_PREFIX = AGENT_STOPPED_PREFIX
 
-InjectedPredicate = Callable[[AnyMessage], bool]
+InjectedPredicate = Callable[[AgentMessage], bool]
 
-Summarizer = Callable[[Sequence[AnyMessage]], "tuple[str, int] | None"]
+Summarizer = Callable[[Sequence[AgentMessage]], "tuple[str, int] | None"]
 """Level 2's hook for better summaries: given the span about to be summarized, returns
 ``(text, covered)`` — a summary of the span's first ``covered`` messages — or ``None``.
 The rest of the span gets the mechanical summary lines (see ``LlmCompaction``)."""
 
 
-def is_compaction_message(message: AnyMessage) -> bool:
+def is_compaction_message(message: AgentMessage) -> bool:
     """True for a summary or marker message written by :func:`compact_messages`."""
     return isinstance(message, UserMessage) and message.text.startswith(
         (SUMMARY_PREFIX, COMPACTION_MARKER)
@@ -130,7 +130,7 @@ def _block_tokens(block: object) -> int:
     return 0
 
 
-def estimate_tokens(message: AnyMessage) -> int:
+def estimate_tokens(message: AgentMessage) -> int:
     """Estimated tokens ``message`` costs in a request.
 
     Text and thinking by length, an image :data:`IMAGE_TOKENS`, a tool call its name plus
@@ -146,7 +146,7 @@ def estimate_tokens(message: AnyMessage) -> int:
     return total
 
 
-def estimate_messages(messages: Sequence[AnyMessage]) -> int:
+def estimate_messages(messages: Sequence[AgentMessage]) -> int:
     """Estimated tokens of a whole history (the sum of :func:`estimate_tokens`)."""
     return sum(estimate_tokens(message) for message in messages)
 
@@ -249,14 +249,14 @@ class ContextConfig:
         """What level 3 cuts down to: ``target_fraction`` of the budget."""
         return int(self.budget() * self.target_fraction)
 
-    def cost(self, message: AnyMessage) -> int:
+    def cost(self, message: AgentMessage) -> int:
         """The calibrated estimate of one message, as compaction counts it."""
         tokens = estimate_tokens(message)
         if self.calibration == 1.0:
             return tokens
         return math.ceil(tokens * self.calibration)
 
-    def tokens(self, messages: Sequence[AnyMessage]) -> int:
+    def tokens(self, messages: Sequence[AgentMessage]) -> int:
         """The calibrated estimate of a history, as compaction counts it."""
         return sum(self.cost(message) for message in messages)
 
@@ -305,11 +305,11 @@ class ContextTracker:
         self._calibration = 1.0
         self._anchor_count: int | None = None
         self._anchor_tokens = 0
-        self._anchor_last: AnyMessage | None = None
+        self._anchor_last: AgentMessage | None = None
         self._learned = True
         # (count, last message, raw estimate) of the longest prefix estimated so far, so a
         # growing history is estimated in O(new messages) per request, not O(history).
-        self._prefix: tuple[int, AnyMessage | None, int] = (0, None, 0)
+        self._prefix: tuple[int, AgentMessage | None, int] = (0, None, 0)
 
     @property
     def calibration(self) -> float:
@@ -342,7 +342,7 @@ class ContextTracker:
         self._learned = True
         self._prefix = (0, None, 0)
 
-    def _raw_estimate(self, messages: Sequence[AnyMessage], count: int) -> int:
+    def _raw_estimate(self, messages: Sequence[AgentMessage], count: int) -> int:
         """Uncalibrated estimate of ``messages[:count]``, reusing the last prefix's figure."""
         known, last, tokens = self._prefix
         if not (0 < known <= count and messages[known - 1] is last):
@@ -356,7 +356,7 @@ class ContextTracker:
         """:attr:`config` with :attr:`calibration` applied: what to compact with."""
         return replace(self.config, calibration=self._calibration)
 
-    def _anchor_valid(self, messages: Sequence[AnyMessage]) -> bool:
+    def _anchor_valid(self, messages: Sequence[AgentMessage]) -> bool:
         count = self._anchor_count
         if count is None or count > len(messages):
             return False
@@ -368,7 +368,7 @@ class ContextTracker:
             return True
         return last is self._anchor_last
 
-    def _learn(self, messages: Sequence[AnyMessage], count: int) -> None:
+    def _learn(self, messages: Sequence[AgentMessage], count: int) -> None:
         self._learned = True
         estimated = self._raw_estimate(messages, count)
         if estimated < _MIN_CALIBRATION_SAMPLE:
@@ -377,7 +377,7 @@ class ContextTracker:
         ratio = real / estimated
         self._calibration = min(self.max_calibration, max(self.min_calibration, ratio))
 
-    def estimate(self, messages: Sequence[AnyMessage]) -> int:
+    def estimate(self, messages: Sequence[AgentMessage]) -> int:
         """Estimated tokens of ``messages`` in the next request (the history's share)."""
         if not self._anchor_valid(messages):
             self._anchor_count = None
@@ -389,7 +389,7 @@ class ContextTracker:
         real = max(0, self._anchor_tokens - self.config.system_prompt_tokens)
         return real + math.ceil(estimate_messages(messages[count:]) * self._calibration)
 
-    def needs_compaction(self, messages: Sequence[AnyMessage]) -> bool:
+    def needs_compaction(self, messages: Sequence[AgentMessage]) -> bool:
         """True when the next request would exceed the budget."""
         return self.estimate(messages) > self.config.budget()
 
@@ -408,7 +408,7 @@ class CompactionResult:
     are calibrated estimates. ``dropped`` counts messages level 3 removed.
     """
 
-    messages: list[AnyMessage]
+    messages: list[AgentMessage]
     level: int
     tokens_before: int
     tokens_after: int
@@ -421,7 +421,7 @@ class CompactionResult:
         return self.level > 0
 
 
-def unit_starts(messages: Sequence[AnyMessage]) -> list[int]:
+def unit_starts(messages: Sequence[AgentMessage]) -> list[int]:
     """Start index of every unit: an assistant message with the tool results after it, or
     any other single message. Compaction cuts only between units."""
     starts: list[int] = []
@@ -448,7 +448,7 @@ def _snap(starts: Sequence[int], index: int) -> int:
     return starts[position - 1] if position > 0 else 0
 
 
-def safe_head_end(messages: Sequence[AnyMessage], keep_first: int) -> int:
+def safe_head_end(messages: Sequence[AgentMessage], keep_first: int) -> int:
     """End of the kept head: ``keep_first`` messages, stepped back off a head that would
     end inside a tool call's results (so the call and its results stay together)."""
     size = len(messages)
@@ -457,14 +457,14 @@ def safe_head_end(messages: Sequence[AnyMessage], keep_first: int) -> int:
     return _snap(unit_starts(messages), keep_first)
 
 
-def _last_assistant(messages: Sequence[AnyMessage]) -> int | None:
+def _last_assistant(messages: Sequence[AgentMessage]) -> int | None:
     for i in range(len(messages) - 1, -1, -1):
         if isinstance(messages[i], AssistantMessage):
             return i
     return None
 
 
-def newest_turn_start(messages: Sequence[AnyMessage], keep_recent: int) -> int | None:
+def newest_turn_start(messages: Sequence[AgentMessage], keep_recent: int) -> int | None:
     """Where the newest turn starts: the last assistant message (the turn runs to the end).
 
     ``None`` when there is no assistant message or ``keep_recent`` is 0.
@@ -475,7 +475,7 @@ def newest_turn_start(messages: Sequence[AnyMessage], keep_recent: int) -> int |
 
 
 def latest_ask(
-    messages: Sequence[AnyMessage], injected: InjectedPredicate = is_injected
+    messages: Sequence[AgentMessage], injected: InjectedPredicate = is_injected
 ) -> int | None:
     """Index of the latest real user message (skipping loop-injected ones), if any."""
     for i in range(len(messages) - 1, -1, -1):
@@ -502,8 +502,8 @@ def _truncate_text(text: str, max_chars: int) -> str:
 
 
 def truncate_old_tool_outputs(
-    messages: Sequence[AnyMessage], config: ContextConfig
-) -> list[AnyMessage]:
+    messages: Sequence[AgentMessage], config: ContextConfig
+) -> list[AgentMessage]:
     """Level 1: cut every tool output before the newest turn to ``tool_output_max_chars``.
 
     Text keeps its head and tail around a note of how much was cut; images become a
@@ -539,7 +539,7 @@ def _first_line(text: str, limit: int) -> str:
 
 
 def _summary_lines(
-    messages: Sequence[AnyMessage], start: int, end: int, skip: int | None, limit: int
+    messages: Sequence[AgentMessage], start: int, end: int, skip: int | None, limit: int
 ) -> list[str]:
     lines: list[str] = []
     i = start
@@ -575,7 +575,7 @@ def _summary_lines(
 
 
 def _guaranteed_tail_start(
-    messages: Sequence[AnyMessage], starts: Sequence[int], head_end: int, keep_recent: int
+    messages: Sequence[AgentMessage], starts: Sequence[int], head_end: int, keep_recent: int
 ) -> int:
     size = len(messages)
     if keep_recent <= 0:
@@ -587,7 +587,7 @@ def _guaranteed_tail_start(
     return max(tail, head_end)
 
 
-def summary_span(messages: Sequence[AnyMessage], config: ContextConfig) -> tuple[int, int]:
+def summary_span(messages: Sequence[AgentMessage], config: ContextConfig) -> tuple[int, int]:
     """``(start, end)`` of the turns level 2 would summarize now (empty when start >= end)."""
     starts = unit_starts(messages)
     head_end = (
@@ -597,11 +597,11 @@ def summary_span(messages: Sequence[AnyMessage], config: ContextConfig) -> tuple
 
 
 def summarize_old_turns(
-    messages: Sequence[AnyMessage],
+    messages: Sequence[AgentMessage],
     config: ContextConfig,
     injected: InjectedPredicate = is_injected,
     summarizer: Summarizer | None = None,
-) -> list[AnyMessage]:
+) -> list[AgentMessage]:
     """Level 2: replace the turns between the head and the recent tail with one summary.
 
     The summary is a user message starting with :data:`SUMMARY_PREFIX`, one line per old
@@ -640,7 +640,7 @@ def summarize_old_turns(
         content=[TextContent(text="\n".join([SUMMARY_PREFIX, *lines]))],
         timestamp=messages[head_end].timestamp,
     )
-    out: list[AnyMessage] = [*messages[:head_end], summary]
+    out: list[AgentMessage] = [*messages[:head_end], summary]
     if kept_ask is not None:
         out.append(messages[kept_ask])
     out.extend(messages[tail_start:])
@@ -656,7 +656,7 @@ class _Cut:
     """Level 3's arithmetic over one history: prefix sums, so every candidate costs O(1)."""
 
     def __init__(
-        self, messages: Sequence[AnyMessage], config: ContextConfig, injected: InjectedPredicate
+        self, messages: Sequence[AgentMessage], config: ContextConfig, injected: InjectedPredicate
     ) -> None:
         self.messages = messages
         self.size = size = len(messages)
@@ -704,9 +704,9 @@ class _Cut:
     def _index(self, tail: int) -> int:
         return bisect_left(self.starts, tail)
 
-    def build(self, head: int, tail: int, with_ask: bool = True) -> tuple[list[AnyMessage], int]:
+    def build(self, head: int, tail: int, with_ask: bool = True) -> tuple[list[AgentMessage], int]:
         messages = self.messages
-        ask: list[AnyMessage] = []
+        ask: list[AgentMessage] = []
         if self.ask is not None and self.separate_ask(head, tail, with_ask):
             ask.append(messages[self.ask])
         kept = head + len(ask) + self.size - tail
@@ -721,8 +721,8 @@ class _Cut:
 
 
 def _drop_middle(
-    messages: Sequence[AnyMessage], config: ContextConfig, injected: InjectedPredicate
-) -> tuple[list[AnyMessage], int]:
+    messages: Sequence[AgentMessage], config: ContextConfig, injected: InjectedPredicate
+) -> tuple[list[AgentMessage], int]:
     cut = _Cut(messages, config, injected)
     budget, target = config.budget(), config.target()
     head, size = cut.head, cut.size
@@ -756,7 +756,7 @@ def _drop_middle(
 
 
 def compact_messages(
-    messages: Sequence[AnyMessage],
+    messages: Sequence[AgentMessage],
     config: ContextConfig,
     *,
     injected: InjectedPredicate = is_injected,
@@ -810,7 +810,7 @@ def compact_messages(
 
 
 def compact_after_overflow(
-    messages: Sequence[AnyMessage],
+    messages: Sequence[AgentMessage],
     config: ContextConfig,
     *,
     injected: InjectedPredicate = is_injected,

@@ -20,9 +20,9 @@ from yoagent.core._provider.protocol import StreamConfig, StreamProvider
 from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.content import TextContent, ToolCall
 from yoagent.core._types.errors import ProviderError
-from yoagent.core._types.events import AnyDelta
+from yoagent.core._types.events import StreamDelta
 from yoagent.core._types.messages import (
-    AnyMessage,
+    AgentMessage,
     AssistantMessage,
     StopReason,
     ToolResultMessage,
@@ -41,11 +41,11 @@ SUMMARY_INSTRUCTIONS = (
 )
 
 
-def _ignore(_: AnyDelta) -> None:
+def _ignore(_: StreamDelta) -> None:
     return None
 
 
-def _fingerprint(message: AnyMessage) -> tuple[str, int, str]:
+def _fingerprint(message: AgentMessage) -> tuple[str, int, str]:
     """Who a message is, surviving level 1's copies (which cut a tool output's text).
 
     A summary written by compaction takes the timestamp of the first message it replaces
@@ -61,7 +61,7 @@ def _fingerprint(message: AnyMessage) -> tuple[str, int, str]:
     return (message.role, message.timestamp, message.kind)
 
 
-def render_transcript(messages: Sequence[AnyMessage], max_chars: int) -> str:
+def render_transcript(messages: Sequence[AgentMessage], max_chars: int) -> str:
     """The span as plain text for the summarizer, each message cut to ``max_chars``."""
 
     def clip(text: str) -> str:
@@ -112,7 +112,7 @@ class LlmCompaction:
         self._pending = False
         self._ready: tuple[list[tuple[str, int, str]], str] | None = None
 
-    def summarizer(self, span: Sequence[AnyMessage]) -> tuple[str, int] | None:
+    def summarizer(self, span: Sequence[AgentMessage]) -> tuple[str, int] | None:
         """Level 2's hook: the ready summary, if it covers the start of ``span``."""
         if self._ready is None:
             return None
@@ -124,8 +124,8 @@ class LlmCompaction:
         return None
 
     def wanted(
-        self, messages: Sequence[AnyMessage], config: ContextConfig, estimate: int
-    ) -> list[AnyMessage] | None:
+        self, messages: Sequence[AgentMessage], config: ContextConfig, estimate: int
+    ) -> list[AgentMessage] | None:
         """The span to summarize now, or ``None``: not near the budget yet, a request is
         running, or a ready summary still matches the history (it will serve the next
         compaction; the turns after it get mechanical lines)."""
@@ -139,12 +139,12 @@ class LlmCompaction:
             return None  # one summary per compaction: the ready one still fits this history
         return span
 
-    def start(self, group: TaskGroup, span: list[AnyMessage], stats: SessionStats) -> None:
+    def start(self, group: TaskGroup, span: list[AgentMessage], stats: SessionStats) -> None:
         """Request a summary of ``span`` in ``group`` (one request at a time)."""
         self._pending = True
         group.start_soon(self._summarize, span, stats)
 
-    async def _summarize(self, span: list[AnyMessage], stats: SessionStats) -> None:
+    async def _summarize(self, span: list[AgentMessage], stats: SessionStats) -> None:
         try:
             request = StreamConfig(
                 model=self.model,

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from yoagent.core._types.messages import AnyMessage
+from yoagent.core._types.messages import AgentMessage
 
 T = TypeVar("T")
 
@@ -29,7 +29,7 @@ class ToolCallRequest:
     tool_call_id: str
     tool_name: str
     arguments: dict[str, Any]
-    messages: Sequence[AnyMessage] = ()
+    messages: Sequence[AgentMessage] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -123,7 +123,7 @@ class TurnContext:
     """What a turn hook sees: the turn number (from 1) and the history so far."""
 
     turn: int
-    messages: Sequence[AnyMessage] = field(default_factory=tuple[AnyMessage, ...])
+    messages: Sequence[AgentMessage] = field(default_factory=tuple[AgentMessage, ...])
 
 
 TurnHook = Callable[[TurnContext], Sequence[str] | Awaitable[Sequence[str]]]

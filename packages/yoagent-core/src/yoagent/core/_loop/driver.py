@@ -30,8 +30,8 @@ from yoagent.core._tools.tool_source import SourcedTools
 from yoagent.core._types.content import TextContent, ToolCall
 from yoagent.core._types.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
-    AnyEvent,
     InputRejected,
     MessageEnd,
     MessageStart,
@@ -46,9 +46,9 @@ from yoagent.core._types.markers import (
     is_loop_injected,
 )
 from yoagent.core._types.messages import (
-    AnyMessage,
+    AgentMessage,
     AssistantMessage,
-    LlmMessage,
+    Message,
     StopReason,
     ToolResultMessage,
     UserMessage,
@@ -65,13 +65,13 @@ from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
 
-EventSink = Callable[[AnyEvent], None]
+EventSink = Callable[[AgentEvent], None]
 A = TypeVar("A")
 R = TypeVar("R")
 _ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
 
 
-def _ignore(_: AnyEvent) -> None:
+def _ignore(_: AgentEvent) -> None:
     return None
 
 
@@ -85,7 +85,7 @@ def _guarded(emit: EventSink) -> EventSink:
         return emit
     broken = False
 
-    def guarded(event: AnyEvent) -> None:
+    def guarded(event: AgentEvent) -> None:
         nonlocal broken
         if broken:
             return
@@ -101,7 +101,7 @@ def _guarded(emit: EventSink) -> EventSink:
 def _quiet(emit: EventSink) -> EventSink:
     """``emit`` that never raises (used while closing a run an exception is ending)."""
 
-    def quiet(event: AnyEvent) -> None:
+    def quiet(event: AgentEvent) -> None:
         try:
             emit(event)
         except BaseException:  # the run is already ending with an exception of its own
@@ -124,14 +124,14 @@ async def _unless_cancelled_or(
 
 
 async def agent_loop(
-    prompts: Sequence[AnyMessage],
+    prompts: Sequence[AgentMessage],
     context: AgentContext,
     config: AgentLoopConfig,
     emit: EventSink | None = None,
     *,
     cancel: CancelToken | None = None,
     stats: SessionStats | None = None,
-) -> list[AnyMessage]:
+) -> list[AgentMessage]:
     """Run the agent on new ``prompts``: append them to ``context.messages``, then loop.
 
     Returns the messages this run added (the history is appended to in place, so a
@@ -151,7 +151,7 @@ async def agent_loop_continue(
     *,
     cancel: CancelToken | None = None,
     stats: SessionStats | None = None,
-) -> list[AnyMessage]:
+) -> list[AgentMessage]:
     """Resume from the history as it is; it must end on a user message or tool results."""
     sendable = context_messages(context.messages)
     if not sendable or isinstance(sendable[-1], AssistantMessage):
@@ -180,8 +180,8 @@ class RunState:
         self.emit = _guarded(emit)
         self.cancel = cancel
         self.stats = stats
-        self.new_messages: list[AnyMessage] = []
-        self.sendable: list[LlmMessage] = context_messages(context.messages)
+        self.new_messages: list[AgentMessage] = []
+        self.sendable: list[Message] = context_messages(context.messages)
         self.tracker = ExecutionTracker(
             config.limits
             or ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None)
@@ -224,7 +224,7 @@ class RunState:
 
     # --- history -------------------------------------------------------------------------
 
-    def append(self, message: AnyMessage) -> None:
+    def append(self, message: AgentMessage) -> None:
         """Add a message to the history and tell the caller."""
         self.context.messages.append(message)
         self.new_messages.append(message)
@@ -290,7 +290,7 @@ class RunState:
 
     # --- the run -------------------------------------------------------------------------
 
-    async def run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
+    async def run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         try:
             with ungrouped():
                 return await self._run(prompts)
@@ -300,7 +300,7 @@ class RunState:
             self._close_abnormally()
             raise
 
-    async def _run(self, prompts: list[AnyMessage] | None) -> list[AnyMessage]:
+    async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         with start_span(SPAN_AGENT_LOOP, self.tracing) as span:
             span.set_attribute("gen_ai.request.model", self.config.model.id)
             span.set_attribute("yoagent.provider", self.config.model.provider)
@@ -372,7 +372,7 @@ class RunState:
         self.turn_open = False
         self.emit(TurnEnd(turn=self.turn, message=message, tool_results=results or []))
 
-    async def _filter_input(self, prompts: list[AnyMessage]) -> list[AnyMessage] | None:
+    async def _filter_input(self, prompts: list[AgentMessage]) -> list[AgentMessage] | None:
         filters = self.config.input_filters
         if not filters:
             return prompts
@@ -488,11 +488,11 @@ class RunState:
                 logger.exception("turn hook failed")
         return notes
 
-    def take_steering(self) -> list[AnyMessage]:
+    def take_steering(self) -> list[AgentMessage]:
         getter = self.config.get_steering_messages
         return list(getter()) if getter is not None else []
 
-    def _take_follow_ups(self) -> list[AnyMessage]:
+    def _take_follow_ups(self) -> list[AgentMessage]:
         getter = self.config.get_follow_up_messages
         return list(getter()) if getter is not None else []
 

@@ -13,11 +13,11 @@ from yoagent.core._provider.protocol import StreamConfig
 from yoagent.core._types.content import AssistantContent, TextContent, ThinkingContent
 from yoagent.core._types.errors import ErrorKind, ProviderError
 from yoagent.core._types.events import (
-    AnyDelta,
     MessageEnd,
     MessageStart,
     MessageUpdate,
     ProviderRetry,
+    StreamDelta,
     TextDelta,
     ThinkingDelta,
 )
@@ -41,7 +41,7 @@ class Attempt:
         self.model = run.config.model.id
         self.provider = run.config.model.provider
 
-    def sink(self, delta: AnyDelta) -> None:
+    def sink(self, delta: StreamDelta) -> None:
         if not self.started:
             self.started = True
             self.run.emit(

@@ -15,7 +15,7 @@ from yoagent.core._tools.contract import AgentTool
 from yoagent.core._tools.tool_source import ToolSource
 from yoagent.core._types.config import CacheConfig, ModelConfig, ThinkingLevel
 from yoagent.core._types.limits import ExecutionLimits
-from yoagent.core._types.messages import AnyMessage
+from yoagent.core._types.messages import AgentMessage
 from yoagent.core._types.retry import RetryConfig
 
 
@@ -35,7 +35,7 @@ class AgentContext:
     """The system prompt, the history (appended to in place by the loop) and the tools."""
 
     system_prompt: str = ""
-    messages: list[AnyMessage] = field(default_factory=list[AnyMessage])
+    messages: list[AgentMessage] = field(default_factory=list[AgentMessage])
     tools: Sequence[AgentTool] = ()
 
 
@@ -56,8 +56,8 @@ class AgentLoopConfig:
     tool_middleware: Sequence[MiddlewareLike] = ()
     input_filters: Sequence[InputFilter] = ()
     turn_hooks: Sequence[TurnHook] = ()
-    get_steering_messages: Callable[[], list[AnyMessage]] | None = None
-    get_follow_up_messages: Callable[[], list[AnyMessage]] | None = None
+    get_steering_messages: Callable[[], list[AgentMessage]] | None = None
+    get_follow_up_messages: Callable[[], list[AgentMessage]] | None = None
     output_schema: OutputSchema | None = None
     max_tool_output_chars: int | None = 50_000
     """Longer tool output is cut in the middle, with a visible marker; ``None`` keeps it all."""

@@ -19,7 +19,7 @@ from yoagent.core._types.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
-from yoagent.core._types.messages import AnyMessage, ToolResultMessage
+from yoagent.core._types.messages import AgentMessage, ToolResultMessage
 
 from .settings import ToolExecution
 from .task_groups import ungrouped
@@ -111,12 +111,12 @@ class ToolRunner:
 
     async def run_calls(
         self, calls: list[ToolCall], strategy: ToolExecution
-    ) -> tuple[list[ToolResultMessage], list[AnyMessage]]:
+    ) -> tuple[list[ToolResultMessage], list[AgentMessage]]:
         """Run ``calls`` with ``strategy``; returns their results (in call order, appended to
         the history) and any steering messages that arrived, which skip calls not yet begun.
         A cancel answers every unfinished call "cancelled"."""
         results: list[ToolResultMessage | None] = [None] * len(calls)
-        steering: list[AnyMessage] = []
+        steering: list[AgentMessage] = []
         size = len(calls)
         if strategy is ToolExecution.SEQUENTIAL:
             size = 1

@@ -15,7 +15,7 @@ from yoagent.core._types.errors import ErrorKind, ProviderError
 from yoagent.core._types.events import TextDelta, ThinkingDelta, ToolCallDelta
 from yoagent.core._types.messages import (
     AssistantMessage,
-    LlmMessage,
+    Message,
     ToolResultMessage,
     Usage,
     UserMessage,
@@ -151,7 +151,7 @@ def _deltas(
                 yield ToolCallDelta(content_index=index, id=block.id, name=block.name, delta=piece)
 
 
-def validate_transcript(messages: Sequence[LlmMessage]) -> None:
+def validate_transcript(messages: Sequence[Message]) -> None:
     """Raise :class:`TranscriptError` for a transcript a real API would refuse.
 
     The rules: the request is not empty and starts with a user message; every tool result
@@ -172,9 +172,9 @@ class TranscriptValidator:
     __slots__ = ("_checked",)
 
     def __init__(self) -> None:
-        self._checked: list[LlmMessage] = []
+        self._checked: list[Message] = []
 
-    def check(self, messages: Sequence[LlmMessage]) -> None:
+    def check(self, messages: Sequence[Message]) -> None:
         if not messages:
             raise TranscriptError("no messages")
         if not isinstance(messages[0], UserMessage):
@@ -186,7 +186,7 @@ class TranscriptValidator:
         self._checked = list(messages)
 
 
-def _check_from(messages: Sequence[LlmMessage], start: int) -> None:
+def _check_from(messages: Sequence[Message], start: int) -> None:
     """Check ``messages[start:]``; ``messages[:start]`` were checked and closed every call."""
     open_calls: dict[str, str] = {}
     for position in range(start, len(messages)):

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from yoagent.core._types.config import CacheConfig, ModelConfig, ThinkingLevel
-from yoagent.core._types.events import AnyDelta
-from yoagent.core._types.messages import AssistantMessage, LlmMessage
+from yoagent.core._types.events import StreamDelta
+from yoagent.core._types.messages import AssistantMessage, Message
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)
@@ -42,7 +42,7 @@ class StreamConfig:
 
     model: ModelConfig
     system_prompt: str
-    messages: Sequence[LlmMessage]
+    messages: Sequence[Message]
     tools: Sequence[ToolDefinition] = ()
     thinking_level: ThinkingLevel = ThinkingLevel.OFF
     max_tokens: int | None = None
@@ -61,7 +61,7 @@ class StreamConfig:
         return f"yoagent-{digest[:32]}"
 
 
-DeltaSink = Callable[[AnyDelta], None]
+DeltaSink = Callable[[StreamDelta], None]
 """Where a provider reports deltas as they arrive. It never blocks and never raises."""
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
+from .adapters import LazyTypeAdapter
 from .content import UserContent
 from .errors import ErrorKind
-from .messages import AgentMessage, AnyMessage, AssistantMessage, ToolResultMessage
+from .messages import AgentMessage, AssistantMessage, ToolResultMessage
 from .stats import SessionStats
 
 # --- deltas: what a provider reports while a reply streams ---------------------------------
@@ -45,7 +46,7 @@ class ToolCallDelta:
 
 
 StreamDelta = Annotated[TextDelta | ThinkingDelta | ToolCallDelta, Field(discriminator="type")]
-AnyDelta = TextDelta | ThinkingDelta | ToolCallDelta
+"""A piece of a streaming reply."""
 
 # --- events: what the loop reports to its caller ---------------------------------------------
 
@@ -165,7 +166,7 @@ class TurnEnd:
 class AgentEnd:
     """A run ended. ``messages`` are the ones it added; ``stats`` what it spent."""
 
-    messages: list[AgentMessage] = field(default_factory=list[AnyMessage])
+    messages: list[AgentMessage] = field(default_factory=list[AgentMessage])
     stats: SessionStats = field(default_factory=SessionStats)
     type: Literal["agent_end"] = "agent_end"
 
@@ -188,21 +189,5 @@ AgentEvent = Annotated[
 ]
 """Every event the loop emits."""
 
-AnyEvent = (
-    AgentStart
-    | TurnStart
-    | MessageStart
-    | MessageUpdate
-    | MessageEnd
-    | ToolExecutionStart
-    | ToolExecutionUpdate
-    | ToolExecutionEnd
-    | ProgressMessage
-    | InputRejected
-    | ProviderRetry
-    | TurnEnd
-    | AgentEnd
-)
-
-event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AgentEvent)
+event_adapter: LazyTypeAdapter[AgentEvent] = LazyTypeAdapter(AgentEvent)
 """JSON (de)serialization of one :data:`AgentEvent`."""

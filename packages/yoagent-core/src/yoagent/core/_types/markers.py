@@ -7,7 +7,7 @@ not the user's words.
 
 from __future__ import annotations
 
-from .messages import AnyMessage, UserMessage
+from .messages import AgentMessage, UserMessage
 
 AGENT_STOPPED_PREFIX = "[Agent stopped: "
 """Every marker the loop appends when it stops a run on its own starts with this."""
@@ -21,7 +21,7 @@ COMPACTION_MARKER = "[Context compacted: "
 _INJECTED = (AGENT_STOPPED_PREFIX, SUMMARY_PREFIX, COMPACTION_MARKER)
 
 
-def is_loop_injected(message: AnyMessage) -> bool:
+def is_loop_injected(message: AgentMessage) -> bool:
     """True for a user message the loop or compaction wrote (a stop marker, a summary, a
     compaction marker), not the user."""
     return isinstance(message, UserMessage) and message.text.startswith(_INJECTED)

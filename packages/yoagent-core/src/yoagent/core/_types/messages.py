@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
+from .adapters import LazyTypeAdapter
 from .content import AssistantContent, TextContent, ThinkingContent, ToolCall, UserContent
 
 
@@ -141,26 +142,23 @@ AgentMessage = Annotated[
 ]
 """Anything the agent's history holds."""
 
-LlmMessage = UserMessage | AssistantMessage | ToolResultMessage
-AnyMessage = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage
-
-message_adapter: TypeAdapter[AnyMessage] = TypeAdapter(AgentMessage)
+message_adapter: LazyTypeAdapter[AgentMessage] = LazyTypeAdapter(AgentMessage)
 """JSON (de)serialization of one :data:`AgentMessage`."""
 
-messages_adapter: TypeAdapter[list[AnyMessage]] = TypeAdapter(list[AgentMessage])
+messages_adapter: LazyTypeAdapter[list[AgentMessage]] = LazyTypeAdapter(list[AgentMessage])
 """JSON (de)serialization of a list of :data:`AgentMessage`."""
 
 _UNSENDABLE = (StopReason.ERROR, StopReason.ABORTED)
 
 
-def context_messages(messages: Iterable[AnyMessage]) -> list[LlmMessage]:
+def context_messages(messages: Iterable[AgentMessage]) -> list[Message]:
     """The part of a history a model is shown.
 
     Custom messages are left out; so are errored and aborted replies (their tool calls
     never ran, and a real API refuses a tool call without a result). A refusal keeps its
     text but loses its tool calls, which were never run.
     """
-    out: list[LlmMessage] = []
+    out: list[Message] = []
     for message in messages:
         if isinstance(message, CustomMessage):
             continue
@@ -186,7 +184,7 @@ def context_messages(messages: Iterable[AnyMessage]) -> list[LlmMessage]:
     return out
 
 
-def last_assistant(messages: Sequence[AnyMessage]) -> AssistantMessage | None:
+def last_assistant(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
     """The newest assistant message, if any."""
     for message in reversed(messages):
         if isinstance(message, AssistantMessage):

@@ -1,0 +1,93 @@
+"""The provider-author API: what a model provider implements, and the helpers it uses.
+
+A provider turns a :class:`StreamConfig` into one streamed :class:`AssistantMessage`,
+reporting deltas to a :data:`DeltaSink` as they arrive and raising a classified
+:class:`ProviderError` on failure. Applications rarely need this module; every name here
+that an application does use is also exported by :mod:`yoagent.core`.
+"""
+
+from ._provider.keys import key_variables_for, resolve_api_key
+from ._provider.protocol import (
+    DeltaSink,
+    OutputSchema,
+    StreamConfig,
+    StreamProvider,
+    ToolDefinition,
+)
+from ._types.config import (
+    AnthropicCompat,
+    ApiProtocol,
+    CacheConfig,
+    GoogleCompat,
+    ModelConfig,
+    OpenAiCompat,
+    ThinkingLevel,
+)
+from ._types.content import (
+    AssistantContent,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    UserContent,
+)
+from ._types.errors import (
+    OVERFLOW_PHRASES,
+    RATE_LIMIT_CODES,
+    RATE_LIMIT_STATUSES,
+    ErrorKind,
+    ProviderError,
+    classify,
+    is_overflow_text,
+    parse_retry_after,
+)
+from ._types.events import StreamDelta, TextDelta, ThinkingDelta, ToolCallDelta
+from ._types.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+
+__all__ = [
+    "OVERFLOW_PHRASES",
+    "RATE_LIMIT_CODES",
+    "RATE_LIMIT_STATUSES",
+    "AnthropicCompat",
+    "ApiProtocol",
+    "AssistantContent",
+    "AssistantMessage",
+    "CacheConfig",
+    "DeltaSink",
+    "ErrorKind",
+    "GoogleCompat",
+    "ImageContent",
+    "Message",
+    "ModelConfig",
+    "OpenAiCompat",
+    "OutputSchema",
+    "ProviderError",
+    "StopReason",
+    "StreamConfig",
+    "StreamDelta",
+    "StreamProvider",
+    "TextContent",
+    "TextDelta",
+    "ThinkingContent",
+    "ThinkingDelta",
+    "ThinkingLevel",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolDefinition",
+    "ToolResultMessage",
+    "Usage",
+    "UserContent",
+    "UserMessage",
+    "classify",
+    "is_overflow_text",
+    "key_variables_for",
+    "parse_retry_after",
+    "resolve_api_key",
+]
