@@ -220,6 +220,7 @@ def test_set_model_reselects_a_registry_provider_but_keeps_an_explicit_one(
     monkeypatch.delenv("YOAGENT_API_KEY", raising=False)
     monkeypatch.delenv("API_KEY", raising=False)
     monkeypatch.setenv("XAI_API_KEY", "xai-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     created: list[ModelConfig] = []
     agent = Agent.from_config(
         ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="openai", id="a"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import (
@@ -18,6 +19,7 @@ from yoagent.core import (
     ModelConfig,
     ProviderError,
     RetryConfig,
+    RunFailedError,
     StopReason,
     StreamConfig,
     TextContent,
@@ -122,7 +124,9 @@ async def test_a_second_overflow_is_the_answer() -> None:
     agent = Agent.from_provider(
         provider, ModelConfig.mock(), messages=history, retry=RetryConfig.none()
     )
-    await agent.prompt("continue")
+    with pytest.raises(RunFailedError) as raised:
+        await agent.prompt("continue")
+    assert raised.value.kind is ErrorKind.CONTEXT_OVERFLOW
     final = agent.messages[-1]
     assert isinstance(final, AssistantMessage) and final.stop_reason is StopReason.ERROR
     assert final.error_message == "CONTEXT_OVERFLOW: maximum context length exceeded"
@@ -132,9 +136,10 @@ async def test_a_second_overflow_is_the_answer() -> None:
 async def test_compaction_can_be_turned_off() -> None:
     provider = MockProvider([ProviderError(ErrorKind.CONTEXT_OVERFLOW, "prompt is too long")])
     agent = Agent.from_provider(
-        provider, ModelConfig.mock(), compaction=False, retry=RetryConfig.none()
+        provider, ModelConfig.mock(), context="off", retry=RetryConfig.none()
     )
-    await agent.prompt("hi")
+    with pytest.raises(RunFailedError):
+        await agent.prompt("hi")
     assert agent.last_run_stats.compactions == 0
     assert len(provider.requests) == 1
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from yoagent.core import is_compaction_message
 from yoagent.core._context.compaction import (
     COMPACTION_MARKER,
     IMAGE_TOKENS,
@@ -15,13 +16,12 @@ from yoagent.core._context.compaction import (
     estimate_messages,
     estimate_text,
     estimate_tokens,
-    is_compaction_message,
     is_injected,
     latest_ask,
     safe_head_end,
     truncate_old_tool_outputs,
 )
-from yoagent.core._loop import driver as loop
+from yoagent.core._types import markers as loop
 from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.content import ImageContent, TextContent, ToolCall
 from yoagent.core._types.messages import (

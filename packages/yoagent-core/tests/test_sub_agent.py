@@ -7,6 +7,7 @@ import pytest
 from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
+    SUB_AGENT_STATS_KEY,
     Agent,
     AssistantMessage,
     CostConfig,
@@ -69,7 +70,9 @@ async def test_the_child_answers_and_its_spend_goes_in_its_own_bucket() -> None:
 
     (result,) = results(agent)
     assert not result.is_error and result.text == "k is 42"
-    assert result.details["turns"] == 2
+    spent = result.details[SUB_AGENT_STATS_KEY]
+    assert spent["runs"] == 1 and spent["turns"] == 2
+    assert spent["usage"] == {"input": 300, "output": 15, "cache_read": 0, "cache_write": 0}
     assert child_provider.requests[0].system_prompt == "You research."
     stats = agent.last_run_stats
     assert stats.usage == Usage(input=2100, output=55)
@@ -151,7 +154,7 @@ async def test_a_child_stopped_by_its_limit_returns_what_it_has_with_the_marker(
         model=ModelConfig.mock(),
         tools=[lookup],
     ).with_max_turns(2)
-    assert child.limits.max_turns == 2 and child.limits.max_duration == 300.0
+    assert child.settings.limits.max_turns == 2 and child.settings.limits.max_duration == 300.0
     parent = Agent.from_provider(
         MockProvider([tool_reply(call("worker", task="t")), text_reply("ok")]),
         ModelConfig.mock(),
@@ -236,5 +239,5 @@ async def test_from_config_uses_the_registry_and_env_key(monkeypatch: pytest.Mon
         limits=ExecutionLimits(max_turns=3),
     )
     assert seen[0].api_key == "mk"
-    assert sub.limits.max_turns == 3
+    assert sub.settings.limits.max_turns == 3
     assert sub.parameters["required"] == ["task"]

@@ -16,6 +16,7 @@ from yoagent.core import (
     Agent,
     AgentEnd,
     AgentMessage,
+    RunFailedError,
     StopReason,
     UserMessage,
     event_adapter,
@@ -89,6 +90,8 @@ async def run_once(
                         end = event
         except BrokenPipeError:
             raise
+        except RunFailedError:
+            pass  # its events (and AgentEnd) were delivered first: judged below
         except Exception as error:  # a broken provider or tool set-up: report, do not trace
             failure = f"{type(error).__name__}: {error}"
     if progress is not None:

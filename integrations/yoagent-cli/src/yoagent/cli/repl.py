@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import aclosing
 
-from yoagent.core import ToolCallRequest
+from yoagent.core import RunFailedError, ToolCallRequest
 
 from .commands import Commands, Conversation
 from .confirm import Answer, parse_answer
@@ -89,6 +89,8 @@ class Repl:
                 async with aclosing(agent.stream(text)) as events:
                     async for event in events:
                         renderer.handle(event)
+            except RunFailedError:
+                pass  # the renderer has shown the failure from the events
             except Exception as error:  # the session survives a broken run
                 renderer.error(f"{type(error).__name__}: {error}")
         renderer.finish_block()

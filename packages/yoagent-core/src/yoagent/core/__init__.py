@@ -1,6 +1,6 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
-from ._agent import Agent, AgentBusyError
+from ._agent import Agent, AgentBusyError, PromptInput
 from ._cancel import CancelToken
 from ._context.compaction import (
     CompactionResult,
@@ -11,7 +11,6 @@ from ._context.compaction import (
     estimate_messages,
     estimate_text,
     estimate_tokens,
-    is_compaction_message,
 )
 from ._context.llm_compaction import LlmCompaction
 from ._hooks.basic import (
@@ -30,8 +29,33 @@ from ._hooks.basic import (
     TurnHook,
     Warn,
 )
-from ._loop.driver import EventSink, agent_loop, agent_loop_continue
-from ._loop.settings import AgentContext, AgentLoopConfig, ToolExecution
+from ._hooks.extension import (
+    FINISH_TIMEOUT,
+    ContinueRun,
+    Extension,
+    ExtensionMode,
+    FailRun,
+    ModelVerdict,
+    Proceed,
+    RunContext,
+    RunEnd,
+    RunHooks,
+    RunOutcome,
+    StopRun,
+    ToolOutput,
+)
+from ._hooks.user_request import ReplyContext, UserRequestParts, UserRequestSource
+from ._loop.driver import agent_loop, agent_loop_continue
+from ._loop.settings import (
+    AgentContext,
+    AgentLoopConfig,
+    ContextSetting,
+    RunOptions,
+    RunSettings,
+    ToolExecution,
+)
+from ._loop.state import EventSink
+from ._loop.tool_runner import SUB_AGENT_STATS_KEY
 from ._provider.keys import (
     FALLBACK_KEY_VARIABLES,
     PROVIDER_KEY_VARIABLES,
@@ -53,6 +77,7 @@ from ._provider.registry import (
     ProviderRegistry,
     default_registry,
 )
+from ._run_stream import RunFailedError, RunStream
 from ._session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
 from ._shared_state.store import (
     FileBackend,
@@ -73,10 +98,11 @@ from ._structured import (
     StructuredParseError,
     StructuredProviderError,
 )
-from ._sub_agent import SUB_AGENT_LIMITS, SubAgentTool
-from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
+from ._tools.contract import AgentTool, Delegation, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import FunctionTool, tool
 from ._tools.tool_source import ToolSource
+from ._types.adapters import LazyTypeAdapter
 from ._types.config import (
     AnthropicCompat,
     ApiProtocol,
@@ -92,6 +118,7 @@ from ._types.errors import (
     OVERFLOW_PHRASES,
     RATE_LIMIT_CODES,
     ErrorKind,
+    MissingApiKeyError,
     ProviderError,
     classify,
     is_overflow_text,
@@ -108,6 +135,7 @@ from ._types.events import (
     ProgressMessage,
     ProviderRetry,
     StreamDelta,
+    SubAgentEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -123,8 +151,12 @@ from ._types.markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     COMPACTION_MARKER,
+    EXTENSION_FAILED_PREFIX,
+    EXTENSION_MESSAGE_PREFIX,
     LOOP_ABORT_PREFIX,
+    LOOP_NUDGE_PREFIX,
     SUMMARY_PREFIX,
+    is_compaction_message,
     is_loop_injected,
 )
 from ._types.messages import (
@@ -142,19 +174,33 @@ from ._types.messages import (
     messages_adapter,
 )
 from ._types.retry import RetryConfig
-from ._types.stats import CompactionSpend, SessionStats, SubAgentSpend
+from ._types.stats import (
+    CompactionSpend,
+    DecisionSpend,
+    ModelSpend,
+    RunSpend,
+    SessionStats,
+    SubAgentSpend,
+)
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
+    "DEFAULT_MAX_DEPTH",
     "ENTRY_POINT_GROUP",
+    "EXTENSION_FAILED_PREFIX",
+    "EXTENSION_MESSAGE_PREFIX",
     "FALLBACK_KEY_VARIABLES",
+    "FINISH_TIMEOUT",
     "LOOP_ABORT_PREFIX",
+    "LOOP_NUDGE_PREFIX",
     "OVERFLOW_PHRASES",
     "PROVIDER_KEY_VARIABLES",
     "RATE_LIMIT_CODES",
     "SUB_AGENT_LIMITS",
+    "SUB_AGENT_SETTINGS",
+    "SUB_AGENT_STATS_KEY",
     "SUMMARY_PREFIX",
     "Agent",
     "AgentBusyError",
@@ -174,14 +220,21 @@ __all__ = [
     "CompactionResult",
     "CompactionSpend",
     "ContextConfig",
+    "ContextSetting",
     "ContextTracker",
+    "ContinueRun",
     "CostConfig",
     "CustomMessage",
+    "DecisionSpend",
+    "Delegation",
     "DeltaSink",
     "Deny",
     "ErrorKind",
     "EventSink",
     "ExecutionLimits",
+    "Extension",
+    "ExtensionMode",
+    "FailRun",
     "FileBackend",
     "FilterResult",
     "FunctionTool",
@@ -190,6 +243,7 @@ __all__ = [
     "InputFilter",
     "InputRejected",
     "InvalidKeyError",
+    "LazyTypeAdapter",
     "LlmCompaction",
     "LoadWarning",
     "MemoryBackend",
@@ -198,22 +252,37 @@ __all__ = [
     "MessageStart",
     "MessageUpdate",
     "MiddlewareLike",
+    "MissingApiKeyError",
     "MockProvider",
     "MockReply",
     "ModelConfig",
+    "ModelSpend",
+    "ModelVerdict",
     "Modify",
     "NoStructuredOutputError",
     "OpenAiCompat",
     "OutputSchema",
     "Pass",
+    "Proceed",
     "ProgressMessage",
+    "PromptInput",
     "ProviderError",
     "ProviderNotFoundError",
     "ProviderRegistry",
     "ProviderRetry",
     "ReadSkillTool",
     "Reject",
+    "ReplyContext",
     "RetryConfig",
+    "RunContext",
+    "RunEnd",
+    "RunFailedError",
+    "RunHooks",
+    "RunOptions",
+    "RunOutcome",
+    "RunSettings",
+    "RunSpend",
+    "RunStream",
     "Session",
     "SessionCorruptError",
     "SessionEntry",
@@ -230,12 +299,14 @@ __all__ = [
     "SkillProblem",
     "SkillSet",
     "StopReason",
+    "StopRun",
     "StreamConfig",
     "StreamDelta",
     "StreamProvider",
     "StructuredOutputError",
     "StructuredParseError",
     "StructuredProviderError",
+    "SubAgentEvent",
     "SubAgentSpend",
     "SubAgentTool",
     "TextContent",
@@ -255,6 +326,7 @@ __all__ = [
     "ToolExecutionStart",
     "ToolExecutionUpdate",
     "ToolMiddleware",
+    "ToolOutput",
     "ToolOutputSink",
     "ToolResult",
     "ToolResultMessage",
@@ -266,6 +338,8 @@ __all__ = [
     "TurnStart",
     "Usage",
     "UserMessage",
+    "UserRequestParts",
+    "UserRequestSource",
     "Warn",
     "agent_loop",
     "agent_loop_continue",

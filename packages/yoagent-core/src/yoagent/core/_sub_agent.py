@@ -2,44 +2,52 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Unpack
 
-from ._hooks.basic import InputFilter, MiddlewareLike, TurnHook
+from ._hooks.extension import Extension, check_extension
 from ._loop.driver import agent_loop
-from ._loop.settings import AgentContext, AgentLoopConfig, ToolExecution
-from ._provider.keys import with_env_key
+from ._loop.settings import (
+    AgentContext,
+    AgentLoopConfig,
+    ContextSetting,
+    RunOptions,
+    RunSettings,
+    settings_with,
+)
+from ._provider.keys import require_api_key, with_env_key
 from ._provider.protocol import StreamProvider
 from ._provider.registry import ProviderRegistry, default_registry
+from ._shared_state.store import SharedState, SharedStateSink
+from ._shared_state.tool import SharedStateTool
 from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
-from ._tools.tool_source import ToolSource
-from ._types.config import ModelConfig, ThinkingLevel
+from ._tools.function_tool import as_tools
+from ._types.config import ModelConfig
 from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
 from ._types.limits import ExecutionLimits
 from ._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
-from ._types.messages import AgentMessage, AssistantMessage, StopReason, UserMessage, last_assistant
-from ._types.retry import RetryConfig
+from ._types.messages import (
+    AgentMessage,
+    AssistantMessage,
+    StopReason,
+    UserMessage,
+    last_assistant,
+)
 from ._types.stats import SessionStats
 
 SUB_AGENT_LIMITS = ExecutionLimits(max_turns=10, max_total_tokens=1_000_000, max_duration=300.0)
 """A child's default limits: 10 turns, 1M tokens, 5 minutes."""
 
+SUB_AGENT_SETTINGS = RunSettings(limits=SUB_AGENT_LIMITS)
+"""A child's default settings: the defaults of every run, with :data:`SUB_AGENT_LIMITS`."""
 
-def _stats_details(stats: SessionStats) -> dict[str, Any]:
-    return {
-        "turns": stats.turns,
-        "usage": {
-            "input": stats.usage.input,
-            "output": stats.usage.output,
-            "cache_read": stats.usage.cache_read,
-            "cache_write": stats.usage.cache_write,
-        },
-        "cost_usd": stats.cost_usd,
-        "sub_agent_runs": stats.sub_agents.runs,
-    }
+DEFAULT_MAX_DEPTH = 2
+"""How deep sub-agents nest by default: a child (depth 1) may delegate once more (depth 2),
+no further."""
 
 
-def _outcome(messages: Sequence[AgentMessage], stats: SessionStats) -> ToolResult:
+def _outcome(messages: Sequence[AgentMessage]) -> ToolResult:
     """The child's answer, or a ToolError when it failed, refused or was cancelled."""
     reply = last_assistant(messages)
     last = messages[-1] if messages else None
@@ -61,16 +69,20 @@ def _outcome(messages: Sequence[AgentMessage], stats: SessionStats) -> ToolResul
     text = reply.text
     if marker is not None:  # a limit: what it did so far is still worth returning
         text = f"{text}\n\n{marker}" if text else marker
-    return ToolResult.from_text(text, details=_stats_details(stats))
+    return ToolResult.from_text(text)
 
 
 class SubAgentTool:
-    """A tool that runs a child agent loop on a task, with its own model, tools and limits.
+    """A tool that runs a child agent loop on a task, with its own model, tools and settings.
 
     The child starts from an empty history and the given system prompt; its final text is
-    the tool's result. The parent's cancel reaches the child. What the child spent is
-    reported into the parent's ``SessionStats.sub_agents``. A child that fails, refuses or
-    is cancelled is an error result, never an empty success. Sub-agents nest.
+    the tool's result. Its settings are a :class:`RunSettings` (default
+    :data:`SUB_AGENT_SETTINGS`: its own limits, compaction on). The parent's cancel
+    reaches the child; the child's events reach the parent's stream as
+    :class:`SubAgentEvent`; what it spent goes into the parent's
+    ``SessionStats.sub_agents`` and the call's result details. A child that fails, refuses
+    or is cancelled is an error result, never an empty success. Sub-agents nest up to
+    ``max_depth`` levels below the top-level run.
     """
 
     def __init__(
@@ -81,32 +93,23 @@ class SubAgentTool:
         provider: StreamProvider,
         model: ModelConfig,
         system_prompt: str = "",
-        tools: Sequence[AgentTool] = (),
-        limits: ExecutionLimits = SUB_AGENT_LIMITS,
-        thinking_level: ThinkingLevel = ThinkingLevel.OFF,
-        max_tokens: int | None = None,
-        retry: RetryConfig | None = None,
-        tool_execution: ToolExecution = ToolExecution.PARALLEL,
-        tool_middleware: Sequence[MiddlewareLike] = (),
-        input_filters: Sequence[InputFilter] = (),
-        turn_hooks: Sequence[TurnHook] = (),
-        tool_sources: Sequence[ToolSource] = (),
+        tools: Sequence[AgentTool | Callable[..., Any]] = (),
+        settings: RunSettings | None = None,
+        shared_state: SharedState | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        **options: Unpack[RunOptions],
     ) -> None:
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
         self._name = name
         self._description = description
         self.provider = provider
         self.model = model
         self.system_prompt = system_prompt
-        self.tools = list(tools)
-        self.limits = limits
-        self.thinking_level = thinking_level
-        self.max_tokens = max_tokens
-        self.retry = retry or RetryConfig()
-        self.tool_execution = tool_execution
-        self.tool_middleware = list(tool_middleware)
-        self.input_filters = list(input_filters)
-        self.turn_hooks = list(turn_hooks)
-        self.tool_sources = list(tool_sources)
+        self.tools = as_tools(tools, where="SubAgentTool tools")
+        self.settings = settings_with(SUB_AGENT_SETTINGS, settings, options)
+        self.shared_state = shared_state
+        self.max_depth = max_depth
 
     @classmethod
     def from_config(
@@ -116,12 +119,31 @@ class SubAgentTool:
         config: ModelConfig,
         *,
         registry: ProviderRegistry | None = None,
-        **options: Any,
+        system_prompt: str = "",
+        tools: Sequence[AgentTool | Callable[..., Any]] = (),
+        settings: RunSettings | None = None,
+        shared_state: SharedState | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        **options: Unpack[RunOptions],
     ) -> SubAgentTool:
-        """A sub-agent on the registry's provider for ``config.api``, key from the environment."""
+        """A sub-agent on the registry's provider for ``config.api``, key from the environment
+        (:class:`MissingApiKeyError` when one is needed and none is set)."""
         config = with_env_key(config)
-        provider = (registry or default_registry()).create(config)
-        return cls(name, description, provider=provider, model=config, **options)
+        factory = (registry or default_registry()).factory(config.api)
+        require_api_key(config)
+        provider = factory(config)
+        return cls(
+            name,
+            description,
+            provider=provider,
+            model=config,
+            system_prompt=system_prompt,
+            tools=tools,
+            settings=settings,
+            shared_state=shared_state,
+            max_depth=max_depth,
+            **options,
+        )
 
     @property
     def name(self) -> str:
@@ -147,33 +169,84 @@ class SubAgentTool:
             "additionalProperties": False,
         }
 
+    # --- settings, builder style -----------------------------------------------------------
+
     def with_max_turns(self, max_turns: int) -> SubAgentTool:
         """Change only the turn limit."""
-        self.limits = ExecutionLimits(
-            max_turns=max_turns,
-            max_total_tokens=self.limits.max_total_tokens,
-            max_duration=self.limits.max_duration,
+        limits = replace(self.settings.limits, max_turns=max_turns)
+        self.settings = self.settings.replace(limits=limits)
+        return self
+
+    def with_execution_limits(self, limits: ExecutionLimits) -> SubAgentTool:
+        """Replace the child's limits."""
+        self.settings = self.settings.replace(limits=limits)
+        return self
+
+    def with_turn_delay(self, seconds: float | None) -> SubAgentTool:
+        """Wait ``seconds`` between the child's turns (rate-limit-sensitive providers)."""
+        self.settings = self.settings.replace(turn_delay=seconds)
+        return self
+
+    def with_context(self, context: ContextSetting) -> SubAgentTool:
+        """The child's compaction (``"auto"`` by default, ``"off"``, or a ContextConfig)."""
+        self.settings = self.settings.replace(context=context)
+        return self
+
+    def with_shared_state(self, state: SharedState) -> SubAgentTool:
+        """Give the child the ``shared_state`` tool over ``state``, a summary of what it
+        holds in its system prompt, and a place to stash outputs cut short."""
+        self.shared_state = state
+        return self
+
+    def with_extension(self, extension: Extension) -> SubAgentTool:
+        """Install ``extension`` on the child's runs."""
+        check_extension(extension)
+        self.settings = self.settings.replace(extensions=(*self.settings.extensions, extension))
+        return self
+
+    def with_tree_extension(self, extension: Extension) -> SubAgentTool:
+        """Install ``extension`` on the child's runs and every run they delegate."""
+        check_extension(extension)
+        self.settings = self.settings.replace(
+            tree_extensions=(*self.settings.tree_extensions, extension)
         )
         return self
+
+    def with_max_depth(self, max_depth: int) -> SubAgentTool:
+        """How many levels below the top-level run this tool may delegate to."""
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        self.max_depth = max_depth
+        return self
+
+    # --- the call ----------------------------------------------------------------------------
+
+    async def _context(self) -> AgentContext:
+        tools: list[AgentTool] = list(self.tools)
+        prompt = self.system_prompt
+        state = self.shared_state
+        if state is not None:
+            if all(tool.name != SharedStateTool.name for tool in tools):
+                tools.append(SharedStateTool(state))
+            summary = await state.summary()
+            prompt = f"{prompt}\n\n{summary}" if prompt else summary
+        return AgentContext(system_prompt=prompt, tools=tuple(tools))
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         task = arguments.get("task")
         if not isinstance(task, str) or not task.strip():
             raise ToolError(f"{self._name}: 'task' must be a non-empty string")
+        if ctx.depth + 1 > self.max_depth:
+            raise ToolError(
+                f"{self._name}: delegation is limited to {self.max_depth} level(s) below the "
+                "top-level run and this one is at the limit; do the task yourself"
+            )
         config = AgentLoopConfig(
             provider=self.provider,
             model=self.model,
-            thinking_level=self.thinking_level,
-            max_tokens=self.max_tokens,
-            limits=self.limits,
-            retry=self.retry,
-            tool_execution=self.tool_execution,
-            tool_middleware=tuple(self.tool_middleware),
-            input_filters=tuple(self.input_filters),
-            turn_hooks=tuple(self.turn_hooks),
-            tool_sources=tuple(self.tool_sources),
-        )
-        context = AgentContext(system_prompt=self.system_prompt, tools=tuple(self.tools))
+            settings=self.settings,
+            tool_output_sink=SharedStateSink(self.shared_state) if self.shared_state else None,
+        ).delegated_from(ctx)
         stats = SessionStats()
         rejected: list[str] = []
 
@@ -185,11 +258,12 @@ class SubAgentTool:
                     ctx.update(ToolResult.from_text(event.message.text))
             elif isinstance(event, ToolExecutionStart):
                 ctx.progress(f"{self._name} → {event.tool_name}")
+            ctx.report_event(event)
 
         try:
             messages = await agent_loop(
                 [UserMessage.from_text(task)],
-                context,
+                await self._context(),
                 config,
                 relay,
                 cancel=ctx.cancel.child(),
@@ -199,4 +273,4 @@ class SubAgentTool:
             ctx.report_delegated_run(stats)
         if rejected:
             raise ToolError(f"the sub-agent refused the task: {rejected[0]}")
-        return _outcome(messages, stats)
+        return _outcome(messages)

@@ -60,13 +60,6 @@ Summarizer = Callable[[Sequence[AgentMessage]], "tuple[str, int] | None"]
 The rest of the span gets the mechanical summary lines (see ``LlmCompaction``)."""
 
 
-def is_compaction_message(message: AgentMessage) -> bool:
-    """True for a summary or marker message written by :func:`compact_messages`."""
-    return isinstance(message, UserMessage) and message.text.startswith(
-        (SUMMARY_PREFIX, COMPACTION_MARKER)
-    )
-
-
 is_injected = is_loop_injected
 """True for a user message the loop or compaction wrote, not the user (see ``markers``)."""
 
@@ -417,8 +410,9 @@ class CompactionResult:
 
     @property
     def compacted(self) -> bool:
-        """True when the history changed."""
-        return self.level > 0
+        """True when the history changed (a level ran and cut something: level 3's last
+        resort on a history with nothing left to cut changes nothing)."""
+        return self.level > 0 and (self.dropped > 0 or self.tokens_after < self.tokens_before)
 
 
 def unit_starts(messages: Sequence[AgentMessage]) -> list[int]:

@@ -12,6 +12,7 @@ import json
 import operator
 from collections.abc import Sequence
 
+import anyio
 from anyio.abc import TaskGroup
 
 from yoagent.core._logging import logger
@@ -28,7 +29,7 @@ from yoagent.core._types.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core._types.stats import SessionStats
+from yoagent.core._types.stats import RunSpend
 
 from .compaction import ContextConfig, summary_span
 
@@ -88,7 +89,8 @@ class LlmCompaction:
 
     ``start_fraction`` of the budget is when a summary is requested. Its spend goes into
     the run's ``SessionStats.compaction``, priced at ``model``'s rates. A request still
-    running when the run ends is cancelled (its spend is unknown and not recorded).
+    running when the run ends is waited for up to ``settle_timeout`` seconds (so it is
+    billed, and ready for the next run); past that it is cancelled and its spend unknown.
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class LlmCompaction:
         start_fraction: float = 0.8,
         max_tokens: int = 2_048,
         max_chars_per_message: int = 2_000,
+        settle_timeout: float = 30.0,
     ) -> None:
         if not 0.0 < start_fraction <= 1.0:
             raise ValueError(f"start_fraction must be in (0, 1], got {start_fraction}")
@@ -109,7 +112,8 @@ class LlmCompaction:
         self.start_fraction = start_fraction
         self.max_tokens = max_tokens
         self.max_chars_per_message = max_chars_per_message
-        self._pending = False
+        self.settle_timeout = settle_timeout
+        self._pending: anyio.Event | None = None
         self._ready: tuple[list[tuple[str, int, str]], str] | None = None
 
     def summarizer(self, span: Sequence[AgentMessage]) -> tuple[str, int] | None:
@@ -129,7 +133,7 @@ class LlmCompaction:
         """The span to summarize now, or ``None``: not near the budget yet, a request is
         running, or a ready summary still matches the history (it will serve the next
         compaction; the turns after it get mechanical lines)."""
-        if self._pending or estimate < self.start_fraction * config.budget():
+        if self._pending is not None or estimate < self.start_fraction * config.budget():
             return None
         start, end = summary_span(messages, config)
         if end - start < 2:
@@ -139,12 +143,24 @@ class LlmCompaction:
             return None  # one summary per compaction: the ready one still fits this history
         return span
 
-    def start(self, group: TaskGroup, span: list[AgentMessage], stats: SessionStats) -> None:
-        """Request a summary of ``span`` in ``group`` (one request at a time)."""
-        self._pending = True
-        group.start_soon(self._summarize, span, stats)
+    @property
+    def pending(self) -> bool:
+        """True while a summary request is running."""
+        return self._pending is not None
 
-    async def _summarize(self, span: list[AgentMessage], stats: SessionStats) -> None:
+    async def wait(self) -> None:
+        """Return once no summary request is running."""
+        pending = self._pending
+        if pending is not None:
+            await pending.wait()
+
+    def start(self, group: TaskGroup, span: list[AgentMessage], spend: RunSpend) -> None:
+        """Request a summary of ``span`` in ``group`` (one request at a time); its spend is
+        recorded in the run's ``spend`` ledger."""
+        self._pending = anyio.Event()
+        group.start_soon(self._summarize, span, spend)
+
+    async def _summarize(self, span: list[AgentMessage], spend: RunSpend) -> None:
         try:
             request = StreamConfig(
                 model=self.model,
@@ -166,8 +182,10 @@ class LlmCompaction:
             logger.exception("compaction summary failed")
             return
         finally:
-            self._pending = False
-        stats.compaction.record(reply.usage, cost_of(reply.usage, resolve_cost(self.model)))
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                pending.set()
+        spend.record_compaction(reply.usage, cost_of(reply.usage, resolve_cost(self.model)))
         text = reply.text.strip()
         if reply.stop_reason in (StopReason.STOP, StopReason.LENGTH) and text:
             self._ready = ([_fingerprint(message) for message in span], text)

@@ -9,6 +9,8 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from yoagent.core._types.messages import AgentMessage
 
+from .user_request import UserRequestParts, user_request_parts
+
 T = TypeVar("T")
 
 
@@ -24,12 +26,26 @@ async def resolve(value: T | Awaitable[T]) -> T:
 
 @dataclass(slots=True, kw_only=True, frozen=True)
 class ToolCallRequest:
-    """One tool call as middleware sees it, with the history it was made in."""
+    """One tool call as middleware sees it, with the history it was made in.
+
+    ``run_prompts`` are the texts the run was given (its prompts, steering and follow-ups):
+    compaction cannot remove them from here. Build one yourself to unit-test a middleware.
+    """
 
     tool_call_id: str
     tool_name: str
     arguments: dict[str, Any]
     messages: Sequence[AgentMessage] = ()
+    run_prompts: Sequence[str] = ()
+
+    def user_request_parts(self) -> UserRequestParts | None:
+        """What the user asked, in parts (see :func:`user_request_parts`)."""
+        return user_request_parts(self.messages, self.run_prompts)
+
+    def user_request(self) -> str | None:
+        """What the user asked, as one text (wording not stable: policies read the parts)."""
+        parts = self.user_request_parts()
+        return parts.prose() if parts is not None else None
 
 
 @dataclass(slots=True, frozen=True)
@@ -120,10 +136,21 @@ InputFilter = Callable[[str], FilterResult | Awaitable[FilterResult]]
 
 @dataclass(slots=True, kw_only=True, frozen=True)
 class TurnContext:
-    """What a turn hook sees: the turn number (from 1) and the history so far."""
+    """What a turn hook sees: the turn number (from 1), the history so far, and the texts
+    the run was given (``run_prompts``: prompts, steering, follow-ups)."""
 
     turn: int
     messages: Sequence[AgentMessage] = field(default_factory=tuple[AgentMessage, ...])
+    run_prompts: Sequence[str] = ()
+
+    def user_request_parts(self) -> UserRequestParts | None:
+        """What the user asked, in parts (see :func:`user_request_parts`)."""
+        return user_request_parts(self.messages, self.run_prompts)
+
+    def user_request(self) -> str | None:
+        """What the user asked, as one text (wording not stable: policies read the parts)."""
+        parts = self.user_request_parts()
+        return parts.prose() if parts is not None else None
 
 
 TurnHook = Callable[[TurnContext], Sequence[str] | Awaitable[Sequence[str]]]

@@ -1,54 +1,50 @@
 """The agent loop: stream a reply, run its tool calls, append the results, repeat until done.
 
 ``agent_loop`` and ``agent_loop_continue`` are free functions; :class:`~yoagent.core.Agent`
-is an optional stateful wrapper around them.
+is an optional stateful wrapper around them. The driver owns the order of a run; the
+model call, the tool runner and compaction are its collaborators, sharing one
+:class:`RunState`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from typing import TypeVar
 
 import anyio
-import anyio.abc
 import anyio.lowlevel
 from opentelemetry.trace import Status, StatusCode
 
 from yoagent.core._cancel import CancelToken, unless_cancelled
-from yoagent.core._context.compaction import (
-    ContextTracker,
-    compact_after_overflow,
-    compact_messages,
-    estimate_text,
-)
+from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._hooks.basic import Pass, Reject, TurnContext, Warn, resolve
+from yoagent.core._hooks.extension import RunContext, RunEnd, RunOutcome
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
+from yoagent.core._tools.contract import AgentTool
 from yoagent.core._tools.tool_source import SourcedTools
 from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.errors import ErrorKind
 from yoagent.core._types.events import (
     AgentEnd,
     AgentEvent,
     AgentStart,
     InputRejected,
-    MessageEnd,
     MessageStart,
-    TurnEnd,
     TurnStart,
 )
-from yoagent.core._types.limits import ExecutionLimits, ExecutionTracker
 from yoagent.core._types.markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
+    EXTENSION_FAILED_PREFIX,
+    EXTENSION_MESSAGE_PREFIX,
     LOOP_ABORT_PREFIX,
-    is_loop_injected,
+    LOOP_NUDGE_PREFIX,
 )
 from yoagent.core._types.messages import (
     AgentMessage,
     AssistantMessage,
-    Message,
     StopReason,
     ToolResultMessage,
     UserMessage,
@@ -57,70 +53,19 @@ from yoagent.core._types.messages import (
 )
 from yoagent.core._types.stats import SessionStats
 
-from .model_call import Attempt, stream_reply
+from .compactor import Compactor
+from .model_call import call_model
 from .settings import AgentContext, AgentLoopConfig
+from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
-from .telemetry import SPAN_AGENT_LOOP, start_span, tracing_enabled
+from .telemetry import SPAN_AGENT_LOOP, start_span
 from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
 
-EventSink = Callable[[AgentEvent], None]
 A = TypeVar("A")
 R = TypeVar("R")
 _ENDS_RUN = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
-
-
-def _ignore(_: AgentEvent) -> None:
-    return None
-
-
-def _guarded(emit: EventSink) -> EventSink:
-    """``emit``, switched off for the rest of the run the first time it raises.
-
-    A consumer's bug must not end the run, nor be blamed on the provider whose delta it
-    was reading; it is logged once.
-    """
-    if emit is _ignore:
-        return emit
-    broken = False
-
-    def guarded(event: AgentEvent) -> None:
-        nonlocal broken
-        if broken:
-            return
-        try:
-            emit(event)
-        except Exception:
-            broken = True
-            logger.exception("the event consumer raised; it gets no more events this run")
-
-    return guarded
-
-
-def _quiet(emit: EventSink) -> EventSink:
-    """``emit`` that never raises (used while closing a run an exception is ending)."""
-
-    def quiet(event: AgentEvent) -> None:
-        try:
-            emit(event)
-        except BaseException:  # the run is already ending with an exception of its own
-            logger.debug("an event could not be delivered while closing the run", exc_info=True)
-
-    return quiet
-
-
-async def _unless_cancelled_or(
-    cancel: CancelToken, hook: Callable[[A], R | Awaitable[R]], argument: A, fallback: R
-) -> R:
-    """A sync or async hook's answer, or ``fallback`` when the run is cancelled meanwhile
-    (a cancel is not a verdict: the run then ends at its next check)."""
-
-    async def ask() -> R:
-        return await resolve(hook(argument))
-
-    answer = await unless_cancelled(cancel, ask)
-    return fallback if answer is None else answer
 
 
 async def agent_loop(
@@ -138,9 +83,7 @@ async def agent_loop(
     cancelled or failed run keeps what it did). ``emit`` receives every event; ``cancel``
     stops the run; ``stats`` accumulates what it spent.
     """
-    run = RunState(
-        context, config, emit or _ignore, cancel or CancelToken(), stats or SessionStats()
-    )
+    run = _Run(context, config, emit, cancel, stats)
     return await run.run(list(prompts))
 
 
@@ -158,235 +101,265 @@ async def agent_loop_continue(
         raise ValueError(
             "nothing to continue from: the history must end with a user message or tool results"
         )
-    run = RunState(
-        context, config, emit or _ignore, cancel or CancelToken(), stats or SessionStats()
-    )
+    run = _Run(context, config, emit, cancel, stats)
     return await run.run(None)
 
 
-class RunState:
-    """The state of one run. Everything the loop does to the history goes through here."""
+async def _unless_cancelled_or(
+    cancel: CancelToken, hook: Callable[[A], R | Awaitable[R]], argument: A, fallback: R
+) -> R:
+    """A sync or async hook's answer, or ``fallback`` when the run is cancelled meanwhile
+    (a cancel is not a verdict: the run then ends at its next check)."""
+
+    async def ask() -> R:
+        return await resolve(hook(argument))
+
+    answer = await unless_cancelled(cancel, ask)
+    return fallback if answer is None else answer
+
+
+class _Run:
+    """One run, from ``AgentStart`` to ``AgentEnd``."""
 
     def __init__(
         self,
         context: AgentContext,
         config: AgentLoopConfig,
-        emit: EventSink,
-        cancel: CancelToken,
-        stats: SessionStats,
+        emit: EventSink | None,
+        cancel: CancelToken | None,
+        stats: SessionStats | None,
     ) -> None:
-        self.context = context
-        self.config = config
-        self.emit = _guarded(emit)
-        self.cancel = cancel
-        self.stats = stats
-        self.new_messages: list[AgentMessage] = []
-        self.sendable: list[Message] = context_messages(context.messages)
-        self.tracker = ExecutionTracker(
-            config.limits
-            or ExecutionLimits(max_turns=None, max_total_tokens=None, max_duration=None)
+        self.state = state = RunState(
+            context, config, emit or ignore_event, cancel or CancelToken(), stats or SessionStats()
         )
-        self.turn = 0
-        self.turn_open = False
-        self.produced_reply = False
-        self.timed_out = False
-        self.open_attempt: Attempt | None = None
-        """The model call in flight, if any (closed as ABORTED if the run dies under it)."""
+        self.tools = ToolRunner(state)
+        self.compactor = Compactor(state)
+        self.sourced = SourcedTools(state.settings.tool_sources)
+        self.extension_tools: list[AgentTool] = []
         self._repeat_signature: tuple[tuple[str, str], ...] | None = None
         self._repeat_count = 0
-        self.tracing = tracing_enabled()
-        self.sent_count = 0
-        self.background: anyio.abc.TaskGroup | None = None
-        """Where background work of this run (compaction summaries) runs; cancelled at its end."""
-        """How many history messages the latest model request was built from."""
-        self.tools = ToolRunner(self)
-        self.sourced = SourcedTools(config.tool_sources)
-        self.context_tracker = self._tracker()
+        self._nudged = False
+        self._stop_continues = 0
+        self._failed: str | None = None
+        """The extension that failed the run, once one did."""
+        self._rejected: str | None = None
 
-    def _tracker(self) -> ContextTracker | None:
-        settings = self.config.context
-        if settings is None:
-            return None
-        tracker = self.config.context_tracker or ContextTracker(settings)
-        tracker.config = settings
-        return tracker
-
-    def _count_fixed_tokens(self, tracker: ContextTracker) -> None:
-        """What every request sends besides the history (system prompt, tool schemas)
-        counts against the budget; re-counted when the offered tools change."""
-        if not self.tools.fixed_tokens_changed:
-            return
-        self.tools.fixed_tokens_changed = False
-        fixed = self.context.system_prompt + "".join(
-            json.dumps(d.parameters) + d.name + d.description for d in self.tools.definitions
-        )
-        tracker.config = replace(tracker.config, system_prompt_tokens=estimate_text(fixed))
-
-    # --- history -------------------------------------------------------------------------
-
-    def append(self, message: AgentMessage) -> None:
-        """Add a message to the history and tell the caller."""
-        self.context.messages.append(message)
-        self.new_messages.append(message)
-        self.sendable.extend(context_messages((message,)))
-        if not isinstance(message, AssistantMessage):
-            self.emit(MessageStart(message=message))
-        self.emit(MessageEnd(message=message))
-
-    def append_marker(self, text: str) -> None:
-        self.append(UserMessage.from_text(text))
-
-    def _stop_marker(self) -> str:
-        """The marker for a run the token ended: a cancel, or the wall-time limit."""
-        limit = self.tracker.limits.max_duration
-        if self.timed_out and limit is not None:
-            return f"{AGENT_STOPPED_PREFIX}time limit reached ({limit:.0f}s)]"
-        return CANCELLED_MARKER
-
-    def compact(self, *, overflowed: bool = False) -> bool:
-        """Compact the history in place when the next request would not fit; True if it did.
-
-        After the model reported an overflow (``overflowed``) the estimate was too low:
-        compact to half of it, whatever the budget says.
-        """
-        tracker = self.context_tracker
-        if tracker is None:
-            return False
-        self._count_fixed_tokens(tracker)
-        messages = self.context.messages
-        strategy = self.config.llm_compaction
-        settings = tracker.calibrated_config()
-        if not overflowed:
-            estimate = tracker.estimate(messages)
-            if strategy is not None and self.background is not None:
-                span = strategy.wanted(messages, settings, estimate)
-                if span is not None:
-                    strategy.start(self.background, span, self.stats)
-            if estimate <= settings.budget():
-                return False
-            counted = settings.tokens(messages)
-            if estimate > counted > 0:
-                # The provider's real figure says more than compaction's own estimate (a
-                # dense script, images): cut to the same share of the budget it counts in.
-                budget = int(settings.budget() * counted / estimate)
-                settings = replace(settings, budget_tokens=budget)
-        compact = compact_after_overflow if overflowed else compact_messages
-        summarizer = strategy.summarizer if strategy is not None else None
-        result = compact(messages, settings, injected=is_loop_injected, summarizer=summarizer)
-        if not result.compacted:
-            return False
-        messages[:] = result.messages
-        self.sendable = context_messages(messages)
-        tracker.reset()
-        self.stats.compactions += 1
-        logger.info(
-            "compacted the history (level %d): %d → %d estimated tokens, budget %d",
-            result.level,
-            result.tokens_before,
-            result.tokens_after,
-            result.budget,
-        )
-        return True
-
-    # --- the run -------------------------------------------------------------------------
+    # --- the run ---------------------------------------------------------------------------
 
     async def run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         try:
             with ungrouped():
                 return await self._run(prompts)
-        except BaseException:
+        except BaseException as error:
             # An outer cancellation, a KeyboardInterrupt, a bug: whatever ends the run early
             # still leaves a history a model accepts, and every opened event closed.
             self._close_abnormally()
+            if isinstance(error, Exception | anyio.get_cancelled_exc_class()):
+                await self._end()
+            else:
+                self._end_now()
             raise
 
+    def _start_extensions(self, prompts: list[AgentMessage] | None) -> None:
+        state = self.state
+        settings = state.settings
+        delegation = state.config.delegation
+        inherited = delegation.inherited if delegation is not None else ()
+        own = (*settings.tree_extensions, *settings.extensions)
+        if not inherited and not own:
+            return
+        texts = tuple(m.text for m in prompts or () if isinstance(m, UserMessage) and m.text)
+        context = RunContext(
+            run_id=state.run_id,
+            model=state.config.model,
+            cancel=state.cancel,
+            spend=state.spend,
+            prompts=texts,
+            label=settings.run_label,
+            depth=state.delegation_depth,
+            parent_run_id=delegation.parent_run_id if delegation is not None else None,
+            delegated_by=delegation.call_id if delegation is not None else None,
+        )
+        state.observe(ActiveExtensions.start(state.cancel, context, inherited=inherited, own=own))
+
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
-        with start_span(SPAN_AGENT_LOOP, self.tracing) as span:
-            span.set_attribute("gen_ai.request.model", self.config.model.id)
-            span.set_attribute("yoagent.provider", self.config.model.provider)
-            self.emit(AgentStart())
-            if self.config.tool_sources:
-                with self.cancel.scope():
-                    await self.sourced.collect()
-                self.tools.set_tools(self.sourced.merge(self.context.tools))
+        state = self.state
+        with start_span(SPAN_AGENT_LOOP, state.tracing) as span:
+            span.set_attribute("gen_ai.request.model", state.config.model.id)
+            span.set_attribute("yoagent.provider", state.config.model.provider)
+            self._start_extensions(prompts)
+            state.emit(AgentStart())
+            await self._offer_tools(first=True)
             if prompts is not None:
+                state.remember_prompts(prompts)
                 accepted = await self._filter_input(prompts)
                 if accepted is None:
-                    self.emit(AgentEnd(messages=[], stats=self.stats))
+                    await self._end()
                     return []
                 for message in accepted:
-                    self.append(message)
+                    state.append(message)
             async with anyio.create_task_group() as background:
-                self.background = background
-                limit = self.tracker.limits.max_duration
+                self.compactor.run_in(background)
+                limit = state.tracker.limits.max_duration
                 if limit is not None:
                     background.start_soon(self._deadline, limit)
                 await self._turns()
+                if state.extensions.failure is not None:
+                    self._fail_run(
+                        state.extensions.failure.extension, state.extensions.failure.reason
+                    )
+                if not state.cancel.cancelled:
+                    await self.compactor.settle()
                 background.cancel_scope.cancel()
-            self.background = None
-            span.set_attribute("yoagent.turns", self.turn)
-            span.set_attribute("gen_ai.usage.input_tokens", self.stats.usage.input)
-            span.set_attribute("gen_ai.usage.output_tokens", self.stats.usage.output)
-            if self.stats.cost_usd is not None:
-                span.set_attribute("yoagent.cost_usd", self.stats.cost_usd)
-            last = self.new_messages[-1] if self.new_messages else None
+            self.compactor.run_in(None)
+            span.set_attribute("yoagent.turns", state.turn)
+            span.set_attribute("gen_ai.usage.input_tokens", state.stats.usage.input)
+            span.set_attribute("gen_ai.usage.output_tokens", state.stats.usage.output)
+            if state.stats.cost_usd is not None:
+                span.set_attribute("yoagent.cost_usd", state.stats.cost_usd)
+            last = state.new_messages[-1] if state.new_messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR:
                 span.set_status(Status(StatusCode.ERROR, last.error_message or "error"))
-        self.emit(AgentEnd(messages=list(self.new_messages), stats=self.stats))
-        return self.new_messages
+        await self._end()
+        return state.new_messages
+
+    async def _end(self) -> None:
+        """``finish`` every extension, close the spend ledger, send ``AgentEnd``."""
+        state = self.state
+        if state.extensions:
+            await state.extensions.finish(self._outcome())
+        self._end_now()
+
+    def _end_now(self) -> None:
+        state = self.state
+        state.spend.close()
+        state.emit(AgentEnd(messages=list(state.new_messages), stats=state.stats))
 
     async def _deadline(self, seconds: float) -> None:
         """The wall-time limit also ends a turn in progress (a long stream or tool)."""
-        await anyio.sleep(max(seconds - self.tracker.elapsed(), 0.0))
-        self.timed_out = True
-        self.cancel.cancel()
+        await anyio.sleep(max(seconds - self.state.tracker.elapsed(), 0.0))
+        self.state.timed_out = True
+        self.state.cancel.cancel()
 
     def _close_abnormally(self) -> None:
         """Close a run that an exception is ending: answer open tool calls, close the turn,
-        mark the stop, end the run. Synchronous, so it is safe inside a cancellation."""
-        self.cancel.cancel()
-        self.emit = _quiet(self.emit)  # the consumer may be what failed
-        attempt = self.open_attempt
-        if attempt is not None and attempt.started:
-            self.append(attempt.partial(StopReason.ABORTED, "cancelled"))
-        self.open_attempt = None
-        last = last_assistant(self.context.messages)
+        mark the stop. Synchronous, so it is safe inside a cancellation."""
+        state = self.state
+        state.cancel.cancel()
+        state.quiet()  # the consumer may be what failed
+        messages = state.context.messages
+        last = last_assistant(messages)
         if last is not None and last.stop_reason not in _ENDS_RUN:
             answered = {
                 m.tool_call_id
-                for m in self.context.messages[self.context.messages.index(last) + 1 :]
+                for m in messages[messages.index(last) + 1 :]
                 if isinstance(m, ToolResultMessage)
             }
             unanswered = [call for call in last.tool_calls if call.id not in answered]
             for result in self.tools.abandon(unanswered):
-                self.append(result)
-        if self.turn_open and last is not None:
-            self.end_turn(last)
-        if self.produced_reply:
-            self.append_marker(CANCELLED_MARKER)
-        self.emit(AgentEnd(messages=list(self.new_messages), stats=self.stats))
+                state.append(result)
+        if state.turn_open and last is not None:
+            state.end_turn(last)
+        if state.produced_reply:
+            state.append_marker(CANCELLED_MARKER)
 
-    def end_turn(
-        self, message: AssistantMessage, results: list[ToolResultMessage] | None = None
-    ) -> None:
-        self.turn_open = False
-        self.emit(TurnEnd(turn=self.turn, message=message, tool_results=results or []))
+    def _outcome(self) -> RunOutcome:
+        """How the run ended, for the extensions' ``finish``."""
+        state = self.state
+        new = tuple(state.new_messages)
+        if self._rejected is not None:
+            return RunOutcome(end=RunEnd.REJECTED, reason=self._rejected, messages=new)
+        last = new[-1] if new else None
+        reply = last_assistant(new)
+        if reply is not None and reply.stop_reason is StopReason.ERROR:
+            return RunOutcome(
+                end=RunEnd.FAILED,
+                reason=reply.error_message,
+                extension=self._failed,
+                messages=new,
+            )
+        if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX):
+            if last.text == CANCELLED_MARKER:
+                return RunOutcome(end=RunEnd.CANCELLED, messages=new)
+            reason = last.text.removeprefix(AGENT_STOPPED_PREFIX).removesuffix("]")
+            return RunOutcome(end=RunEnd.STOPPED, reason=reason, messages=new)
+        if reply is not None and reply.stop_reason is StopReason.ABORTED:
+            return RunOutcome(end=RunEnd.CANCELLED, messages=new)
+        return RunOutcome(end=RunEnd.COMPLETED, messages=new)
+
+    def _fail_run(self, extension: str, reason: str) -> None:
+        """End the run as failed by a required extension (once), inside a turn of its own."""
+        if self._failed is not None:
+            return
+        self._failed = extension
+        state = self.state
+        message = AssistantMessage(
+            stop_reason=StopReason.ERROR,
+            model=state.config.model.id,
+            provider=state.config.model.provider,
+            error_message=f"{EXTENSION_FAILED_PREFIX}{extension}] {reason}",
+            error_kind=ErrorKind.OTHER,
+        )
+        if not state.turn_open:
+            state.turn += 1
+            state.emit(TurnStart(turn=state.turn))
+            state.turn_open = True
+        state.emit(MessageStart(message=message))
+        state.append(message)
+        state.end_turn(message)
+
+    # --- tools -----------------------------------------------------------------------------
+
+    async def _offer_tools(self, *, first: bool) -> None:
+        """The run's tools: the agent's own, then its sources', then its extensions'."""
+        state = self.state
+        if first and state.extensions:
+            self.extension_tools = await state.extensions.tools()
+        elif not first and not (
+            state.settings.tool_sources and await self.sourced.refresh(state.cancel)
+        ):
+            return
+        tools: list[AgentTool] = list(state.context.tools)
+        if state.settings.tool_sources:
+            if first:
+                with state.cancel.scope():
+                    await self.sourced.collect()
+            tools = self.sourced.merge(tools)
+        if self.extension_tools:
+            taken = {tool.name for tool in tools}
+            for tool in self.extension_tools:
+                if tool.name in taken:
+                    logger.warning("extension tool %r is dropped: a tool has that name", tool.name)
+                    continue
+                taken.add(tool.name)
+                tools.append(tool)
+        self.tools.set_tools(tools)
+        self.compactor.tools_changed(self.tools.definitions)
+
+    # --- input -----------------------------------------------------------------------------
 
     async def _filter_input(self, prompts: list[AgentMessage]) -> list[AgentMessage] | None:
-        filters = self.config.input_filters
-        if not filters:
+        """The prompts the run may take (with warnings added), or ``None`` when refused."""
+        state = self.state
+        filters = state.settings.input_filters
+        if not filters and not state.extensions:
             return prompts
         text = "\n".join(m.text for m in prompts if isinstance(m, UserMessage))
         warnings: list[str] = []
         for check in filters:
             try:
-                verdict = await _unless_cancelled_or(self.cancel, check, text, Pass())
+                verdict = await _unless_cancelled_or(state.cancel, check, text, Pass())
             except Exception as error:  # a failing filter refuses: it could not vouch for the input
                 logger.exception("input filter failed")
                 verdict = Reject(f"input filter failed: {type(error).__name__}: {error}")
             if isinstance(verdict, Reject):
-                self.emit(InputRejected(reason=verdict.reason))
-                return None
+                return self._reject(verdict.reason)
+            if isinstance(verdict, Warn):
+                warnings.append(verdict.message)
+        if state.extensions:
+            verdict = await state.extensions.on_input(text)
+            if isinstance(verdict, Reject):
+                return self._reject(verdict.reason)
             if isinstance(verdict, Warn):
                 warnings.append(verdict.message)
         if not warnings:
@@ -401,7 +374,16 @@ class RunState:
                 break
         return prompts
 
+    def _reject(self, reason: str) -> None:
+        self._rejected = reason
+        self.state.emit(InputRejected(reason=reason))
+
+    # --- turns -----------------------------------------------------------------------------
+
     async def _turns(self) -> None:
+        state = self.state
+        tracker = state.tracker
+        settings = state.settings
         while True:
             # Every turn yields to the event loop at least once, so background work and
             # other tasks run even when the provider and tools never wait (a mock, cached
@@ -411,93 +393,133 @@ class RunState:
             else:
                 await anyio.lowlevel.checkpoint()
             self.tools.yielded = False
-            if self.cancel.cancelled:
-                if self.produced_reply or self.timed_out:
-                    self.append_marker(self._stop_marker())
+            failure = state.extensions.failure
+            if failure is not None:
+                self._fail_run(failure.extension, failure.reason)
                 return
-            stop = self.tracker.exceeded()
+            if state.cancel.cancelled:
+                if state.produced_reply or state.timed_out:
+                    state.append_marker(state.stop_marker())
+                return
+            stop = tracker.exceeded()
             if stop is not None:
-                self.append_marker(f"{AGENT_STOPPED_PREFIX}{stop}]")
+                state.append_marker(f"{AGENT_STOPPED_PREFIX}{stop}]")
                 return
-            if self.config.turn_delay and self.turn > 0:
-                with self.cancel.scope():
-                    await anyio.sleep(self.config.turn_delay)
-                if self.cancel.cancelled:
+            if settings.turn_delay and state.turn > 0:
+                with state.cancel.scope():
+                    await anyio.sleep(settings.turn_delay)
+                if state.cancel.cancelled:
                     continue  # the check at the top ends the run
-            if (
-                self.turn > 0
-                and self.config.tool_sources
-                and await self.sourced.refresh(self.cancel)
-            ):
-                self.tools.set_tools(self.sourced.merge(self.context.tools))
-            self.turn += 1
-            self.tracker.turns += 1
-            self.emit(TurnStart(turn=self.turn))
-            self.turn_open = True
-            self.compact()
-            notes = await self._turn_notes()
-            reply = await stream_reply(self, notes)
-            if self.context_tracker is not None:
-                # The figure belongs to the history the answered attempt was built from.
-                self.context_tracker.record_usage(reply.usage, self.sent_count)
-            self.produced_reply = True
-            self.stats.record_turn(
-                reply.usage, cost_of(reply.usage, resolve_cost(self.config.model))
+            if state.turn > 0:
+                await self._offer_tools(first=False)
+            self.compactor.compact()
+            notes: list[str] = []
+            if state.extensions:
+                notes, halt = await state.extensions.before_model(self._turn_context(1))
+                if halt is not None:
+                    if halt.failed:
+                        self._fail_run(halt.extension, halt.reason)
+                    else:
+                        state.append_marker(f"{AGENT_STOPPED_PREFIX}{halt.reason}]")
+                    return
+                if state.cancel.cancelled:
+                    continue
+            state.turn += 1
+            tracker.turns += 1
+            state.emit(TurnStart(turn=state.turn))
+            state.turn_open = True
+            if settings.turn_hooks:
+                notes.extend(await self._turn_notes())
+            reply, sent_count = await call_model(
+                state, notes, self.tools.definitions, self.compactor
             )
-            self.tracker.record(reply.usage)
+            state.append(reply)
+            # The figure belongs to the history the answered attempt was built from.
+            self.compactor.record_usage(reply.usage, sent_count)
+            state.produced_reply = True
+            state.stats.record_turn(
+                reply.usage, cost_of(reply.usage, resolve_cost(state.config.model))
+            )
+            tracker.record(reply.usage)
             if reply.stop_reason in _ENDS_RUN:
-                self.end_turn(reply)
+                state.end_turn(reply)
                 if reply.stop_reason is StopReason.ABORTED:
-                    self.append_marker(self._stop_marker())
+                    state.append_marker(state.stop_marker())
                 return
             calls = reply.tool_calls
             if calls:
                 if self._repeated(calls):
-                    results = self.tools.refuse(
-                        calls, NOT_RUN_REPEATED.format(count=self._repeat_count)
-                    )
-                    self.end_turn(reply, results)
-                    names = ", ".join(sorted({call.name for call in calls}))
-                    self.append_marker(
-                        f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments "
-                        f"{self._repeat_count} turns in a row]"
-                    )
-                    return
-                results, steering = await self.tools.run_calls(calls, self.config.tool_execution)
-                self.end_turn(reply, results)
+                    if self._stop_repeating(reply, calls):
+                        return
+                    continue
+                results, steering = await self.tools.run_calls(calls)
+                state.end_turn(reply, results)
                 for message in steering:
-                    self.append(message)
+                    state.append(message)
                 continue
             self._repeat_signature = None  # a turn without calls breaks any repetition
-            self.end_turn(reply)
-            queued = self.take_steering() or self._take_follow_ups()
-            if not queued:
+            state.end_turn(reply)
+            queued = state.take_steering() or state.take_follow_ups()
+            if queued:
+                for message in queued:
+                    state.append(message)
+                continue
+            if not state.extensions or reply.stop_reason is not StopReason.STOP:
                 return
-            for message in queued:
-                self.append(message)
+            if not await self._continue_on_stop(reply):
+                return
+
+    def _turn_context(self, ahead: int = 0) -> TurnContext:
+        state = self.state
+        return TurnContext(
+            turn=state.turn + ahead,
+            messages=tuple(state.context.messages),
+            run_prompts=tuple(state.run_prompts),
+        )
 
     async def _turn_notes(self) -> list[str]:
+        state = self.state
         notes: list[str] = []
-        if not self.config.turn_hooks:
-            return notes
-        context = TurnContext(turn=self.turn, messages=tuple(self.context.messages))
-        for hook in self.config.turn_hooks:
+        context = self._turn_context()
+        for hook in state.settings.turn_hooks:
             try:
-                notes.extend(await _unless_cancelled_or(self.cancel, hook, context, ()))
+                notes.extend(await _unless_cancelled_or(state.cancel, hook, context, ()))
             except Exception:  # a broken hook must not end the run; it adds nothing
                 logger.exception("turn hook failed")
         return notes
 
-    def take_steering(self) -> list[AgentMessage]:
-        getter = self.config.get_steering_messages
-        return list(getter()) if getter is not None else []
+    async def _continue_on_stop(self, reply: AssistantMessage) -> bool:
+        """Ask the extensions' ``on_stop``; True when the run goes on (their messages sent)."""
+        state = self.state
+        extensions = state.extensions
+        if extensions.failure is not None:
+            return False  # the caller's end of run acts on it
+        wanted = await extensions.on_stop(reply, self._turn_context())
+        if not wanted or state.cancel.cancelled:
+            return False
+        cap = state.settings.max_stop_continues
+        if self._stop_continues >= cap:
+            for started, _ in wanted:
+                if started.mode == "required":
+                    self._fail_run(
+                        started.name, f"kept the run going past max_stop_continues ({cap})"
+                    )
+                    return False
+            logger.warning(
+                "extensions asked to continue past max_stop_continues (%d); the run stops", cap
+            )
+            return False
+        self._stop_continues += 1
+        lines = [
+            f"{EXTENSION_MESSAGE_PREFIX}{started.name}] {ask.message}" for started, ask in wanted
+        ]
+        state.append_marker("\n".join(lines))
+        return True
 
-    def _take_follow_ups(self) -> list[AgentMessage]:
-        getter = self.config.get_follow_up_messages
-        return list(getter()) if getter is not None else []
+    # --- repeated calls --------------------------------------------------------------------
 
     def _repeated(self, calls: list[ToolCall]) -> bool:
-        limit = self.config.max_repeated_tool_calls
+        limit = self.state.settings.max_repeated_tool_calls
         if limit is None:
             return False
         signature = tuple(
@@ -511,4 +533,29 @@ class RunState:
         else:
             self._repeat_signature = signature
             self._repeat_count = 1
+            self._nudged = False
         return self._repeat_count >= limit
+
+    def _stop_repeating(self, reply: AssistantMessage, calls: list[ToolCall]) -> bool:
+        """The same calls again: refuse them; the first time, nudge the model and go on
+        (False), the next time end the run (True)."""
+        state = self.state
+        count = self._repeat_count
+        results = self.tools.refuse(calls, NOT_RUN_REPEATED.format(count=count))
+        state.end_turn(reply, results)
+        names = ", ".join(sorted({call.name for call in calls}))
+        if not self._nudged:
+            self._nudged = True
+            state.append_marker(
+                f"{LOOP_NUDGE_PREFIX}{names} called with the same arguments {count} turns in a "
+                "row; they were not run again. Try a different approach, or answer with what "
+                "you have.]"
+            )
+            return False
+        state.append_marker(
+            f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments {count} turns in a row]"
+        )
+        return True
+
+
+__all__ = ["AgentEvent", "EventSink", "agent_loop", "agent_loop_continue"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import anyio
 
 from yoagent.core._hooks.basic import Deny, Modify, ToolCallRequest, middleware_callable, resolve
+from yoagent.core._hooks.extension import ToolOutput
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._shared_state.store import ToolOutputSink
@@ -20,16 +21,18 @@ from yoagent.core._types.events import (
     ToolExecutionUpdate,
 )
 from yoagent.core._types.messages import AgentMessage, ToolResultMessage
+from yoagent.core._types.stats import SessionStats
 
 from .settings import ToolExecution
+from .state import RunState
 from .task_groups import ungrouped
 from .telemetry import SPAN_TOOL, start_span
 
-if TYPE_CHECKING:
-    from .driver import RunState
-
-
 CANCELLED_RESULT = "Tool execution cancelled."
+SKIPPED_FOR_STEERING = "Skipped: the user sent a new message before this tool ran."
+NOT_RUN_EXTENSION_FAILED = "Not run: a required extension failed the run."
+SUB_AGENT_STATS_KEY = "sub_agent_stats"
+"""Where a call that delegated runs gets their spend in its result's ``details``."""
 
 
 def truncate_text(text: str, limit: int | None, *, kept_at: str | None = None) -> str:
@@ -71,19 +74,18 @@ async def _truncate_content(
 
 
 class ToolRunner:
-    """Runs tool calls for one run, under its middleware, cancellation and output limits."""
+    """Runs tool calls for one run, under its middleware, extensions, cancellation and
+    output limits."""
 
-    def __init__(self, run: RunState) -> None:
-        self.owner = run
+    def __init__(self, state: RunState) -> None:
+        self.state = state
         self.by_name: dict[str, AgentTool] = {}
         self.definitions: list[ToolDefinition] = []
-        self.fixed_tokens_changed = True
         self.yielded = False
         """Set when a batch ran in a task group (which always yields to the event loop)."""
         self.started: dict[str, ToolCall] = {}
         """Calls whose start event was sent and whose end event was not yet."""
-        self.set_tools(run.context.tools)
-        self.middleware = [middleware_callable(m) for m in run.config.tool_middleware]
+        self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
 
     def set_tools(self, tools: Sequence[AgentTool]) -> None:
         """Offer ``tools`` from the next request on (the first of a name wins).
@@ -107,49 +109,50 @@ class ToolRunner:
                 definitions.append(definition)
         self.by_name = by_name
         self.definitions = definitions
-        self.fixed_tokens_changed = True
 
     async def run_calls(
-        self, calls: list[ToolCall], strategy: ToolExecution
+        self, calls: list[ToolCall]
     ) -> tuple[list[ToolResultMessage], list[AgentMessage]]:
-        """Run ``calls`` with ``strategy``; returns their results (in call order, appended to
-        the history) and any steering messages that arrived, which skip calls not yet begun.
-        A cancel answers every unfinished call "cancelled"."""
+        """Run ``calls`` per the run's strategy; returns their results (in call order,
+        appended to the history) and any steering messages that arrived, which skip calls
+        not yet begun. A cancel answers every unfinished call "cancelled"."""
+        state = self.state
         results: list[ToolResultMessage | None] = [None] * len(calls)
         steering: list[AgentMessage] = []
         size = len(calls)
+        strategy = state.settings.tool_execution
         if strategy is ToolExecution.SEQUENTIAL:
             size = 1
         elif strategy is ToolExecution.BATCHED:
-            size = max(self.owner.config.batch_size, 1)
+            size = state.settings.batch_size
         try:
             for start in range(0, len(calls), size):
-                if self.owner.cancel.cancelled:
+                if state.cancel.cancelled:
                     break
                 await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
-                steering = self.owner.take_steering()
+                steering = state.take_steering()
                 if steering:
                     break
         except BaseException:
             # The run is dying: keep what finished; the run answers the rest "cancelled".
             for result in results:
                 if result is not None:
-                    self.owner.append(result)
+                    state.append(result)
             raise
-        unrun = CANCELLED_RESULT if self.owner.cancel.cancelled else SKIPPED_FOR_STEERING
+        unrun = CANCELLED_RESULT if state.cancel.cancelled else SKIPPED_FOR_STEERING
         for index, call in enumerate(calls):
             if results[index] is None:
                 results[index] = self._resolve_unrun(call, unrun)
         final = [result for result in results if result is not None]
         for result in final:
-            self.owner.append(result)
+            state.append(result)
         return final, steering
 
     def refuse(self, calls: list[ToolCall], reason: str) -> list[ToolResultMessage]:
         """Answer every call with an error without running it; append the answers."""
         results = [self._resolve_unrun(call, reason) for call in calls]
         for result in results:
-            self.owner.append(result)
+            self.state.append(result)
         return results
 
     def abandon(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
@@ -158,13 +161,13 @@ class ToolRunner:
 
     def _start(self, call: ToolCall) -> None:
         self.started[call.id] = call
-        self.owner.emit(
+        self.state.emit(
             ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
         )
 
     def _end(self, result: ToolResultMessage) -> None:
         self.started.pop(result.tool_call_id, None)
-        self.owner.emit(ToolExecutionEnd(result=result))
+        self.state.emit(ToolExecutionEnd(result=result))
 
     def _resolve_unrun(self, call: ToolCall, reason: str) -> ToolResultMessage:
         if call.id not in self.started:
@@ -183,7 +186,7 @@ class ToolRunner:
             results[index] = await self._execute(calls[index])
 
         # One cancel scope for the batch: a cancel stops every call in it at once.
-        with self.owner.cancel.scope():
+        with self.state.cancel.scope():
             if len(batch) == 1:
                 await one(batch[0])
             else:
@@ -202,10 +205,10 @@ class ToolRunner:
                 results[index] = result
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
-        """The one place a tool call runs: events, middleware, containment, truncation."""
-        run = self.owner
+        """The one place a tool call runs: events, middleware, extensions, containment,
+        truncation."""
         self._start(call)
-        with start_span(SPAN_TOOL, run.tracing) as span:
+        with start_span(SPAN_TOOL, self.state.tracing) as span:
             span.set_attribute("yoagent.tool.name", call.name)
             span.set_attribute("yoagent.tool.call_id", call.id)
             result = await self._guarded(call)
@@ -213,55 +216,56 @@ class ToolRunner:
         self._end(result)
         return result
 
+    def _request(self, call: ToolCall, arguments: dict[str, Any]) -> ToolCallRequest:
+        state = self.state
+        return ToolCallRequest(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            arguments=arguments,
+            messages=tuple(state.context.messages),
+            run_prompts=tuple(state.run_prompts),
+        )
+
+    async def _approve(self, call: ToolCall) -> dict[str, Any] | str:
+        """The arguments to run ``call`` with, or why it may not run (middleware first,
+        then extensions)."""
+        arguments = call.arguments
+        for before_tool in self.middleware:
+            try:
+                decision = await resolve(before_tool(self._request(call, arguments)))
+            except Exception as error:  # a raising middleware is a denial, never a crash
+                logger.exception("tool middleware failed on %s", call.id)
+                return f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
+            if isinstance(decision, Deny):
+                return f"Tool call denied: {decision.reason}"
+            if isinstance(decision, Modify):
+                arguments = decision.arguments
+        extensions = self.state.extensions
+        if extensions:
+            decision = await extensions.before_tool(self._request(call, arguments))
+            if isinstance(decision, Deny):
+                return f"Tool call denied: {decision.reason}"
+            if isinstance(decision, Modify):
+                arguments = decision.arguments
+        return arguments
+
     async def _guarded(self, call: ToolCall) -> ToolResultMessage:
-        run = self.owner
+        state = self.state
         agent_tool = self.by_name.get(call.name)
         if agent_tool is None:
             available = ", ".join(sorted(self.by_name)) or "none"
             return _error_result(
                 call, f"Tool {call.name!r} not found. Available tools: {available}."
             )
-        arguments = call.arguments
-        for before_tool in self.middleware:
-            request = ToolCallRequest(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                arguments=arguments,
-                messages=tuple(run.context.messages),
-            )
-            try:
-                decision = await resolve(before_tool(request))
-            except Exception as error:  # a raising middleware is a denial, never a crash
-                logger.exception("tool middleware failed on %s", call.id)
-                return _error_result(
-                    call, f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
-                )
-            if isinstance(decision, Deny):
-                return _error_result(call, f"Tool call denied: {decision.reason}")
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-
-        def on_update(partial: ToolResult) -> None:
-            run.emit(
-                ToolExecutionUpdate(
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    content=list(partial.content),
-                    details=partial.details,
-                )
-            )
-
-        def on_progress(text: str) -> None:
-            run.emit(ProgressMessage(tool_call_id=call.id, tool_name=call.name, text=text))
-
-        ctx = ToolContext(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            cancel=run.cancel,
-            on_update=on_update,
-            on_progress=on_progress,
-            on_delegated_run=run.stats.add_delegated,
-        )
+        extensions = state.extensions
+        if extensions.failure is not None:
+            return _error_result(call, NOT_RUN_EXTENSION_FAILED)
+        approved = await self._approve(call)
+        if isinstance(approved, str):
+            return _error_result(call, approved)
+        arguments = approved
+        delegated: list[SessionStats] = []
+        ctx = self._context(call, delegated)
         is_error = False
         try:
             outcome = await _execute_checked(agent_tool, arguments, ctx)
@@ -272,18 +276,93 @@ class ToolRunner:
             logger.exception("tool %s raised on call %s", call.name, call.id)
             is_error = True
             outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
+        if extensions:
+            output = ToolOutput(result=outcome, is_error=is_error)
+            await extensions.after_tool(self._request(call, arguments), output)
+            outcome, is_error = output.result, output.is_error
+        details = outcome.details
+        if delegated:
+            details = _with_delegated(details, delegated)
         # Failures go through the same cut as successes: a failing command prints plenty.
         content = list(outcome.content)
-        limit = run.config.max_tool_output_chars
+        limit = state.settings.max_tool_output_chars
         if limit is not None and _text_length(content) > limit:
-            content = await _truncate_content(content, limit, call, run.config.tool_output_sink)
+            content = await _truncate_content(content, limit, call, state.config.tool_output_sink)
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
             content=content,
-            details=outcome.details,
+            details=details,
             is_error=is_error,
         )
+
+    def _context(self, call: ToolCall, delegated: list[SessionStats]) -> ToolContext:
+        state = self.state
+        streaming = not state.extensions.filters_tool_output
+        emit = state.emit
+
+        def on_update(partial: ToolResult) -> None:
+            emit(
+                ToolExecutionUpdate(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=list(partial.content),
+                    details=partial.details,
+                )
+            )
+
+        def on_progress(text: str) -> None:
+            emit(ProgressMessage(tool_call_id=call.id, tool_name=call.name, text=text))
+
+        def on_delegated_run(stats: SessionStats) -> None:
+            delegated.append(stats)
+            state.spend.record_delegated(call.id, stats)
+
+        delegation = state.config.delegation
+        inherited = delegation.inherited if delegation is not None else ()
+        return ToolContext(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            cancel=state.cancel,
+            on_update=on_update if streaming else None,
+            on_progress=on_progress if streaming else None,
+            on_delegated_run=on_delegated_run,
+            on_event=emit if streaming else None,
+            run_id=state.run_id,
+            depth=state.delegation_depth,
+            spend=state.spend,
+            tree_extensions=(*inherited, *state.settings.tree_extensions),
+        )
+
+
+def _with_delegated(details: Any, delegated: list[SessionStats]) -> Any:
+    """``details`` with what the call's delegated runs spent under ``SUB_AGENT_STATS_KEY``
+    (a dict or nothing gets the key; other details are left as they are)."""
+    combined = SessionStats()
+    for stats in delegated:
+        combined.merge(stats)
+    summary = stats_details(combined, runs=len(delegated))
+    if details is None:
+        return {SUB_AGENT_STATS_KEY: summary}
+    if isinstance(details, dict):
+        return {**cast("dict[str, Any]", details), SUB_AGENT_STATS_KEY: summary}
+    return details
+
+
+def stats_details(stats: SessionStats, *, runs: int = 1) -> dict[str, Any]:
+    """What delegated runs spent, as JSON values (for a result's ``details``)."""
+    usage = stats.total_usage()
+    return {
+        "runs": runs + stats.sub_agents.runs,
+        "turns": stats.turns,
+        "usage": {
+            "input": usage.input,
+            "output": usage.output,
+            "cache_read": usage.cache_read,
+            "cache_write": usage.cache_write,
+        },
+        "cost_usd": stats.total_cost_usd(),
+    }
 
 
 async def _execute_checked(
@@ -305,6 +384,3 @@ def _error_result(call: ToolCall, text: str, details: Any = None) -> ToolResultM
         is_error=True,
         details=details,
     )
-
-
-SKIPPED_FOR_STEERING = "Skipped: the user sent a new message before this tool ran."

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import replace
 from types import MappingProxyType
+from urllib.parse import urlsplit
 
 from yoagent.core._types.config import ApiProtocol, ModelConfig
+from yoagent.core._types.errors import MissingApiKeyError
 
 PROVIDER_KEY_VARIABLES: MappingProxyType[str, str] = MappingProxyType(
     {
@@ -65,3 +68,44 @@ def with_env_key(config: ModelConfig) -> ModelConfig:
         return config
     found = resolve_api_key(config.provider)
     return replace(config, api_key=found[1]) if found else config
+
+
+_AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
+_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa")
+
+
+def is_local_endpoint(base_url: str) -> bool:
+    """True when ``base_url`` points at this machine or a private network (a local model
+    server, which needs no key): loopback, private and link-local addresses, ``localhost``
+    and ``*.localhost``/``.local``/``.internal`` names, and single-label host names."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url if "//" in base_url else f"//{base_url}").hostname or "").lower()
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or host.endswith(_LOCAL_SUFFIXES) or "." not in host
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def require_api_key(config: ModelConfig) -> None:
+    """Raise :class:`MissingApiKeyError` when ``config`` needs a key and has none.
+
+    No key is needed for Bedrock (its provider reads AWS credentials per request), when
+    ``headers`` carry the credentials themselves, or for a local server (see
+    :func:`is_local_endpoint`); an OpenAI-compatible server on this machine stays keyless.
+    """
+    if config.api_key or config.api is ApiProtocol.BEDROCK_CONVERSE_STREAM:
+        return
+    if any(name.lower() in _AUTH_HEADERS for name in config.headers):
+        return
+    if is_local_endpoint(config.base_url):
+        return
+    variables = key_variables_for(config.provider)
+    raise MissingApiKeyError(
+        f"no API key for {config.provider or config.api.value} ({config.id}): set "
+        f"{variables[0]}, or pass api_key= to the ModelConfig",
+        variable=variables[0],
+    )

@@ -51,6 +51,17 @@ class ProviderError(Exception):
         return f"ProviderError({self.kind.name}, {self.message!r}, status={self.status})"
 
 
+class MissingApiKeyError(ProviderError):
+    """No API key was found for a model that needs one; ``variable`` is where to set it.
+
+    Raised when an agent is built (``Agent.from_config``), before any request goes out.
+    """
+
+    def __init__(self, message: str, *, variable: str) -> None:
+        super().__init__(ErrorKind.AUTH, message)
+        self.variable = variable
+
+
 OVERFLOW_PHRASES: tuple[str, ...] = (
     "prompt is too long",  # Anthropic
     "input is too long",  # Anthropic (older), Bedrock

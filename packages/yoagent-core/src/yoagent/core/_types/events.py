@@ -153,6 +153,22 @@ class ProviderRetry:
 
 
 @dataclass(slots=True, kw_only=True)
+class SubAgentEvent:
+    """An event of a run this run delegated to, forwarded to this run's stream.
+
+    ``tool_call_id`` is the delegating call (in the run one level up) and ``depth`` the
+    delegated run's depth (1: delegated by a top-level run), so a UI can nest the
+    activity under the call. Never stored in the history.
+    """
+
+    tool_call_id: str
+    tool_name: str
+    depth: int
+    event: AgentEvent
+    type: Literal["sub_agent_event"] = "sub_agent_event"
+
+
+@dataclass(slots=True, kw_only=True)
 class TurnEnd:
     """A turn finished: its reply and the results of the tools it ran."""
 
@@ -183,6 +199,7 @@ AgentEvent = Annotated[
     | ProgressMessage
     | InputRejected
     | ProviderRetry
+    | SubAgentEvent
     | TurnEnd
     | AgentEnd,
     Field(discriminator="type"),

@@ -16,6 +16,11 @@ class ExecutionLimits:
     max_total_tokens: int | None = 1_000_000
     max_duration: float | None = 600.0
 
+    @classmethod
+    def unlimited(cls) -> ExecutionLimits:
+        """No cap at all (a run then ends only when the model stops, or on a cancel)."""
+        return cls(max_turns=None, max_total_tokens=None, max_duration=None)
+
 
 class ExecutionTracker:
     """Counts one run against its :class:`ExecutionLimits`."""

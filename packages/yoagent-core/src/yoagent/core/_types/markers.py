@@ -17,11 +17,30 @@ SUMMARY_PREFIX = "[Summary of earlier conversation]"
 """Level 2's summary message starts with this (a loop-injected user message)."""
 COMPACTION_MARKER = "[Context compacted: "
 """Level 3's marker message starts with this (a loop-injected user message)."""
+LOOP_NUDGE_PREFIX = "[Loop detected: "
+"""The loop's note to a model repeating the same tool calls, before it stops the run."""
+EXTENSION_MESSAGE_PREFIX = "[Extension message: "
+"""An extension's ``on_stop`` continuation: ``[Extension message: <name>] <text>``."""
+EXTENSION_FAILED_PREFIX = "[Extension failed: "
+"""The error of a run a required extension failed: ``[Extension failed: <name>] <why>``."""
 
-_INJECTED = (AGENT_STOPPED_PREFIX, SUMMARY_PREFIX, COMPACTION_MARKER)
+_INJECTED = (
+    AGENT_STOPPED_PREFIX,
+    SUMMARY_PREFIX,
+    COMPACTION_MARKER,
+    LOOP_NUDGE_PREFIX,
+    EXTENSION_MESSAGE_PREFIX,
+)
 
 
 def is_loop_injected(message: AgentMessage) -> bool:
-    """True for a user message the loop or compaction wrote (a stop marker, a summary, a
-    compaction marker), not the user."""
+    """True for a user message the loop, compaction or an extension wrote (a stop marker, a
+    summary, a compaction marker, a loop nudge, an extension's message), not the user."""
     return isinstance(message, UserMessage) and message.text.startswith(_INJECTED)
+
+
+def is_compaction_message(message: AgentMessage) -> bool:
+    """True for a summary or marker message written by compaction."""
+    return isinstance(message, UserMessage) and message.text.startswith(
+        (SUMMARY_PREFIX, COMPACTION_MARKER)
+    )

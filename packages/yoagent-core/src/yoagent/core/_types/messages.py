@@ -12,6 +12,7 @@ from pydantic import Field
 
 from .adapters import LazyTypeAdapter
 from .content import AssistantContent, TextContent, ThinkingContent, ToolCall, UserContent
+from .errors import ErrorKind
 
 
 def now_ms() -> int:
@@ -86,6 +87,8 @@ class AssistantMessage:
     model: str = ""
     provider: str = ""
     error_message: str | None = None
+    error_kind: ErrorKind | None = None
+    """How the model call failed, for a reply with ``StopReason.ERROR`` the loop made."""
     timestamp: int = field(default_factory=now_ms)
     role: Literal["assistant"] = "assistant"
 
@@ -178,6 +181,7 @@ def context_messages(messages: Iterable[AgentMessage]) -> list[Message]:
                     model=message.model,
                     provider=message.provider,
                     error_message=message.error_message,
+                    error_kind=message.error_kind,
                     timestamp=message.timestamp,
                 )
         out.append(message)
