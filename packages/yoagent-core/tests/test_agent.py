@@ -132,7 +132,7 @@ async def test_continue_and_replace_and_reset() -> None:
     new = await agent.continue_()
     assert isinstance(new[0], AssistantMessage) and new[0].text == "two"
     agent.append_message(CustomMessage(kind="note", data={"k": 1}))
-    assert agent.messages[-1].role == "custom"
+    assert agent.messages[-1].role == "extension"
     agent.reset()
     assert agent.messages == []
     assert agent.stats.turns == 0

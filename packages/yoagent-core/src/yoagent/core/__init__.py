@@ -29,6 +29,7 @@ from ._hooks.basic import (
     TurnHook,
     Warn,
 )
+from ._hooks.budget import Budget
 from ._hooks.extension import (
     FINISH_TIMEOUT,
     ContinueRun,
@@ -215,6 +216,7 @@ __all__ = [
     "AnthropicCompat",
     "ApiProtocol",
     "AssistantMessage",
+    "Budget",
     "CacheConfig",
     "CancelToken",
     "CompactionResult",

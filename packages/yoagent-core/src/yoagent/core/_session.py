@@ -31,7 +31,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from ._types.messages import AgentMessage, message_adapter
+from ._types.messages import AgentMessage, AssistantMessage, message_adapter
 
 
 class SessionError(Exception):
@@ -145,6 +145,26 @@ class Session:
         if entry_id is not None and entry_id not in self._entries:
             raise KeyError(f"no session entry with id {entry_id!r}")
         self.head = entry_id
+
+    def seek_checkpoint(self, back: int = 1) -> str:
+        """Move the head back ``back`` checkpoints along its branch; returns the new head.
+
+        A checkpoint is where the conversation was at rest: an assistant reply that asks
+        for no tool calls (the end of an exchange). Counting starts before the head, so
+        ``seek_checkpoint()`` at rest undoes the last exchange. ``KeyError`` when the
+        branch has fewer checkpoints.
+        """
+        if back < 1:
+            raise ValueError(f"back must be >= 1, got {back}")
+        found = 0
+        for entry in reversed(self.path()[:-1]):
+            message = entry.message
+            if isinstance(message, AssistantMessage) and not message.tool_calls:
+                found += 1
+                if found == back:
+                    self.head = entry.id
+                    return entry.id
+        raise KeyError(f"the head's branch has {found} checkpoint(s) before it, not {back}")
 
     def path(self, entry_id: str | None = None) -> list[SessionEntry]:
         """The entries from the root to ``entry_id`` (default: the head)."""

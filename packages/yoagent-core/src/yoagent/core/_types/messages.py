@@ -128,12 +128,17 @@ class ToolResultMessage:
 
 @dataclass(slots=True, kw_only=True)
 class CustomMessage:
-    """An application's own entry in the history. It never reaches a model."""
+    """An application's (or an extension's) own entry in the history. It never reaches a
+    model. Its ``role`` is ``"extension"``; sessions saved with the older ``"custom"``
+    still load (and are written back as ``"extension"``)."""
 
     kind: str
     data: Any = None
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["custom"] = "custom"
+    role: Literal["extension", "custom"] = "extension"
+
+    def __post_init__(self) -> None:
+        self.role = "extension"
 
 
 Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
