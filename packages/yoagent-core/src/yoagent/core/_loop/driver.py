@@ -260,7 +260,8 @@ class _Run:
                 state.append(result)
         if state.turn_open and last is not None:
             state.end_turn(last)
-        if state.produced_reply:
+        replied = any(isinstance(m, AssistantMessage) for m in state.new_messages)
+        if state.produced_reply or replied:
             state.append_marker(CANCELLED_MARKER)
 
     def _outcome(self) -> RunOutcome:
