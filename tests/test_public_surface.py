@@ -195,6 +195,7 @@ CORE = [
     "resolve_cost",
     "set_price_resolver",
     "tool",
+    "user_request_parts",
     "validate_transcript",
     "with_env_key",
 ]

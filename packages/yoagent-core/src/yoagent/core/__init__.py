@@ -45,7 +45,12 @@ from ._hooks.extension import (
     StopRun,
     ToolOutput,
 )
-from ._hooks.user_request import ReplyContext, UserRequestParts, UserRequestSource
+from ._hooks.user_request import (
+    ReplyContext,
+    UserRequestParts,
+    UserRequestSource,
+    user_request_parts,
+)
 from ._loop.driver import agent_loop, agent_loop_continue
 from ._loop.settings import (
     AgentContext,
@@ -368,6 +373,7 @@ __all__ = [
     "resolve_cost",
     "set_price_resolver",
     "tool",
+    "user_request_parts",
     "validate_transcript",
     "with_env_key",
 ]
