@@ -770,3 +770,46 @@ async def test_a_tool_error_can_carry_details_for_the_application() -> None:
     result = results_of(new)[0]
     assert result.is_error and result.details == {"exit_code": 2}
     assert result.text == "Exit code: 2\nstderr: boom"
+
+
+async def test_calls_that_finish_at_once_and_calls_that_wait_mix_in_one_batch() -> None:
+    """Calls start eagerly in call order; the first that waits is driven in the loop's own
+    task while the later ones run concurrently; a call may hold cancel scopes across waits."""
+    order: list[str] = []
+
+    @tool
+    async def instant(label: str) -> str:
+        """Answers at once."""
+        order.append(f"start {label}")
+        return label
+
+    @tool
+    async def waits(label: str, seconds: float) -> str:
+        """Waits inside a cancel scope of its own."""
+        order.append(f"start {label}")
+        with anyio.fail_after(5):
+            await anyio.sleep(seconds)
+        order.append(f"end {label}")
+        return label
+
+    provider = MockProvider(
+        [
+            tool_reply(
+                call("instant", "a", label="a"),
+                call("waits", "b", label="b", seconds=0.05),
+                call("instant", "c", label="c"),
+                call("waits", "d", label="d", seconds=0.01),
+            ),
+            text_reply("ok"),
+        ]
+    )
+    started = anyio.current_time()
+    new = await agent_loop(
+        [UserMessage.from_text("go")],
+        AgentContext(tools=[instant, waits]),
+        loop_config(provider),
+    )
+    assert anyio.current_time() - started < 1.0
+    assert order[:4] == ["start a", "start b", "start c", "start d"]
+    assert order.index("end d") < order.index("end b")  # d ran while b waited
+    assert [r.text for r in results_of(new)] == ["a", "b", "c", "d"]

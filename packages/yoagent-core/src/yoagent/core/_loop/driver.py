@@ -200,6 +200,7 @@ class _Run:
                     state.append(message)
             async with anyio.create_task_group() as background:
                 self.compactor.run_in(background)
+                self.tools.run_in(background)
                 limit = state.tracker.limits.max_duration
                 if limit is not None:
                     background.start_soon(self._deadline, limit)
@@ -212,6 +213,7 @@ class _Run:
                     await self.compactor.settle()
                 background.cancel_scope.cancel()
             self.compactor.run_in(None)
+            self.tools.run_in(None)
             span.set_attribute("yoagent.turns", state.turn)
             span.set_attribute("gen_ai.usage.input_tokens", state.stats.usage.input)
             span.set_attribute("gen_ai.usage.output_tokens", state.stats.usage.output)

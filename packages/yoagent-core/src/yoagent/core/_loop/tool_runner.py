@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import anyio
+from anyio.abc import TaskGroup
 
 from yoagent.core._hooks.basic import Deny, Modify, ToolCallRequest, middleware_callable, resolve
 from yoagent.core._hooks.extension import ToolOutput
@@ -23,9 +24,9 @@ from yoagent.core._types.events import (
 from yoagent.core._types.messages import AgentMessage, ToolResultMessage
 from yoagent.core._types.stats import SessionStats
 
+from .eager import Suspended, first_step, resume
 from .settings import ToolExecution
 from .state import RunState
-from .task_groups import ungrouped
 from .telemetry import SPAN_TOOL, start_span
 
 CANCELLED_RESULT = "Tool execution cancelled."
@@ -86,6 +87,7 @@ class ToolRunner:
         self.started: dict[str, ToolCall] = {}
         """Calls whose start event was sent and whose end event was not yet."""
         self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
+        self._background: TaskGroup | None = None
 
     def set_tools(self, tools: Sequence[AgentTool]) -> None:
         """Offer ``tools`` from the next request on (the first of a name wins).
@@ -176,33 +178,85 @@ class ToolRunner:
         self._end(result)
         return result
 
+    def run_in(self, background: TaskGroup | None) -> None:
+        """Where calls run that must wait alongside another (the run's background group)."""
+        self._background = background
+
     async def _run_batch(
         self, calls: Sequence[ToolCall], batch: range, results: list[ToolResultMessage | None]
     ) -> None:
+        """Run one batch. Each call starts at once, in call order, in this task (see
+        ``eager``): a batch whose calls never wait needs no task at all. The first call
+        that waits is driven on here, and the calls after it start in the run's background
+        group, so they run while it waits; the batch ends when all have."""
         started: set[int] = set()
-
-        async def one(index: int) -> None:
-            started.add(index)
-            results[index] = await self._execute(calls[index])
-
         # One cancel scope for the batch: a cancel stops every call in it at once.
         with self.state.cancel.scope():
-            if len(batch) == 1:
-                await one(batch[0])
-            else:
-                self.yielded = True
-                with ungrouped():  # what escaped a call, as itself
-                    async with anyio.create_task_group() as group:
-                        for index in batch[1:]:
-                            # A fixed name spares anyio deriving one from the callable.
-                            group.start_soon(one, index, name="yoagent tool call")
-                        await one(batch[0])  # the first call runs in this task: one spawn fewer
+            waiting: Suspended | None = None
+            position = 0
+            while waiting is None and position < len(batch):
+                index = batch[position]
+                started.add(index)
+                results[index], waiting = first_step(self._execute(calls[index]))
+                position += 1
+            if waiting is not None:
+                await self._finish_batch(
+                    waiting, batch[position - 1], batch[position:], calls, results, started
+                )
         for index in batch:
             if results[index] is None and index in started:
                 # Cancelled while running: it has its start event; it gets its end.
                 result = _error_result(calls[index], CANCELLED_RESULT)
                 self._end(result)
                 results[index] = result
+
+    async def _finish_batch(
+        self,
+        waiting: Suspended,
+        index: int,
+        rest: range,
+        calls: Sequence[ToolCall],
+        results: list[ToolResultMessage | None],
+        started: set[int],
+    ) -> None:
+        """Drive the waiting call here while the ``rest`` run in the background group.
+
+        No cancel scope may be opened in this task while the waiting call may hold one
+        (they would not nest), hence the run's group rather than one of the batch's own.
+        """
+        others = len(rest)
+        all_done = anyio.Event()
+
+        async def one(position: int) -> None:
+            nonlocal others
+            try:
+                with self.state.cancel.scope():
+                    started.add(position)
+                    results[position] = await self._execute(calls[position])
+            finally:
+                others -= 1
+                if others == 0:
+                    all_done.set()
+
+        background = self._background
+        assert background is not None or not rest, "tool calls run inside a run"
+        failed = True
+        try:
+            if rest and background is not None:
+                self.yielded = True
+                for position in rest:
+                    # A fixed name spares anyio deriving one from the callable.
+                    background.start_soon(one, position, name="yoagent tool call")
+            results[index] = await resume(waiting)
+            failed = False
+        finally:
+            if results[index] is None:
+                waiting.close()
+            if rest:
+                if failed:
+                    self.state.cancel.cancel()  # the run is dying: its calls end with it
+                with anyio.CancelScope(shield=True):
+                    await all_done.wait()
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
         """The one place a tool call runs: events, middleware, extensions, containment,
