@@ -275,6 +275,7 @@ class ContextTracker:
         "_anchor_count",
         "_anchor_last",
         "_anchor_tokens",
+        "_calibrated",
         "_calibration",
         "_learned",
         "_prefix",
@@ -296,6 +297,7 @@ class ContextTracker:
         self.min_calibration = min_calibration
         self.max_calibration = max_calibration
         self._calibration = 1.0
+        self._calibrated: tuple[ContextConfig, float, ContextConfig] | None = None
         self._anchor_count: int | None = None
         self._anchor_tokens = 0
         self._anchor_last: AgentMessage | None = None
@@ -347,7 +349,12 @@ class ContextTracker:
 
     def calibrated_config(self) -> ContextConfig:
         """:attr:`config` with :attr:`calibration` applied: what to compact with."""
-        return replace(self.config, calibration=self._calibration)
+        cached = self._calibrated
+        if cached is not None and cached[0] is self.config and cached[1] == self._calibration:
+            return cached[2]
+        calibrated = replace(self.config, calibration=self._calibration)
+        self._calibrated = (self.config, self._calibration, calibrated)
+        return calibrated
 
     def _anchor_valid(self, messages: Sequence[AgentMessage]) -> bool:
         count = self._anchor_count

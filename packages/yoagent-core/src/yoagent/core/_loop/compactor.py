@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import replace
@@ -10,6 +11,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from yoagent.core._context.compaction import (
+    ContextConfig,
     ContextTracker,
     compact_after_overflow,
     compact_messages,
@@ -68,7 +70,7 @@ class Compactor:
         fixed = self._state.context.system_prompt + "".join(
             json.dumps(d.parameters) + d.name + d.description for d in self._definitions
         )
-        tracker.config = replace(tracker.config, system_prompt_tokens=estimate_text(fixed))
+        tracker.config = _with_fixed_tokens(tracker.config, estimate_text(fixed))
 
     def compact(self, *, overflowed: bool = False) -> bool:
         """Compact the history in place when the next request would not fit; True if it did.
@@ -130,3 +132,10 @@ class Compactor:
                 "it was cancelled and its spend is unknown",
                 strategy.settle_timeout,
             )
+
+
+@functools.lru_cache(maxsize=64)
+def _with_fixed_tokens(config: ContextConfig, tokens: int) -> ContextConfig:
+    """``config`` counting ``tokens`` for what every request sends besides the history
+    (cached: the same agent asks the same each run)."""
+    return replace(config, system_prompt_tokens=tokens)

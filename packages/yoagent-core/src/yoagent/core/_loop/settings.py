@@ -4,6 +4,7 @@ the wiring of one loop call (AgentLoopConfig)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -129,9 +130,7 @@ class RunSettings:
 
     def replace(self, **changes: Unpack[RunOptions]) -> RunSettings:
         """A copy with ``changes`` applied (checked the same way)."""
-        unknown = set(changes) - set(RunOptions.__annotations__)
-        if unknown:
-            raise TypeError(f"unknown run setting(s): {', '.join(sorted(unknown))}")
+        _check_names(changes)
         return dataclasses.replace(self, **changes)
 
     def context_for(self, model: ModelConfig) -> ContextConfig | None:
@@ -139,8 +138,14 @@ class RunSettings:
         if self.context == "off":
             return None
         if self.context == "auto":
-            return ContextConfig.for_model(model)
+            return _auto_context(model.context_window, model.max_tokens)
         return self.context
+
+
+@functools.lru_cache(maxsize=64)
+def _auto_context(context_window: int, max_tokens: int) -> ContextConfig:
+    """``ContextConfig.for_model`` for a window and output size (frozen: shared freely)."""
+    return ContextConfig(context_window=context_window, reserve_output_tokens=max_tokens)
 
 
 class RunOptions(TypedDict, total=False):
@@ -169,6 +174,12 @@ class RunOptions(TypedDict, total=False):
     run_label: str
 
 
+def _check_names(options: Any) -> None:
+    unknown = set(options) - set(RunOptions.__annotations__)
+    if unknown:
+        raise TypeError(f"unknown run setting(s): {', '.join(sorted(unknown))}")
+
+
 def _check_type(name: str, value: object, expected: type, instead_of_none: str) -> None:
     if not isinstance(value, expected):
         hint = f" (for none, use {instead_of_none})" if value is None else ""
@@ -177,8 +188,14 @@ def _check_type(name: str, value: object, expected: type, instead_of_none: str) 
         )
 
 
+_DEFAULTS = RunSettings()
+
+
 def settings_with(base: RunSettings, settings: RunSettings | None, options: Any) -> RunSettings:
     """``settings`` (else ``base``) with keyword ``options`` applied on top."""
+    if settings is None and base == _DEFAULTS and options:
+        _check_names(options)
+        return RunSettings(**options)  # one check instead of two (an Agent per run is common)
     chosen = base if settings is None else settings
     if not isinstance(cast(object, chosen), RunSettings):
         raise TypeError(f"settings must be a RunSettings, got {type(chosen).__name__}")

@@ -183,13 +183,13 @@ def as_tools(value: object, *, where: str = "tools") -> list[AgentTool]:
 
 
 def _is_tool(item: object) -> bool:
-    """True for an object shaped like an ``AgentTool`` (its properties are not evaluated:
-    a tool whose schema fails is left out of a run with a log line, not refused here)."""
+    """True for an object shaped like an ``AgentTool``. Its properties are not evaluated
+    (a tool whose schema fails is left out of a run with a log line, not refused here)."""
     if isinstance(item, type):
         return False
-    missing = object()
-    found = [
-        inspect.getattr_static(item, attribute, missing)
+    kind = type(item)
+    own = getattr(item, "__dict__", {})
+    return all(
+        hasattr(kind, attribute) or attribute in own
         for attribute in ("name", "description", "parameters", "execute")
-    ]
-    return all(value is not missing for value in found)
+    )
