@@ -351,3 +351,18 @@ async def test_a_stream_can_be_entered_once() -> None:
     with pytest.raises(RuntimeError, match="already started"):
         async with stream:
             pass
+
+
+def test_run_errors_cross_process_boundaries_and_name_their_public_module() -> None:
+    import pickle
+
+    failed = RunFailedError(ErrorKind.AUTH, "AUTH: no", [UserMessage.from_text("hi")])
+    again = pickle.loads(pickle.dumps(failed))
+    assert (again.kind, again.message, again.messages) == (
+        failed.kind,
+        failed.message,
+        failed.messages,
+    )
+    missing = pickle.loads(pickle.dumps(MissingApiKeyError("set X", variable="X")))
+    assert missing.variable == "X" and missing.kind is ErrorKind.AUTH
+    assert RunFailedError.__module__ == "yoagent.core"

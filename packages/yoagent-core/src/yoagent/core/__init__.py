@@ -377,3 +377,16 @@ __all__ = [
     "validate_transcript",
     "with_env_key",
 ]
+
+
+def _name_exceptions_publicly() -> None:
+    """Tracebacks and reprs name ``yoagent.core.RunFailedError``, not the private module
+    that defines it (as httpx does). Only exceptions: pydantic resolves the dataclasses'
+    annotations through their defining module."""
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, type) and issubclass(value, BaseException):
+            value.__module__ = __name__
+
+
+_name_exceptions_publicly()

@@ -13,13 +13,14 @@ import math
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from types import TracebackType
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._loop.task_groups import ungrouped
-from ._types.errors import ErrorKind
+from ._types.errors import ErrorKind, restore_exception
 from ._types.events import AgentEvent
 from ._types.messages import AgentMessage
 
@@ -160,3 +161,6 @@ class RunFailedError(Exception):
 
     def __repr__(self) -> str:
         return f"RunFailedError({self.kind.name}, {self.message!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return restore_exception, (type(self), self.args, dict(self.__dict__))

@@ -5,6 +5,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound=BaseException)
+
+
+def restore_exception(cls: type[E], args: tuple[Any, ...], state: dict[str, Any]) -> E:
+    """Rebuild a pickled exception whose ``__init__`` takes other arguments than ``args``
+    (exceptions cross process boundaries: worker pools, Ray)."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ErrorKind(StrEnum):
@@ -46,6 +58,9 @@ class ProviderError(Exception):
 
     def __str__(self) -> str:
         return f"{self.kind.name}: {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return restore_exception, (type(self), self.args, dict(self.__dict__))
 
     def __repr__(self) -> str:
         return f"ProviderError({self.kind.name}, {self.message!r}, status={self.status})"
