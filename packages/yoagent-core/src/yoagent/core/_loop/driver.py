@@ -19,7 +19,7 @@ from opentelemetry.trace import Status, StatusCode
 from yoagent.core._cancel import CancelToken, unless_cancelled
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._hooks.basic import Pass, Reject, TurnContext, Warn, resolve
-from yoagent.core._hooks.extension import RunContext, RunEnd, RunOutcome
+from yoagent.core._hooks.extension import ExtensionMode, RunContext, RunEnd, RunOutcome
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
 from yoagent.core._tools.contract import AgentTool
@@ -503,7 +503,7 @@ class _Run:
         cap = state.settings.max_stop_continues
         if self._stop_continues >= cap:
             for started, _ in wanted:
-                if started.mode == "required":
+                if started.mode is ExtensionMode.REQUIRED:
                     self._fail_run(
                         started.name, f"kept the run going past max_stop_continues ({cap})"
                     )

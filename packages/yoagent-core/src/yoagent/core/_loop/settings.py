@@ -17,7 +17,7 @@ from yoagent.core._hooks.basic import InputFilter, MiddlewareLike, TurnHook
 from yoagent.core._hooks.extension import Extension, check_extension
 from yoagent.core._provider.protocol import OutputSchema, StreamProvider
 from yoagent.core._shared_state.store import ToolOutputSink
-from yoagent.core._tools.contract import AgentTool, Delegation
+from yoagent.core._tools.contract import AgentTool, Delegation, ToolContext
 from yoagent.core._tools.tool_source import ToolSource
 from yoagent.core._types.config import CacheConfig, ModelConfig, ThinkingLevel
 from yoagent.core._types.limits import ExecutionLimits
@@ -230,7 +230,7 @@ class AgentLoopConfig:
     delegation: Delegation | None = None
     """Set for a run delegated by a tool call (see :meth:`delegated_from`)."""
 
-    def delegated_from(self, ctx: Any) -> AgentLoopConfig:
+    def delegated_from(self, ctx: ToolContext) -> AgentLoopConfig:
         """A copy whose run is a child of the tool call ``ctx`` (a ``ToolContext``): one
         level deeper, with the tree extensions of the delegating run."""
         return dataclasses.replace(self, delegation=ctx.child_delegation())

@@ -111,6 +111,7 @@ class MockProvider:
             model=scripted.model or config.model.id,
             provider=scripted.provider or config.model.provider,
             error_message=scripted.error_message,
+            error_kind=scripted.error_kind,
         )
         sent = 0
         for delta in _deltas(message, reply.chunk_size):
