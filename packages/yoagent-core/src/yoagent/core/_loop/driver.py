@@ -143,6 +143,7 @@ class _Run:
         self._failed: str | None = None
         """The extension that failed the run, once one did."""
         self._rejected: str | None = None
+        self._ended = False
 
     # --- the run ---------------------------------------------------------------------------
 
@@ -226,13 +227,16 @@ class _Run:
         return state.new_messages
 
     async def _end(self) -> None:
-        """``finish`` every extension, close the spend ledger, send ``AgentEnd``."""
+        """``finish`` every extension, close the spend ledger, send ``AgentEnd`` (once)."""
         state = self.state
-        if state.extensions:
+        if state.extensions and not self._ended:
             await state.extensions.finish(self._outcome())
         self._end_now()
 
     def _end_now(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
         state = self.state
         state.spend.close()
         state.emit(AgentEnd(messages=list(state.new_messages), stats=state.stats))

@@ -88,6 +88,10 @@ class ToolRunner:
         """Calls whose start event was sent and whose end event was not yet."""
         self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
         self._background: TaskGroup | None = None
+        delegation = state.config.delegation
+        inherited = delegation.inherited if delegation is not None else ()
+        self._tree_extensions = (*inherited, *state.settings.tree_extensions)
+        """What a run delegated by one of this run's calls inherits."""
 
     def set_tools(self, tools: Sequence[AgentTool]) -> None:
         """Offer ``tools`` from the next request on (the first of a name wins).
@@ -372,8 +376,6 @@ class ToolRunner:
             delegated.append(stats)
             state.spend.record_delegated(call.id, stats)
 
-        delegation = state.config.delegation
-        inherited = delegation.inherited if delegation is not None else ()
         return ToolContext(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -385,7 +387,7 @@ class ToolRunner:
             run_id=state.run_id,
             depth=state.delegation_depth,
             spend=state.spend,
-            tree_extensions=(*inherited, *state.settings.tree_extensions),
+            tree_extensions=self._tree_extensions,
         )
 
 
