@@ -635,3 +635,22 @@ def test_an_object_that_is_not_an_extension_is_refused_at_the_call() -> None:
     agent = Agent.from_provider(MockProvider(), ModelConfig.mock())
     with pytest.raises(TypeError, match="is not an Extension"):
         agent.with_extension(object())  # type: ignore[arg-type]
+
+
+async def test_a_hook_answering_something_it_may_not_is_a_failure_not_a_crash() -> None:
+    class Confused(RunHooks):
+        async def before_model(self, turn: TurnContext) -> ModelVerdict:
+            return ["a note"]  # type: ignore[return-value]
+
+        async def tools(self) -> Sequence[AgentTool]:
+            return ["not a tool"]  # type: ignore[list-item]
+
+    agent = Agent.from_provider(MockProvider.text("ok"), ModelConfig.mock())
+    agent.with_extension(Ext("confused", lambda run: Confused()))
+    new = await agent.prompt("go")  # advisory: logged, the run goes on
+    assert isinstance(new[-1], AssistantMessage) and new[-1].text == "ok"
+
+    agent = Agent.from_provider(MockProvider.text("ok"), ModelConfig.mock())
+    agent.with_extension(Ext("confused", lambda run: Confused(), mode=ExtensionMode.REQUIRED))
+    with pytest.raises(RunFailedError, match=r"returned list, not a verdict|is not a tool"):
+        await agent.prompt("go")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import anyio
 
 from yoagent.core._cancel import CancelToken, unless_cancelled
 from yoagent.core._logging import logger
 from yoagent.core._tools.contract import AgentTool, ToolResult
+from yoagent.core._tools.function_tool import as_tools
 from yoagent.core._types.events import AgentEvent
 from yoagent.core._types.messages import AssistantMessage
 
@@ -169,7 +170,7 @@ class ActiveExtensions:
                 continue
 
             async def ask(hooks: RunHooks = started.hooks) -> Sequence[AgentTool]:
-                return await hooks.tools()
+                return as_tools(await hooks.tools(), where="tools()")
 
             offered.extend(await self._call(started, "tools", ask, ()))
         return offered
@@ -180,7 +181,7 @@ class ActiveExtensions:
         for started in self.started:
 
             async def ask(hooks: RunHooks = started.hooks) -> FilterResult:
-                return await hooks.on_input(text)
+                return _checked(await hooks.on_input(text), "on_input", Pass | Warn | Reject)
 
             verdict = await self._call(started, "on_input", ask, Pass())
             if isinstance(verdict, Reject):
@@ -195,7 +196,8 @@ class ActiveExtensions:
         for started in self.started:
 
             async def ask(hooks: RunHooks = started.hooks) -> ModelVerdict:
-                return await hooks.before_model(turn)
+                verdict = await hooks.before_model(turn)
+                return _checked(verdict, "before_model", Proceed | StopRun | FailRun)
 
             verdict = await self._call(started, "before_model", ask, Proceed())
             if isinstance(verdict, StopRun):
@@ -232,7 +234,8 @@ class ActiveExtensions:
 
     async def _judge(self, started: _Started, request: ToolCallRequest, hook: str) -> ToolDecision:
         async def ask() -> ToolDecision:
-            return await started.hooks.before_tool(request)
+            decision = await started.hooks.before_tool(request)
+            return _checked(decision, "before_tool", Allow | Deny | Modify)
 
         denied = Deny("the run was cancelled")
         try:
@@ -273,7 +276,8 @@ class ActiveExtensions:
         for started in self.started:
 
             async def ask(hooks: RunHooks = started.hooks) -> ContinueRun | None:
-                return await hooks.on_stop(reply, turn)
+                verdict = await hooks.on_stop(reply, turn)
+                return None if verdict is None else _checked(verdict, "on_stop", ContinueRun)
 
             verdict: ContinueRun | None = await self._call(started, "on_stop", ask, None)
             if isinstance(verdict, ContinueRun):
@@ -306,6 +310,14 @@ class ActiveExtensions:
                     started.name,
                     FINISH_TIMEOUT,
                 )
+
+
+def _checked(answer: T, hook: str, expected: Any) -> T:
+    """``answer`` if it is one of the hook's verdicts; a wrong one is the extension's
+    failure (raised here, inside the contained call)."""
+    if not isinstance(answer, expected):
+        raise TypeError(f"{hook} returned {type(answer).__name__}, not a verdict it may give")
+    return answer
 
 
 def _safe_mode(extension: Extension) -> ExtensionMode:
