@@ -366,3 +366,11 @@ def test_run_errors_cross_process_boundaries_and_name_their_public_module() -> N
     missing = pickle.loads(pickle.dumps(MissingApiKeyError("set X", variable="X")))
     assert missing.variable == "X" and missing.kind is ErrorKind.AUTH
     assert RunFailedError.__module__ == "yoagent.core"
+
+
+async def test_leaving_a_stream_before_its_first_event_runs_nothing() -> None:
+    provider = MockProvider.text("never")
+    agent = Agent.from_provider(provider, ModelConfig.mock())
+    async with agent.stream("hi"):
+        pass
+    assert provider.requests == [] and agent.messages == [] and not agent.is_running

@@ -46,6 +46,7 @@ class RunStream(AsyncIterator[AgentEvent]):
         "_failure",
         "_group",
         "_iterator",
+        "_leaving",
         "_produce",
         "_receive",
         "_send",
@@ -59,6 +60,7 @@ class RunStream(AsyncIterator[AgentEvent]):
         self._receive: MemoryObjectReceiveStream[AgentEvent] | None = None
         self._failure: BaseException | None = None
         self._done = False
+        self._leaving = False
         self._iterator: AsyncGenerator[AgentEvent] | None = None
 
     async def __aenter__(self) -> RunStream:
@@ -81,7 +83,10 @@ class RunStream(AsyncIterator[AgentEvent]):
         if group is None:
             return
         if not self._done:
-            self._abort()  # left early: end the run the way abort() does
+            # Left early: end the run the way abort() does (a run not started yet never
+            # starts: the producer looks at ``_leaving`` before anything else).
+            self._leaving = True
+            self._abort()
         cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
         try:
             with ungrouped():
@@ -106,7 +111,8 @@ class RunStream(AsyncIterator[AgentEvent]):
 
         async with send:
             try:
-                await self._produce(emit)
+                if not self._leaving:
+                    await self._produce(emit)
             except RunFailedError as failure:
                 self._failure = failure  # raised at the end of the iteration
             finally:
