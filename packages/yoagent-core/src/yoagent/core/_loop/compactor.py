@@ -20,7 +20,7 @@ from yoagent.core._context.compaction import (
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._types.markers import is_loop_injected
-from yoagent.core._types.messages import Usage, context_messages
+from yoagent.core._types.messages import Usage
 
 from .state import RunState
 
@@ -105,8 +105,7 @@ class Compactor:
         result = compact(messages, settings, injected=is_loop_injected, summarizer=summarizer)
         if not result.compacted:
             return False
-        messages[:] = result.messages
-        state.sendable = context_messages(messages)
+        state.replace_history(result.messages)
         tracker.reset()
         state.stats.compactions += 1
         logger.info(

@@ -162,6 +162,11 @@ class RunState:
             self.emit(MessageStart(message=message))
         self.emit(MessageEnd(message=message))
 
+    def replace_history(self, messages: list[AgentMessage]) -> None:
+        """Put a compacted history in place of the current one (the same list object)."""
+        self.context.messages[:] = messages
+        self.sendable = context_messages(self.context.messages)
+
     def append_marker(self, text: str) -> None:
         """Add a message the loop writes on the user's side (a stop marker, a note)."""
         self.append(UserMessage.from_text(text))
