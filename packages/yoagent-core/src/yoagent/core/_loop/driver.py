@@ -8,27 +8,24 @@ model call, the tool runner and compaction are its collaborators, sharing one
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 import anyio
 import anyio.lowlevel
 from opentelemetry.trace import Status, StatusCode
 
-from yoagent.core._cancel import CancelToken, unless_cancelled
+from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
-from yoagent.core._hooks.basic import Pass, Reject, TurnContext, Warn, resolve
+from yoagent.core._hooks.basic import TurnContext
 from yoagent.core._hooks.extension import ExtensionMode, RunContext, RunEnd, RunOutcome
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
 from yoagent.core._tools.contract import AgentTool
 from yoagent.core._tools.tool_source import SourcedTools
-from yoagent.core._types.content import TextContent, ToolCall
 from yoagent.core._types.errors import ErrorKind
 from yoagent.core._types.events import (
     AgentEnd,
-    AgentEvent,
     AgentStart,
     InputRejected,
     MessageStart,
@@ -39,8 +36,6 @@ from yoagent.core._types.markers import (
     CANCELLED_MARKER,
     EXTENSION_FAILED_PREFIX,
     EXTENSION_MESSAGE_PREFIX,
-    LOOP_ABORT_PREFIX,
-    LOOP_NUDGE_PREFIX,
 )
 from yoagent.core._types.messages import (
     AgentMessage,
@@ -54,7 +49,9 @@ from yoagent.core._types.messages import (
 from yoagent.core._types.stats import SessionStats
 
 from .compactor import Compactor
+from .input import judge_input, unless_cancelled_or
 from .model_call import call_model
+from .repeats import RepeatGuard
 from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
@@ -105,19 +102,6 @@ async def agent_loop_continue(
     return await run.run(None)
 
 
-async def _unless_cancelled_or(
-    cancel: CancelToken, hook: Callable[[A], R | Awaitable[R]], argument: A, fallback: R
-) -> R:
-    """A sync or async hook's answer, or ``fallback`` when the run is cancelled meanwhile
-    (a cancel is not a verdict: the run then ends at its next check)."""
-
-    async def ask() -> R:
-        return await resolve(hook(argument))
-
-    answer = await unless_cancelled(cancel, ask)
-    return fallback if answer is None else answer
-
-
 class _Run:
     """One run, from ``AgentStart`` to ``AgentEnd``."""
 
@@ -136,9 +120,7 @@ class _Run:
         self.compactor = Compactor(state)
         self.sourced = SourcedTools(state.settings.tool_sources)
         self.extension_tools: list[AgentTool] = []
-        self._repeat_signature: tuple[tuple[str, str], ...] | None = None
-        self._repeat_count = 0
-        self._nudged = False
+        self.repeats = RepeatGuard(state.settings.max_repeated_tool_calls)
         self._stop_continues = 0
         self._failed: str | None = None
         """The extension that failed the run, once one did."""
@@ -347,43 +329,12 @@ class _Run:
 
     async def _filter_input(self, prompts: list[AgentMessage]) -> list[AgentMessage] | None:
         """The prompts the run may take (with warnings added), or ``None`` when refused."""
-        state = self.state
-        filters = state.settings.input_filters
-        if not filters and not state.extensions:
-            return prompts
-        text = "\n".join(m.text for m in prompts if isinstance(m, UserMessage))
-        warnings: list[str] = []
-        for check in filters:
-            try:
-                verdict = await _unless_cancelled_or(state.cancel, check, text, Pass())
-            except Exception as error:  # a failing filter refuses: it could not vouch for the input
-                logger.exception("input filter failed")
-                verdict = Reject(f"input filter failed: {type(error).__name__}: {error}")
-            if isinstance(verdict, Reject):
-                return self._reject(verdict.reason)
-            if isinstance(verdict, Warn):
-                warnings.append(verdict.message)
-        if state.extensions:
-            verdict = await state.extensions.on_input(text)
-            if isinstance(verdict, Reject):
-                return self._reject(verdict.reason)
-            if isinstance(verdict, Warn):
-                warnings.append(verdict.message)
-        if not warnings:
-            return prompts
-        for index in range(len(prompts) - 1, -1, -1):
-            message = prompts[index]
-            if isinstance(message, UserMessage):
-                notes = [TextContent(text=w) for w in warnings]
-                prompts[index] = UserMessage(
-                    content=[*message.content, *notes], timestamp=message.timestamp
-                )
-                break
-        return prompts
-
-    def _reject(self, reason: str) -> None:
-        self._rejected = reason
-        self.state.emit(InputRejected(reason=reason))
+        verdict = await judge_input(self.state, prompts)
+        if isinstance(verdict, str):
+            self._rejected = verdict
+            self.state.emit(InputRejected(reason=verdict))
+            return None
+        return verdict
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -455,8 +406,13 @@ class _Run:
                 return
             calls = reply.tool_calls
             if calls:
-                if self._repeated(calls):
-                    if self._stop_repeating(reply, calls):
+                repeated = self.repeats.seen(calls)
+                if repeated is not None:
+                    results = self.tools.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
+                    state.end_turn(reply, results)
+                    stop, marker = self.repeats.verdict(calls, repeated)
+                    state.append_marker(marker)
+                    if stop:
                         return
                     continue
                 results, steering = await self.tools.run_calls(calls)
@@ -464,7 +420,7 @@ class _Run:
                 for message in steering:
                     state.append(message)
                 continue
-            self._repeat_signature = None  # a turn without calls breaks any repetition
+            self.repeats.reset()  # a turn without calls breaks any repetition
             state.end_turn(reply)
             queued = state.take_steering() or state.take_follow_ups()
             if queued:
@@ -490,7 +446,7 @@ class _Run:
         context = self._turn_context()
         for hook in state.settings.turn_hooks:
             try:
-                notes.extend(await _unless_cancelled_or(state.cancel, hook, context, ()))
+                notes.extend(await unless_cancelled_or(state.cancel, hook, context, ()))
             except Exception:  # a broken hook must not end the run; it adds nothing
                 logger.exception("turn hook failed")
         return notes
@@ -522,47 +478,3 @@ class _Run:
         ]
         state.append_marker("\n".join(lines))
         return True
-
-    # --- repeated calls --------------------------------------------------------------------
-
-    def _repeated(self, calls: list[ToolCall]) -> bool:
-        limit = self.state.settings.max_repeated_tool_calls
-        if limit is None:
-            return False
-        signature = tuple(
-            sorted(
-                (call.name, json.dumps(call.arguments, sort_keys=True, default=str))
-                for call in calls
-            )
-        )
-        if signature == self._repeat_signature:
-            self._repeat_count += 1
-        else:
-            self._repeat_signature = signature
-            self._repeat_count = 1
-            self._nudged = False
-        return self._repeat_count >= limit
-
-    def _stop_repeating(self, reply: AssistantMessage, calls: list[ToolCall]) -> bool:
-        """The same calls again: refuse them; the first time, nudge the model and go on
-        (False), the next time end the run (True)."""
-        state = self.state
-        count = self._repeat_count
-        results = self.tools.refuse(calls, NOT_RUN_REPEATED.format(count=count))
-        state.end_turn(reply, results)
-        names = ", ".join(sorted({call.name for call in calls}))
-        if not self._nudged:
-            self._nudged = True
-            state.append_marker(
-                f"{LOOP_NUDGE_PREFIX}{names} called with the same arguments {count} turns in a "
-                "row; they were not run again. Try a different approach, or answer with what "
-                "you have.]"
-            )
-            return False
-        state.append_marker(
-            f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments {count} turns in a row]"
-        )
-        return True
-
-
-__all__ = ["AgentEvent", "EventSink", "agent_loop", "agent_loop_continue"]
