@@ -430,3 +430,28 @@ async def test_shared_state_turn_delay_and_limits_are_settable_on_a_sub_agent() 
     assert first.system_prompt.startswith("Work.\n\nShared state holds 1 keys: plan")
     assert [d.name for d in first.tools] == ["shared_state"]
     assert provider.requests[1].messages[-1].text == "step one"  # type: ignore[union-attr]
+
+
+async def test_parallel_sub_agents_in_one_batch_each_answer() -> None:
+    def helper(name: str, answer: str) -> SubAgentTool:
+        slow = MockReply(message=text_reply(answer), delay=0.01, chunk_size=3)
+        return SubAgentTool(name, "Helps.", provider=MockProvider([slow]), model=ModelConfig.mock())
+
+    parent = Agent.from_provider(
+        MockProvider(
+            [
+                tool_reply(
+                    call("lookup", "l", key="k"),
+                    call("first", "a", task="one"),
+                    call("second", "b", task="two"),
+                ),
+                text_reply("both done"),
+            ]
+        ),
+        ModelConfig.mock(),
+        tools=[lookup, helper("first", "answer one"), helper("second", "answer two")],
+    )
+    with anyio.fail_after(10):
+        await parent.prompt("go")
+    assert [r.text for r in results(parent)] == ["value of k", "answer one", "answer two"]
+    assert parent.last_run_stats.sub_agents.runs == 2
