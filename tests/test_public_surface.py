@@ -209,6 +209,7 @@ CORE_PROVIDER = [
     "AssistantContent",
     "AssistantMessage",
     "CacheConfig",
+    "Compat",
     "DeltaSink",
     "ErrorKind",
     "GoogleCompat",
