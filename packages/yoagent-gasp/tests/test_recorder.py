@@ -14,8 +14,8 @@ from gasp_helpers import calls, log_events, make_agent, text
 
 from yoagent.core import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
-    AnyEvent,
     AssistantMessage,
     ErrorKind,
     MessageEnd,
@@ -51,13 +51,13 @@ def kinds(root: Path) -> list[str]:
 async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder) -> None:
     order: list[str] = []
 
-    def forward(event: AnyEvent) -> None:
+    def forward(event: AgentEvent) -> None:
         order.append(f"forward {event.type}")
 
     recording = recorder.recording("t", forward=forward)
     mapped = recording._map  # pyright: ignore[reportPrivateUsage]
 
-    def recorded(event: AnyEvent, ts: int) -> list[object]:
+    def recorded(event: AgentEvent, ts: int) -> list[object]:
         order.append(f"record {event.type}")
         return mapped(event, ts)  # type: ignore[return-value]
 
@@ -73,7 +73,7 @@ async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder)
 async def test_a_forward_that_raises_is_dropped_and_recording_goes_on(
     recorder: Recorder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(_: AnyEvent) -> None:
+    def broken(_: AgentEvent) -> None:
         raise RuntimeError("ui bug")
 
     agent = make_agent([text("hello")])

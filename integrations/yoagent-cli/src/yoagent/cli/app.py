@@ -11,12 +11,12 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
 )
-from yoagent.core.hooks import MiddlewareLike
 from yoagent.tools import default_tools
 
 from .instructions import find_instructions, instructions_section

@@ -14,8 +14,7 @@ from typing import NoReturn
 import anyio
 from rich.console import Console
 
-from yoagent.core import ProviderNotFoundError, SessionError, ToolCallRequest
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage, ProviderNotFoundError, SessionError, ToolCallRequest
 
 from .app import Options, build_agent, enable_pricing
 from .arguments import build_parser, make_options
@@ -110,7 +109,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 async def _one_shot(
-    options: Options, choice: ModelChoice, session: SavedSession, history: list[AnyMessage]
+    options: Options, choice: ModelChoice, session: SavedSession, history: list[AgentMessage]
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from yoagent.core import AssistantMessage, SessionStats, last_assistant
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage, AssistantMessage, SessionStats, last_assistant
 
 
 def cost_text(stats: SessionStats) -> str:
@@ -23,7 +22,7 @@ def cost_text(stats: SessionStats) -> str:
     return f"${stats.cost_usd:.4f}"
 
 
-def context_used(messages: Sequence[AnyMessage]) -> int | None:
+def context_used(messages: Sequence[AgentMessage]) -> int | None:
     """Tokens the conversation fills now: the last reply's prompt plus its output (the
     provider's own count), or ``None`` before any reply."""
     reply = last_assistant(messages)

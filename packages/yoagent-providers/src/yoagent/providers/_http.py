@@ -12,8 +12,13 @@ from typing import Any, Protocol, Self
 import anyio
 import httpx
 
-from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES
+from yoagent.core import (
+    FALLBACK_KEY_VARIABLES,
+    AssistantMessage,
+    ErrorKind,
+    ModelConfig,
+    ProviderError,
+)
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
 from ._http_errors import (

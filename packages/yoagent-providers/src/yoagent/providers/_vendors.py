@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from yoagent.core import ApiProtocol, OpenAiCompat
-from yoagent.core.config import Compat
+from yoagent.core.provider import Compat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
