@@ -11,6 +11,7 @@ from yoagent.core import (
     Agent,
     AssistantMessage,
     Budget,
+    ContextTier,
     CostConfig,
     MockProvider,
     ModelConfig,
@@ -45,6 +46,23 @@ def steps(count: int, usage: Usage) -> MockProvider:
 def stopped_by_budget(messages: list[object]) -> bool:
     last = messages[-1]
     return isinstance(last, UserMessage) and last.text.startswith("[Agent stopped: budget reached")
+
+
+async def test_each_request_is_priced_in_its_own_context_tier() -> None:
+    """A tier applies to one request's prompt: three requests of 100 tokens stay at the
+    base rate even though the run's prompts add up past the tier's threshold."""
+    tiered = CostConfig(
+        input=1_000_000.0,
+        output=0.0,
+        tiers=(ContextTier(above_prompt_tokens=150, input=5_000_000.0, output=0.0),),
+    )
+    provider = steps(2, Usage(input=100))
+    budget = Budget(10_000.0, tiered)
+    agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[work])
+    agent.with_extension(budget)
+    await agent.prompt("go")
+    assert len(provider.requests) == 3
+    assert budget.spent_usd() == pytest.approx(300.0)  # 3 x 100 tokens at $1, never $5
 
 
 async def test_a_run_stops_before_the_request_that_would_pass_its_limit() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import threading
 
-from yoagent.core._provider.pricing import cost_of, resolve_cost
+from yoagent.core._provider.pricing import add_usd, cost_of, resolve_cost
 from yoagent.core._types.config import CostConfig, ModelConfig
 from yoagent.core._types.messages import Usage
 from yoagent.core._types.stats import RunSpend
@@ -88,11 +88,13 @@ class Budget:
             return cost_usd
         return cost_of(usage, self.cost) or 0.0
 
-    def run_spend(self, run: RunContext) -> float:
-        """What ``run`` has spent so far, as this budget counts it."""
+    def _run_spend(self, run: RunContext, own_usd: float) -> float:
+        """What ``run`` has spent so far, as this budget counts it; ``own_usd`` is its own
+        replies, priced one by one (a context tier applies per request, so the run's summed
+        usage must never be priced as one request)."""
         spend: RunSpend = run.spend
         stats = spend.stats
-        total = cost_of(stats.usage, self.cost) or 0.0
+        total = own_usd
         total += self._price(stats.compaction.usage, stats.compaction.cost_usd)
         total += self._price(stats.decision.usage, stats.decision.cost_usd)
         with self._lock:
@@ -123,10 +125,29 @@ class _BudgetHooks(RunHooks):
         self.budget = budget
         self.run = run
         self.counted = 0.0
+        self.priced = Usage()
+        """The run's own usage already priced into ``own_usd``."""
+        self.own_usd = 0.0
+
+    def _price_new_replies(self) -> float:
+        """Price the usage the run's own replies added since the last check. Checks come
+        before every request and at the end, so that is one reply's usage: one request."""
+        usage = self.run.spend.stats.usage
+        new = Usage(
+            input=usage.input - self.priced.input,
+            output=usage.output - self.priced.output,
+            cache_read=usage.cache_read - self.priced.cache_read,
+            cache_write=usage.cache_write - self.priced.cache_write,
+        )
+        if not new.is_zero():
+            self.own_usd = add_usd(self.own_usd, cost_of(new, self.budget.cost) or 0.0)
+            self.priced = usage
+        return self.own_usd
 
     def _update(self) -> float:
-        now = self.budget.run_spend(self.run)
-        checked = self.budget._settle(self.counted, now)  # pyright: ignore[reportPrivateUsage]
+        budget = self.budget
+        now = budget._run_spend(self.run, self._price_new_replies())  # pyright: ignore[reportPrivateUsage]
+        checked = budget._settle(self.counted, now)  # pyright: ignore[reportPrivateUsage]
         self.counted = now
         return checked
 
