@@ -14,11 +14,17 @@ from typing import NoReturn
 import anyio
 from rich.console import Console
 
-from yoagent.core import AgentMessage, ProviderNotFoundError, SessionError, ToolCallRequest
+from yoagent.core import (
+    AgentMessage,
+    MissingApiKeyError,
+    ProviderNotFoundError,
+    SessionError,
+    ToolCallRequest,
+)
 
 from .app import Options, build_agent, enable_pricing
 from .arguments import build_parser, make_options
-from .config import ConfigError, ModelChoice, resolve_model
+from .config import ConfigError, ModelChoice, key_variables, resolve_model
 from .confirm import ConfirmMiddleware
 from .interactive import fancy, interactive
 from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
@@ -97,6 +103,16 @@ def run(argv: list[str] | None = None) -> int:
         )
     except ProviderNotFoundError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
+        return EXIT_USAGE
+    except MissingApiKeyError:
+        # A --base-url that is not on this machine or a private network, and no key.
+        provider = choice.config.provider
+        names = " or ".join(key_variables(provider))
+        write_inert(
+            sys.stderr,
+            f"yoagent: no API key for {provider}: set {names} "
+            "(a --base-url that is not a local server needs one)",
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("\n")
