@@ -19,7 +19,9 @@ from yoagent.core import (
     AssistantMessage,
     ErrorKind,
     MessageEnd,
+    ProviderError,
     ProviderRetry,
+    RunFailedError,
     StopReason,
     TextContent,
     ToolExecutionStart,
@@ -181,6 +183,21 @@ async def test_a_final_error_reply_is_recorded_as_an_error_run(recorder: Recorde
         recording(event)
     recording.close()
     assert recording.outcome == "error"
+    assert len(recorder.graph().of_kind("model_call")) == 1
+
+
+async def test_a_run_that_fails_through_prompt_is_recorded_and_committed(
+    recorder: Recorder,
+) -> None:
+    """``Agent.prompt`` raises ``RunFailedError`` out of the block; the recording still
+    holds the whole run, with the ``error`` outcome, in one commit."""
+    agent = make_agent([ProviderError(ErrorKind.AUTH, "401 invalid key")])
+    with pytest.raises(RunFailedError):
+        async with recorder.recording("fails for real") as recording:
+            await agent.prompt("fails for real", on_event=recording)
+    assert recording.error is None
+    assert recording.outcome == "error"
+    assert recording.result() is not None and recording.commit is not None
     assert len(recorder.graph().of_kind("model_call")) == 1
 
 
