@@ -115,6 +115,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 LAYER_TWO = [
+    "yoagent.decision",
     "yoagent.gasp",
     "yoagent.mcp",
     "yoagent.pricing",

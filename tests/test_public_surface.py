@@ -207,9 +207,11 @@ CORE = [
 
 
 CORE_PROVIDER = [
+    "FALLBACK_KEY_VARIABLES",
     "OVERFLOW_PHRASES",
     "RATE_LIMIT_CODES",
     "RATE_LIMIT_STATUSES",
+    "SELF_AUTHENTICATING",
     "AnthropicCompat",
     "ApiProtocol",
     "AssistantContent",
@@ -252,6 +254,7 @@ CORE_PROVIDER = [
 PROVIDERS = [
     "AnthropicProvider",
     "AzureOpenAiResponsesProvider",
+    "BedrockProvider",
     "GoogleProvider",
     "OpenAiCompletionsProvider",
     "OpenAiResponsesProvider",
@@ -452,6 +455,51 @@ TESTING = [
 ]
 
 
+DECISION = [
+    "Advisor",
+    "Answer",
+    "BUILT_IN_CHECKS",
+    "CalibrationError",
+    "CalibrationExample",
+    "CalibrationReport",
+    "Capabilities",
+    "Choice",
+    "ChoiceAnswer",
+    "DEFAULT_FULL_VIEWS",
+    "DecisionBackend",
+    "DecisionError",
+    "DecisionErrorKind",
+    "DecisionModel",
+    "Described",
+    "Evaluation",
+    "FallbackAttempt",
+    "GateCheck",
+    "GuardCheck",
+    "InputGuard",
+    "LogprobBackend",
+    "MockBackend",
+    "Noul",
+    "NoulAnswer",
+    "OpenAiDecisionBackend",
+    "Question",
+    "QuestionKind",
+    "ReliabilityBin",
+    "Request",
+    "Score",
+    "ScoreAnswer",
+    "SpendRecorder",
+    "SystemOneBackend",
+    "ThresholdPoint",
+    "ToolGate",
+    "calibrate",
+    "distribution_confidence",
+    "is_loopback_url",
+    "parse_systemone_response",
+    "record_decision",
+    "recording_decision_spend",
+]
+
+
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
@@ -463,6 +511,7 @@ SURFACES = {
     "yoagent.gasp": GASP,
     "yoagent.openapi": OPENAPI,
     "yoagent.testing": TESTING,
+    "yoagent.decision": DECISION,
 }
 
 

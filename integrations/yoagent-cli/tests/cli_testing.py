@@ -18,9 +18,13 @@ RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def clean_environment(tmp_path: Path) -> dict[str, str]:
-    """``os.environ`` without any API key, with home and data folders under ``tmp_path``."""
-    keys = {v for v in models.api_key_variables().values() if v} | set(FALLBACK_KEY_VARIABLES)
-    env = {k: v for k, v in os.environ.items() if k not in keys}
+    """``os.environ`` without any API key or ``YOAGENT_PRICES``, with home and data folders
+    under ``tmp_path``."""
+    keys = {v for name in models.VENDORS for v in models.key_variables_for(name)}
+    keys |= set(FALLBACK_KEY_VARIABLES)
+    keys.add("YOAGENT_PRICES")
+    # Nor the shared AWS files a Bedrock profile would be read from.
+    env = {k: v for k, v in os.environ.items() if k not in keys and not k.startswith("AWS_")}
     home = tmp_path / "home"
     for name, sub in (
         ("XDG_DATA_HOME", "data"),

@@ -15,6 +15,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from cli_testing import YOAGENT, RunCli, clean_environment
 from sse_server import ScriptedServer
 
+from yoagent.pricing.testing import fresh_prices
+
+
+@pytest.fixture(autouse=True)
+def _default_prices() -> Iterator[None]:
+    """Each test starts with nothing priced and leaves it so (the CLI's start-up and
+    ``/cost`` touch yoagent-pricing's process-wide layers)."""
+    with fresh_prices():
+        yield
+
 
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:

@@ -360,8 +360,9 @@ def test_interactive_mode_reads_piped_lines(
     assert "• write_file(" in result.stdout
     assert "✓ write_file(" in result.stdout
     assert "Wrote a.txt." in result.stdout
-    assert "tokens in 200 (cache hit 0%) · out 40 · context " in result.stdout
-    assert "compaction" not in result.stdout
+    status = next(line for line in result.stdout.splitlines() if "tokens in 200" in line)
+    assert "tokens in 200 (cache hit 0%) · out 40 · context " in status
+    assert "compact" not in status
 
 
 def test_interactive_no_declines_the_write(

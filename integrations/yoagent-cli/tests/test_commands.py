@@ -114,7 +114,7 @@ async def test_cost_and_thinking(tmp_path: Path) -> None:
     commands = Commands(conv)
     await conv.agent.prompt("hello")
     await commands.dispatch("/cost")
-    assert "turns 1" in out.getvalue()
+    assert "own calls     $0.0000  1 model call\n" in out.getvalue()
     await commands.dispatch("/thinking")
     assert conv.renderer.show_thinking is False
     await commands.dispatch("/thinking show")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from yoagent.cli.config import (
@@ -127,3 +129,53 @@ def test_defaults_are_presets_where_the_provider_has_a_fitting_one() -> None:
         assert provider in models.VENDORS
         if any(p == provider for p, _ in presets) and provider not in not_fitting:
             assert (provider, model_id) in presets, provider
+
+
+def test_bedrock_takes_its_bearer_key_or_the_aws_key_pair_never_a_generic_key(
+    tmp_path: Path,
+) -> None:
+    files = {"HOME": str(tmp_path), "API_KEY": "generic", "YOAGENT_API_KEY": "generic"}
+    with pytest.raises(ConfigError) as raised:
+        resolve(files, provider="bedrock")
+    message = str(raised.value)
+    for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        assert name in message
+    assert " API_KEY" not in message
+    # Half a pair is not a key either.
+    with pytest.raises(ConfigError):
+        resolve({**files, "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE"}, provider="bedrock")
+    pair = {**files, "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}
+    choice = resolve(pair, provider="bedrock")
+    assert choice.key_variable == "AWS_ACCESS_KEY_ID"
+    assert choice.config.api is ApiProtocol.BEDROCK_CONVERSE_STREAM
+    assert choice.config.id == DEFAULT_MODELS["bedrock"]
+    assert choice.config.api_key == ""  # the provider reads (and signs with) the pair itself
+    bearer = resolve({**pair, "AWS_BEARER_TOKEN_BEDROCK": "ABSKexample"}, provider="bedrock")
+    assert bearer.key_variable == "AWS_BEARER_TOKEN_BEDROCK"
+
+
+def test_bedrock_takes_a_profile_from_the_shared_aws_files(tmp_path: Path) -> None:
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text(
+        "[default]\naws_access_key_id = AKIAFILE\naws_secret_access_key = secret\n"
+    )
+    choice = resolve({"HOME": str(tmp_path)}, provider="bedrock", model="amazon.nova-pro-v1:0")
+    assert choice.key_variable.startswith("profile 'default' in ")
+    assert choice.config.id == "amazon.nova-pro-v1:0"
+
+
+def test_a_bedrock_profile_needing_sso_is_a_config_error_saying_how_to_export_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "config").write_text("[profile corp]\nsso_session = corp\n")
+    with pytest.raises(ConfigError) as raised:
+        resolve({"HOME": str(tmp_path), "AWS_PROFILE": "corp"}, provider="bedrock")
+    assert "aws configure export-credentials --profile corp" in str(raised.value)
+
+
+def test_aws_keys_alone_never_pick_bedrock() -> None:
+    """AWS keys are set for many services: Bedrock is only used when asked for."""
+    env = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}
+    assert detect_provider(env) is None
+    assert detect_provider({**env, "AWS_BEARER_TOKEN_BEDROCK": "ABSKexample"}) is None

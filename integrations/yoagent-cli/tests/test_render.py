@@ -101,11 +101,11 @@ def test_errors_interruptions_retries_and_stop_markers() -> None:
     assert "[Agent stopped: turn limit reached (1 turns)]\n" in shown
 
 
-def test_status_line_shows_cost_only_when_priced() -> None:
+def test_status_line_shows_the_cost_or_that_it_is_unknown() -> None:
     stats = SessionStats(usage=Usage(input=900, output=50, cache_read=100), turns=2)
-    assert status_line(stats) == "tokens in 1,000 (cache hit 10%) · out 50"
+    assert status_line(stats) == "tokens in 1,000 (cache hit 10%) · out 50 · cost unknown"
     stats.cost_usd = 0.01234
-    assert status_line(stats).endswith(" · $0.0123")
+    assert status_line(stats) == "tokens in 1,000 (cache hit 10%) · out 50 · $0.0123"
     assert status_line(SessionStats()) == "tokens in 0 (cache hit 0%) · out 0"
 
 
@@ -117,6 +117,7 @@ def test_status_line_shows_context_fill_elapsed_time_compactions_and_grants() ->
         context_window=200_000,
         elapsed=75.4,
         grants=["bash", "edit_file"],
+        show_unknown=False,  # pricing is off: nothing said about the cost
     )
     assert status.line() == (
         "tokens in 1,000 (cache hit 10%) · out 50 · context 25% of 200k · 1m15s"

@@ -26,6 +26,7 @@ from yoagent.core import (
 from yoagent.providers import (
     AnthropicProvider,
     AzureOpenAiResponsesProvider,
+    BedrockProvider,
     GoogleProvider,
     OpenAiCompletionsProvider,
     OpenAiResponsesProvider,
@@ -40,7 +41,10 @@ OPENAI_URL = "http://openai.test/v1"
 AZURE_URL = "http://azure.test/openai/v1"
 GEMINI_URL = "http://gemini.test"
 VERTEX_URL = "http://vertex.test/v1/projects/proj/locations/us-central1"
+BEDROCK_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"
 SECRET = "sk-ant-test-SECRET-0123456789abcdef"
+BEDROCK_KEY = f"AKIDEXAMPLE:{SECRET}:{SECRET}-session-token"
+"""SigV4 credentials whose secret key and session token both hold :data:`SECRET`."""
 
 
 def corpus_files(protocol: str) -> list[Path]:
@@ -196,6 +200,7 @@ class Protocol:
     route: str
     base_url: str
     compat: Any = None
+    api_key: str = SECRET
 
     def model(self, **overrides: Any) -> ModelConfig:
         values: dict[str, Any] = {
@@ -203,7 +208,7 @@ class Protocol:
             "provider": self.api.value,
             "id": "test-model",
             "base_url": self.base_url,
-            "api_key": SECRET,
+            "api_key": self.api_key,
             "max_tokens": 4096,
             "compat": self.compat,
         }
@@ -265,11 +270,20 @@ PROTOCOLS: dict[ApiProtocol, Protocol] = {
             VERTEX_URL,
             GoogleCompat(),
         ),
+        Protocol(
+            ApiProtocol.BEDROCK_CONVERSE_STREAM,
+            BedrockProvider,
+            "bedrock",
+            BEDROCK_URL + "/model/{id}/converse-stream",
+            BEDROCK_URL,
+            api_key=BEDROCK_KEY,
+        ),
     )
 }
-"""Every HTTP protocol this package speaks (Bedrock's helper adds its own row)."""
+"""Every protocol this package speaks, seven in all."""
 
-SSE_PROTOCOLS = list(PROTOCOLS)
+SSE_PROTOCOLS = [api for api in PROTOCOLS if api is not ApiProtocol.BEDROCK_CONVERSE_STREAM]
+"""The six that stream Server-Sent Events (Bedrock streams binary eventstream frames)."""
 
 
 def chunks_body(path: Path, api: ApiProtocol) -> bytes:

@@ -9,12 +9,13 @@ import re
 import httpx
 import pytest
 import respx
+from bedrock_fixtures import exception_frame, frame
+from bedrock_fixtures import text_events as bedrock_text
 from provider_helpers import (
     ANTHROPIC_URL,
     OPENAI_URL,
     PROTOCOLS,
     SECRET,
-    SSE_PROTOCOLS,
     anthropic_config,
     openai_config,
     replay,
@@ -280,6 +281,9 @@ async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
 def _in_stream_error(api: ApiProtocol) -> bytes:
     """A stream that starts a reply, then reports an error echoing the key."""
     error = {"message": f"key {SECRET} rejected", "code": "invalid_api_key"}
+    if api is ApiProtocol.BEDROCK_CONVERSE_STREAM:
+        started = b"".join(frame(name, payload) for name, payload in bedrock_text()[:2])
+        return started + exception_frame("validationException", error["message"])
     if api is ApiProtocol.ANTHROPIC_MESSAGES:
         return anthropic_sse([*anthropic_text()[:2], {"type": "error", "error": error}])
     if api is ApiProtocol.OPENAI_COMPLETIONS:
@@ -294,7 +298,7 @@ LEAKS = ["401 echo", "500 echo", "in-stream error", "connect error", "read timeo
 
 
 @pytest.mark.parametrize("path", LEAKS)
-@pytest.mark.parametrize("api", SSE_PROTOCOLS, ids=[a.value for a in SSE_PROTOCOLS])
+@pytest.mark.parametrize("api", list(PROTOCOLS), ids=[a.value for a in PROTOCOLS])
 async def test_the_key_never_appears_in_errors_or_logs_on_any_protocol(
     caplog: pytest.LogCaptureFixture, api: ApiProtocol, path: str
 ) -> None:
@@ -324,6 +328,7 @@ async def test_the_key_never_appears_in_errors_or_logs_on_any_protocol(
     texts = [str(caught.value), repr(caught.value), caught.value.message]
     texts += [record.getMessage() for record in caplog.records]
     texts += [str(record.args) for record in caplog.records]
+    texts += [repr(provider), repr(config)]
     assert "[redacted]" in caught.value.message  # the server's text did arrive, scrubbed
     for text in texts:
         assert SECRET not in text

@@ -1,4 +1,5 @@
-"""Cut, shuffled and garbage streams only ever end in a reply or a ProviderError, promptly."""
+"""Cut, shuffled and garbage streams only ever end in a reply or a ProviderError, promptly,
+for all seven protocols (SSE events or Bedrock's eventstream frames are the units moved)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import random
 import anyio
 import httpx
 import respx
+from bedrock_fixtures import exception_frame, frame
+from bedrock_fixtures import text_events as bedrock_text
+from bedrock_fixtures import tool_events as bedrock_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from provider_helpers import PROTOCOLS, SSE_PROTOCOLS, Chunks, stream_config
+from provider_helpers import PROTOCOLS, Chunks, stream_config
 from stream_fixtures import (
     anthropic_sse,
     anthropic_text,
@@ -27,6 +31,9 @@ from stream_fixtures import (
 )
 
 from yoagent.core import ApiProtocol, AssistantMessage, ProviderError
+from yoagent.providers._eventstream import encode_frame
+
+BEDROCK = ApiProtocol.BEDROCK_CONVERSE_STREAM
 
 _RESPONSES = [responses_sse(responses_text()), responses_sse(responses_tool(), event_lines=False)]
 _GEMINI = [gemini_sse(gemini_text()), gemini_sse(gemini_tool(), crlf=False)]
@@ -43,8 +50,12 @@ SEEDS: dict[ApiProtocol, list[bytes]] = {
     ApiProtocol.AZURE_OPENAI_RESPONSES: _RESPONSES,
     ApiProtocol.GOOGLE_GENERATIVE_AI: _GEMINI,
     ApiProtocol.GOOGLE_VERTEX: _GEMINI,
+    BEDROCK: [
+        b"".join(frame(name, payload) for name, payload in bedrock_text("Hello there!")),
+        b"".join(frame(name, payload) for name, payload in bedrock_tool()),
+    ],
 }
-GARBAGE = st.one_of(
+SSE_GARBAGE = st.one_of(
     st.binary(max_size=40),
     st.sampled_from(
         [
@@ -70,15 +81,52 @@ GARBAGE = st.one_of(
         ]
     ),
 )
+FRAME_GARBAGE = st.one_of(
+    st.binary(max_size=40),
+    st.sampled_from(
+        [
+            frame("contentBlockDelta", {"contentBlockIndex": "x", "delta": {"text": 1}}),
+            frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": []}}),
+            frame("contentBlockStart", {"contentBlockIndex": 0, "start": {"toolUse": "no"}}),
+            frame("contentBlockDelta", {"contentBlockIndex": 9, "delta": {"reasoningContent": 3}}),
+            frame(
+                "contentBlockDelta",
+                {"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": "!"}}},
+            ),
+            frame("messageStop", {"stopReason": 5}),
+            frame("metadata", {"usage": "none"}),
+            encode_frame({":event-type": "metadata", ":message-type": "event"}, b"[]"),
+            encode_frame({":message-type": "event"}, b"{}"),
+            encode_frame({":message-type": "mystery"}, b"{}"),
+            encode_frame({":event-type": "contentBlockDelta"}, json.dumps([1]).encode()),
+            encode_frame({":event-type": "metadata"}, b"[" * 5000),
+            exception_frame("throttlingException", "slow down"),
+        ]
+    ),
+)
 
 
-def mangle(body: bytes, data: st.DataObject) -> list[bytes]:
-    events = [e + b"\n\n" for e in body.replace(b"\r\n", b"\n").split(b"\n\n") if e]
+def units(api: ApiProtocol, body: bytes) -> list[bytes]:
+    """The pieces a body is shuffled by: its SSE events, or its eventstream frames."""
+    if api is not BEDROCK:
+        return [e + b"\n\n" for e in body.replace(b"\r\n", b"\n").split(b"\n\n") if e]
+    frames, at = [], 0
+    while at < len(body):
+        size = int.from_bytes(body[at : at + 4], "big")
+        frames.append(body[at : at + size])
+        at += size
+    return frames
+
+
+def mangle(api: ApiProtocol, body: bytes, data: st.DataObject) -> tuple[list[bytes], bytes]:
+    """``body`` shuffled, salted with garbage, maybe cut, in chunks; and the bytes served."""
+    events = units(api, body)
+    garbage = FRAME_GARBAGE if api is BEDROCK else SSE_GARBAGE
     if data.draw(st.booleans(), label="shuffle"):
         random.Random(data.draw(st.integers(0, 2**16), label="seed")).shuffle(events)
     for _ in range(data.draw(st.integers(0, 3), label="garbage count")):
         events.insert(
-            data.draw(st.integers(0, len(events)), label="at"), data.draw(GARBAGE, label="garbage")
+            data.draw(st.integers(0, len(events)), label="at"), data.draw(garbage, label="garbage")
         )
     joined = b"".join(events)
     cut = data.draw(st.integers(0, len(joined)), label="cut")
@@ -88,7 +136,7 @@ def mangle(body: bytes, data: st.DataObject) -> list[bytes]:
     for size in sizes:
         pieces.append(joined[start : start + size])
         start += size
-    return [*pieces, joined[start:]]
+    return [*pieces, joined[start:]], joined
 
 
 async def run_once(api: ApiProtocol, pieces: list[bytes]) -> AssistantMessage | ProviderError:
@@ -108,22 +156,26 @@ async def run_once(api: ApiProtocol, pieces: list[bytes]) -> AssistantMessage | 
                 return error
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(api=st.sampled_from(SSE_PROTOCOLS), seed_index=st.integers(0, 1), data=st.data())
+@settings(max_examples=350, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(api=st.sampled_from(list(PROTOCOLS)), seed_index=st.integers(0, 1), data=st.data())
 def test_mangled_streams_end_in_a_reply_or_a_provider_error(
     api: ApiProtocol, seed_index: int, data: st.DataObject
 ) -> None:
     """Whatever the body, every protocol returns an AssistantMessage or raises ProviderError."""
-    pieces = mangle(SEEDS[api][seed_index], data)
+    pieces, joined = mangle(api, SEEDS[api][seed_index], data)
     outcome = anyio.run(run_once, api, pieces)
     assert isinstance(outcome, AssistantMessage | ProviderError)
     if isinstance(outcome, AssistantMessage):
         json.dumps([c.type for c in outcome.content])  # a well-formed reply
         assert all(call.arguments is not None for call in outcome.tool_calls)
+        if api is BEDROCK:
+            # A Bedrock reply is only ever returned from a body that said messageStop.
+            assert b"messageStop" in joined
 
 
 def test_an_intact_seed_gives_its_reply_for_every_protocol() -> None:
     """The fuzz seeds are real replies: unmangled, each protocol reads them whole."""
+    assert set(SEEDS) == set(PROTOCOLS)
     for api, seeds in SEEDS.items():
         outcomes = [anyio.run(run_once, api, [seed]) for seed in seeds]
         assert all(isinstance(o, AssistantMessage) for o in outcomes), (api, outcomes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from yoagent.core import AnthropicCompat, ApiProtocol, GoogleCompat, OpenAiCompat
@@ -154,3 +156,45 @@ def test_presets_are_exact_and_fresh() -> None:
 def test_unknown_vendor_is_a_clear_error() -> None:
     with pytest.raises(KeyError, match="known providers"):
         models.vendor("nobody", "x")
+
+
+def test_key_variables_end_in_the_fallbacks_except_where_the_provider_reads_its_own() -> None:
+    assert models.key_variables_for("groq") == ("GROQ_API_KEY", "YOAGENT_API_KEY", "API_KEY")
+    assert models.key_variables_for("ollama") == ()
+    assert models.key_variables_for("vertex") == ("GOOGLE_CLOUD_ACCESS_TOKEN",)
+    assert models.key_variables_for("bedrock")[0] == "AWS_BEARER_TOKEN_BEDROCK"
+    assert "API_KEY" not in models.key_variables_for("bedrock")
+    assert models.key_variables_for("no-such-vendor") == ("YOAGENT_API_KEY", "API_KEY")
+
+
+def test_find_api_key_takes_the_first_set_variable_trimmed() -> None:
+    env = {"GROQ_API_KEY": "  ", "API_KEY": " generic "}
+    assert models.find_api_key("groq", env) == ("API_KEY", "generic")
+    env["GROQ_API_KEY"] = "gsk-1"
+    assert models.find_api_key("groq", env) == ("GROQ_API_KEY", "gsk-1")
+    assert models.find_api_key("vertex", {"API_KEY": "generic"}) is None
+
+
+def test_credentials_origin_finds_vertex_application_default_credentials(
+    tmp_path: Path,
+) -> None:
+    adc = tmp_path / "adc.json"
+    env = {"API_KEY": "generic", "GOOGLE_APPLICATION_CREDENTIALS": str(adc)}
+    assert models.credentials_origin("vertex", env) == str(adc)
+    env["GOOGLE_CLOUD_ACCESS_TOKEN"] = "ya29.token"
+    assert models.credentials_origin("vertex", env) == "GOOGLE_CLOUD_ACCESS_TOKEN"
+    nothing = {"API_KEY": "generic", "CLOUDSDK_CONFIG": str(tmp_path / "gcloud")}
+    assert models.credentials_origin("vertex", nothing) is None
+    assert models.credentials_origin("groq", {"API_KEY": "generic"}) == "API_KEY"
+
+
+def test_bedrock_is_a_row_with_its_region_chosen_per_request() -> None:
+    row = models.VENDORS["bedrock"]
+    assert row.api is ApiProtocol.BEDROCK_CONVERSE_STREAM
+    assert row.base_url == "" and row.detect is None
+    config = models.model_for("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    assert config.base_url == "" and config.reasoning
+    assert config.key_variable == "AWS_BEARER_TOKEN_BEDROCK"
+    assert not models.bedrock("amazon.nova-pro-v1:0").reasoning
+    regional = models.bedrock("amazon.nova-pro-v1:0", region="eu-central-1")
+    assert regional.base_url == "https://bedrock-runtime.eu-central-1.amazonaws.com"

@@ -1,5 +1,6 @@
-"""Issue 10's provider defects, one test each, for every protocol: oversized and compressed
-streams (10.6), deeply nested JSON (10.13), undecodable text in the history (10.3)."""
+"""Issue 10's provider defects, one test each, for all seven protocols: oversized and
+compressed streams (10.6), deeply nested JSON (10.13), undecodable text in the history
+(10.3)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from provider_helpers import PROTOCOLS, SSE_PROTOCOLS, Chunks, replay_as, stream_config
+from bedrock_fixtures import frame
+from bedrock_fixtures import text_events as bedrock_text
+from provider_helpers import PROTOCOLS, Chunks, replay_as, stream_config
 from stream_fixtures import (
     anthropic_sse,
     anthropic_text,
@@ -34,12 +37,16 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.providers import StreamLimits
+from yoagent.providers._eventstream import encode_frame
 
-PARAMS = [pytest.param(api, id=api.value) for api in SSE_PROTOCOLS]
+PARAMS = [pytest.param(api, id=api.value) for api in PROTOCOLS]
+BEDROCK = ApiProtocol.BEDROCK_CONVERSE_STREAM
 
 
 def text_events(api: ApiProtocol, text: str = "Hello there!") -> list[bytes]:
-    """One ordinary text reply of ``api``, as separate SSE events."""
+    """One ordinary text reply of ``api``, as separate SSE events or eventstream frames."""
+    if api is BEDROCK:
+        return [frame(name, payload) for name, payload in bedrock_text(text)]
     if api is ApiProtocol.ANTHROPIC_MESSAGES:
         body = anthropic_sse(anthropic_text(text))
     elif api is ApiProtocol.OPENAI_COMPLETIONS:
@@ -59,10 +66,25 @@ async def stream_with(api: ApiProtocol, response: httpx.Response, **provider: An
         return await instance.stream(config, lambda d: None)  # type: ignore[attr-defined]
 
 
+def event(api: ApiProtocol, payload: bytes) -> bytes:
+    """``payload`` as one event of ``api``'s stream (a frame of a type nobody reads, for
+    Bedrock)."""
+    if api is BEDROCK:
+        return encode_frame({":event-type": "metadata", ":message-type": "event"}, payload)
+    return b"data: " + payload + b"\n\n"
+
+
+def idle(api: ApiProtocol) -> bytes:
+    """A small unit of stream that says nothing (repeated, it compresses to almost nothing)."""
+    if api is BEDROCK:
+        return encode_frame({":event-type": "messageStart", ":message-type": "event"}, b"{}")
+    return b": keep-alive\n"
+
+
 @pytest.mark.parametrize("api", PARAMS)
-async def test_sse_decoder_refuses_an_event_over_the_size_cap(api: ApiProtocol) -> None:
+async def test_the_decoder_refuses_an_event_over_the_size_cap(api: ApiProtocol) -> None:
     """10.6: one event grows past the cap (here 64 KiB) → a ProviderError, not a 64 MiB wait."""
-    huge = b"data: " + b"x" * (256 * 1024) + b"\n\n"
+    huge = event(api, b"x" * (256 * 1024))
     pieces = [huge[i : i + 8192] for i in range(0, len(huge), 8192)]
     response = httpx.Response(
         200, headers={"content-type": "text/event-stream"}, stream=Chunks(pieces)
@@ -74,9 +96,10 @@ async def test_sse_decoder_refuses_an_event_over_the_size_cap(api: ApiProtocol) 
 
 
 @pytest.mark.parametrize("api", PARAMS)
-async def test_sse_decoder_caps_a_decompressed_body(api: ApiProtocol) -> None:
+async def test_the_decoder_caps_a_decompressed_body(api: ApiProtocol) -> None:
     """10.6: a small gzip body that inflates without end is refused at the body cap."""
-    bomb = gzip.compress(b": keep-alive\n" * (4 * 1024 * 1024), compresslevel=9)
+    unit = idle(api)
+    bomb = gzip.compress(unit * (48 * 1024 * 1024 // len(unit)), compresslevel=9)
     response = httpx.Response(
         200,
         headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
@@ -108,8 +131,8 @@ async def test_deeply_nested_json_in_a_stream_is_skipped_not_a_recursion_error(
 ) -> None:
     """10.13: an event nested 100,000 deep raised RecursionError out of the provider."""
     events = text_events(api)
-    hostile = b"data: " + nested(100_000) + b"\n\n"
-    hostile_object = b'data: {"type": ' + b'{"a": ' * 50_000 + b"1" + b"}" * 50_000 + b"}\n\n"
+    hostile = event(api, nested(100_000))
+    hostile_object = event(api, b'{"type": ' + b'{"a": ' * 50_000 + b"1" + b"}" * 50_000 + b"}")
     body = [events[0], hostile, hostile_object, *events[1:]]
     message, _, _ = await replay_as(api, body)
     assert message.text == "Hello there!"

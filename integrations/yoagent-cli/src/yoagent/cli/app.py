@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +15,13 @@ from yoagent.core import (
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
+    ToolSource,
 )
 from yoagent.tools import default_tools
 
 from .instructions import find_instructions, instructions_section
+from .mcp_config import McpServerSpec
+from .prices import PricingMode
 from .system_prompt import build_system_prompt
 
 
@@ -44,19 +46,12 @@ class Options:
     show_thinking: bool = True
     project_instructions: bool = True
     """Read AGENTS.md and CLAUDE.md into the system prompt."""
+    pricing: PricingMode = PricingMode.BUNDLED
+    prices_url: str | None = None
+    """With ``pricing`` live: a price file to fetch instead of models.dev."""
+    mcp_servers: list[McpServerSpec] = field(default_factory=list[McpServerSpec])
+    """The config file's servers, then the flags'."""
     cwd: Path = field(default_factory=Path.cwd)
-
-
-def enable_pricing() -> None:
-    """Price runs with yoagent-pricing's bundled table when that package is installed
-    (costs then show in the status line); without it, runs stay unpriced."""
-    try:
-        module = importlib.import_module("yoagent.pricing")
-    except ImportError:
-        return
-    enable = getattr(module, "enable_bundled", None)
-    if callable(enable):
-        enable()
 
 
 def build_tools(options: Options) -> list[AgentTool]:
@@ -81,9 +76,13 @@ def system_prompt_for(options: Options) -> str:
 
 
 def build_agent(
-    options: Options, config: ModelConfig, middleware: Sequence[MiddlewareLike] = ()
+    options: Options,
+    config: ModelConfig,
+    middleware: Sequence[MiddlewareLike] = (),
+    tool_sources: Sequence[ToolSource] = (),
 ) -> Agent:
-    """The agent for ``options`` on ``config``."""
+    """The agent for ``options`` on ``config``, offered the tools of ``tool_sources`` (the
+    MCP servers) beside its own."""
     system_prompt = system_prompt_for(options)
     limits = ExecutionLimits(
         max_turns=options.max_turns if options.max_turns is not None else 50,
@@ -96,4 +95,5 @@ def build_agent(
         thinking_level=options.thinking,
         limits=limits,
         tool_middleware=list(middleware),
+        tool_sources=list(tool_sources),
     )

@@ -1,7 +1,8 @@
 """The command line: the ``yoagent`` flags, and the options they make with the config file.
 
 A flag wins over the config file (a flag given for a list, ``--allow-path`` or
-``--skills``, replaces the file's list); see :mod:`.settings` for the files.
+``--skills``, replaces the file's list; ``--mcp`` and ``--mcp-http`` add servers to the
+file's); see :mod:`.settings` for the files.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from yoagent.core import SkillSet, ThinkingLevel, load_skills
 
 from .app import Options
 from .commands import commands_help
+from .mcp_config import config_servers, flag_servers
+from .prices import PricingMode
 from .problems import base_url_problem
 from .safe_text import write_inert
-from .settings import Settings
+from .settings import LoadedSettings
 
 
 def package_version() -> str:
@@ -43,13 +46,15 @@ commands at the prompt (Tab completes them, and paths):
 {commands_help()}
 
 config files: ~/.config/yoagent/config.toml (user), .yoagent/config.toml (project; wins
-over the user file); flags win over both. See docs/cli.md.
+over the user file); flags win over both. MCP servers: [mcp_servers.NAME] tables (command,
+args, env; or url, headers) in the user file. See docs/cli.md.
+MCP tools ask before each call, like bash (--yes, or "always", skips the question).
 keys: the provider comes from --provider, else from the first key set among
 ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY,
 GROQ_API_KEY, ... ; --base-url needs no key.
-In -p mode without --yes, file writes, edits and shell commands are refused.
-exit codes: 0 success, 1 the run failed, 2 usage or configuration error, 130 interrupted
-(143 SIGTERM, 129 SIGHUP)."""
+In -p mode without --yes, file writes, edits, shell commands and MCP tools are refused.
+exit codes: 0 success, 1 the run failed, 2 usage or configuration error (or an MCP server
+that cannot start), 130 interrupted (143 SIGTERM, 129 SIGHUP)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,6 +116,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the last session (or the one with this id)",
     )
     parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="'CMD ARGS'",
+        help="connect the stdio MCP server CMD ARGS (one quoted string; repeatable)",
+    )
+    parser.add_argument(
+        "--mcp-http",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="connect the Streamable HTTP MCP server at URL (repeatable)",
+    )
+    parser.add_argument(
+        "--pricing",
+        choices=[mode.value for mode in PricingMode],
+        metavar="MODE",
+        help="bundled (default: the prices yoagent ships), live (fetched, cached a day) or off",
+    )
+    parser.add_argument(
         "--plain", action="store_true", help="plain text output (no colours or Markdown)"
     )
     parser.add_argument(
@@ -129,9 +154,12 @@ def _skills(dirs: list[Path]) -> SkillSet:
 
 
 def make_options(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, settings: Settings, cwd: Path
+    args: argparse.Namespace, parser: argparse.ArgumentParser, loaded: LoadedSettings, cwd: Path
 ) -> Options:
-    """The options of this run: the flags over ``settings``. Usage errors exit 2."""
+    """The options of this run: the flags over the config files' settings. Usage errors
+    exit 2; a config value that cannot be used raises
+    :class:`~.settings.SettingsError`."""
+    settings = loaded.settings
     if args.json and args.prompt is None:
         parser.error("--json needs -p TASK")
     prompt: str | None = args.prompt
@@ -153,6 +181,11 @@ def make_options(
             parser.error(f"--allow-path {path}: not a folder")
     thinking = ThinkingLevel(args.thinking) if args.thinking else settings.thinking
     show_thinking = settings.show_thinking if settings.show_thinking is not None else True
+    try:
+        from_flags = flag_servers(args.mcp, args.mcp_http)
+    except ValueError as error:
+        parser.error(str(error))
+    pricing = args.pricing or settings.pricing or PricingMode.BUNDLED
     return Options(
         prompt=prompt,
         json=args.json,
@@ -169,5 +202,8 @@ def make_options(
         plain=args.plain,
         show_thinking=show_thinking and not args.hide_thinking,
         project_instructions=settings.project_instructions,
+        pricing=PricingMode(pricing),
+        prices_url=settings.prices_url,
+        mcp_servers=[*config_servers(settings, loaded.user_file), *from_flags],
         cwd=cwd,
     )

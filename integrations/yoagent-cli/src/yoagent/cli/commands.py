@@ -12,8 +12,9 @@ from yoagent.core import ContextConfig, SessionError, ThinkingLevel, compact_aft
 from .config import OPENAI_COMPATIBLE, model_config, openai_compatible
 from .conversation import Conversation
 from .instructions import write_starter
+from .prices import env_override_problem, why_unpriced
 from .render import Renderer
-from .status import cost_text, status_line
+from .status import cost_lines
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("/help", "", "this list"),
@@ -27,7 +28,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("/thinking", "[show|hide|LEVEL]", "show or hide thinking; LEVEL (off..high) sets effort"),
     ("/revoke", "[TOOL]", "take back an 'always' answer (all of them without TOOL)"),
     ("/init", "", "write a starter AGENTS.md (project instructions) here"),
-    ("/cost", "", "tokens and cost of this conversation"),
+    ("/cost", "", "tokens and cost of this conversation, part by part"),
+    ("/mcp", "", "the MCP servers: where from, their tools, or why one has gone"),
     ("/save", "[FILE]", "save the session now (or a copy to FILE)"),
     ("/resume", "[ID]", "continue the last (or the given) session"),
     ("/sessions", "[delete ID|prune DAYS]", "list saved sessions; delete one; delete old ones"),
@@ -64,6 +66,7 @@ class Commands:
             "/revoke": self.revoke,
             "/init": self.init,
             "/cost": self.cost,
+            "/mcp": self.mcp,
             "/save": self.save,
             "/resume": self.resume,
             "/sessions": self.sessions,
@@ -236,10 +239,31 @@ class Commands:
         return False
 
     async def cost(self, _: str) -> bool:
-        stats = self.conversation.agent.stats
-        self._out.line(f"{status_line(stats)} · turns {stats.turns}")
-        if not cost_text(stats) and not stats.usage.is_zero():
-            self._out.notice("(cost unknown: this model has no price configured)")
+        agent = self.conversation.agent
+        stats = agent.stats
+        usage = stats.total_usage()
+        prompt = usage.input + usage.cache_read + usage.cache_write
+        self._out.line(f"tokens in {prompt:,} · out {usage.output:,} (this conversation)")
+        for line in cost_lines(stats):
+            self._out.line(line)
+        if stats.total_cost_usd() is None and not usage.is_zero():
+            reason = why_unpriced(agent.model, self.conversation.options.pricing)
+            self._out.notice(f"(cost unknown: {reason})")
+        problem = env_override_problem()
+        if problem is not None:
+            self._out.error(problem)
+        return False
+
+    async def mcp(self, _: str) -> bool:
+        servers = self.conversation.servers
+        if not servers.servers:
+            self._out.notice(
+                "no MCP servers: add one with --mcp 'CMD ARGS', --mcp-http URL, or an "
+                "[mcp_servers.NAME] table in the user config"
+            )
+            return False
+        for line in await servers.report():
+            self._out.line(line)
         return False
 
     async def save(self, target: str) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from yoagent.core import FALLBACK_KEY_VARIABLES, ApiProtocol, ModelConfig, OpenAiCompat
+from yoagent.core import ApiProtocol, ModelConfig, OpenAiCompat, ProviderError
 from yoagent.providers import models
 
 OPENAI_COMPATIBLE = "openai-compatible"
@@ -39,19 +39,11 @@ class ConfigError(Exception):
 
 @dataclass(slots=True, frozen=True)
 class ModelChoice:
-    """The model to use and, for display, where its key comes from (empty: none needed)."""
+    """The model to use and, for display, where its key comes from: a variable, or the
+    credentials file a Bedrock or Vertex AI provider reads (empty: none needed)."""
 
     config: ModelConfig
     key_variable: str
-
-
-def key_variables(provider: str) -> tuple[str, ...]:
-    """The environment variables read for ``provider``'s key, in order (empty: needs none)."""
-    table = models.api_key_variables()
-    if provider in table and table[provider] is None:
-        return ()
-    own = table.get(provider)
-    return ((own,) if own else ()) + FALLBACK_KEY_VARIABLES
 
 
 def _needs_key(provider: str) -> bool:
@@ -59,11 +51,16 @@ def _needs_key(provider: str) -> bool:
 
 
 def find_key(provider: str, env: Mapping[str, str]) -> str | None:
-    """The first variable holding a key for ``provider``, or ``None``."""
-    for variable in key_variables(provider):
-        if env.get(variable, "").strip():
-            return variable
-    return None
+    """Where ``provider``'s key comes from (a variable; for Bedrock or Vertex AI maybe the
+    credentials file they read), or ``None``.
+
+    Raises :class:`ConfigError` for credentials the provider could not use (an AWS profile
+    that needs SSO or a role).
+    """
+    try:
+        return models.credentials_origin(provider, env)
+    except ProviderError as error:
+        raise ConfigError(f"yoagent: {error.message}\n") from None
 
 
 def _own_key(provider: str, env: Mapping[str, str]) -> bool:
@@ -104,9 +101,8 @@ def no_key_message() -> str:
 
 
 def _missing_key_message(provider: str) -> str:
-    names = " or ".join(key_variables(provider))
     return (
-        f"yoagent: no API key for {provider}: set {names},\n"
+        f"yoagent: no API key for {provider}: set {models.key_hint(provider)},\n"
         "or point --base-url at a local OpenAI-compatible server (no key needed).\n"
     )
 

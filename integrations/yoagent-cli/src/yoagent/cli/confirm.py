@@ -1,15 +1,19 @@
 """The confirmation middleware: a write, an edit or a shell command waits for the user's yes.
 
-Interactive mode asks before each ``write_file``, ``edit_file`` and ``bash`` call, showing
-the command, or the path and a diff (answers: yes; no, with an optional reason the model
-reads; always for this tool — a standing grant, listed in the status line and taken back
-with ``/revoke``). ``--yes`` allows every call without asking. In ``-p`` mode nobody can
-answer, so without ``--yes`` those calls are denied, and the model reads why.
+Interactive mode asks before every call of a tool that is not known to only read: the
+``write_file``, ``edit_file`` and ``bash`` calls, showing the command, or the path and a
+diff, and every call of an MCP server's tool — an external side effect yoagent cannot see
+into — showing its arguments (a server whose config table says ``confirm = false`` is
+trusted: its tools run without asking). Answers: yes; no, with an optional reason the
+model reads; always for this tool — a standing grant, listed in the status line and taken
+back with ``/revoke``. ``--yes`` allows every call without asking. In ``-p`` mode nobody
+can answer, so without ``--yes`` those calls are denied, and the model reads why.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +22,8 @@ import anyio
 
 from yoagent.core import Allow, Deny, ToolCallRequest, ToolDecision
 
-GUARDED_TOOLS: frozenset[str] = frozenset({"write_file", "edit_file", "bash"})
-"""The tools that change things: they need the user's yes."""
+READ_ONLY_TOOLS: frozenset[str] = frozenset({"read_file", "list_files", "search", "read_skill"})
+"""The tools that only read: they never ask. Every other tool needs the user's yes."""
 
 DECLINED = "the user declined"
 NON_INTERACTIVE = (
@@ -75,14 +79,16 @@ def describe(request: ToolCallRequest) -> str:
         edits = arguments.get("edits")
         count = len(edits) if isinstance(edits, list) else 1  # pyright: ignore[reportUnknownArgumentType]
         return f"edit {path} ({count} change{'s' if count != 1 else ''})"
-    return f"{request.tool_name} {path}"
+    shown = json.dumps(arguments, ensure_ascii=False, indent=2, default=str)
+    return f"call {request.tool_name} with {shown}"
 
 
 class ConfirmMiddleware:
     """Tool middleware asking before guarded calls (see the module's docstring).
 
     ``ask`` is ``None`` in a non-interactive run. ``on_abort`` is called when the user
-    answers by interrupting: the whole run should stop then.
+    answers by interrupting: the whole run should stop then. ``trusted`` names tools that
+    run without asking although they are not read-only (a ``confirm = false`` server's).
     """
 
     def __init__(
@@ -92,16 +98,23 @@ class ConfirmMiddleware:
         assume_yes: bool = False,
         on_abort: Callable[[], None] | None = None,
         on_denied: Callable[[ToolCallRequest, str], None] | None = None,
+        trusted: Callable[[str], bool] | None = None,
     ) -> None:
         self.ask = ask
         self.assume_yes = assume_yes
         self.on_abort = on_abort
         self.on_denied = on_denied
+        self.trusted = trusted
         self.always: set[str] = set()
         self._lock = anyio.Lock()
 
+    def guards(self, tool_name: str) -> bool:
+        """Whether a call of ``tool_name`` waits for the user's yes (or ``--yes``)."""
+        trusted = self.trusted
+        return tool_name not in READ_ONLY_TOOLS and not (trusted is not None and trusted(tool_name))
+
     async def __call__(self, request: ToolCallRequest) -> ToolDecision:
-        if request.tool_name not in GUARDED_TOOLS or self.assume_yes:
+        if self.assume_yes or not self.guards(request.tool_name):
             return Allow()
         if request.tool_name in self.always:
             return Allow()

@@ -17,6 +17,7 @@ from yoagent.core import (
 from .app import Options, system_prompt_for
 from .changes import ChangeTracker
 from .confirm import ConfirmMiddleware
+from .mcp_servers import McpServers
 from .model_list import ModelList
 from .render import Renderer
 from .session_store import SavedSession, SessionStore, moved_notice
@@ -53,6 +54,8 @@ class Conversation:
     renderer: Renderer
     confirm: ConfirmMiddleware = field(default_factory=lambda: ConfirmMiddleware(None))
     tracker: ChangeTracker | None = None
+    servers: McpServers = field(default_factory=McpServers)
+    """The MCP servers connected for the session (``/mcp``)."""
     models: ModelList = field(default_factory=ModelList)
     last_prompt: str | None = None
     """The prompt ``/retry`` sends again."""

@@ -22,6 +22,7 @@ from .confirm import ConfirmMiddleware
 from .conversation import Conversation
 from .instructions import find_instructions
 from .line_input import LineInput, StreamInput, TerminalInput
+from .mcp_servers import McpServers
 from .problems import explain_failure, origin
 from .render import PlainRenderer, Renderer
 from .repl import Repl
@@ -42,7 +43,11 @@ def fancy(stream: TextIO, options: Options) -> bool:
 
 
 def _banner(
-    renderer: Renderer, options: Options, choice: ModelChoice, loaded: LoadedSettings
+    renderer: Renderer,
+    options: Options,
+    choice: ModelChoice,
+    loaded: LoadedSettings,
+    servers: McpServers,
 ) -> None:
     config = choice.config
     where = f" at {origin(config.base_url)}" if options.base_url else ""
@@ -57,6 +62,8 @@ def _banner(
         files = find_instructions(options.cwd)
         if files:
             renderer.notice(f"instructions: {', '.join(str(f.path) for f in files)}")
+    if servers.servers:
+        renderer.notice(f"mcp: {servers.summary()} · /mcp lists their tools")
     renderer.notice("/help for commands · Tab completes · Ctrl+C stops a run · Ctrl+C twice quits")
 
 
@@ -67,16 +74,17 @@ async def interactive(
     session: SavedSession,
     history: list[AgentMessage],
     loaded: LoadedSettings,
+    servers: McpServers,
 ) -> int:
-    """Run the interactive session; returns the exit code."""
+    """Run the interactive session on ``servers``' tools too; returns the exit code."""
     renderer: Renderer
     if fancy(sys.stdout, options):
         renderer = RichRenderer(Console(highlight=False), show_thinking=options.show_thinking)
     else:
         renderer = PlainRenderer(sys.stdout, show_thinking=options.show_thinking)
-    confirm = ConfirmMiddleware(None, assume_yes=options.yes)
+    confirm = ConfirmMiddleware(None, assume_yes=options.yes, trusted=servers.trusted)
     tracker = ChangeTracker(options.cwd)
-    agent = build_agent(options, choice.config, [confirm, tracker])
+    agent = build_agent(options, choice.config, [confirm, tracker], servers.sources)
     renderer.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:
         conversation = Conversation(
@@ -87,6 +95,7 @@ async def interactive(
             renderer=renderer,
             confirm=confirm,
             tracker=tracker,
+            servers=servers,
         )
         lines: LineInput
         if sys.stdin.isatty() and sys.stdout.isatty():
@@ -116,7 +125,7 @@ async def interactive(
         repl = Repl(conversation, lines)
         confirm.ask = repl.ask
         confirm.on_abort = agent.abort
-        _banner(renderer, options, choice, loaded)
+        _banner(renderer, options, choice, loaded, servers)
         if history:
             agent.replace_messages(history)
             renderer.notice(f"resumed session {session.id} ({len(history)} messages)")

@@ -7,9 +7,10 @@ that is about to stream carries no ``stop_reason`` (the reply has not stopped ye
 The last line is the run's summary, ``{"type": "result", ...}``, as in Claude Code's JSON
 output: ``subtype`` (``success``, ``error``, ``refusal``, ``limit``, ``interrupted``),
 ``is_error``, ``exit_code``, ``result`` (the final answer), ``error`` (what went wrong, or
-null), ``usage`` (tokens: ``input``, ``output``, ``cache_read``, ``cache_write``),
-``cost_usd`` (null when the model is not priced), ``session_id`` (null when nothing was
-saved), ``num_turns`` and ``duration_ms``.
+null), ``usage`` (tokens: ``input``, ``output``, ``cache_read``, ``cache_write``) and
+``cost_usd`` (null when any part of it is not priced) of the run with its sub-agents and
+compaction summaries, ``session_id`` (null when nothing was saved), ``num_turns`` and
+``duration_ms``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import json
 from typing import Any, TextIO
 
 from yoagent.core import AgentEvent, AssistantMessage, MessageStart, SessionStats, event_adapter
+
+from .status import cost_usd
 
 
 class JsonLines:
@@ -51,7 +54,7 @@ class JsonLines:
         problem: str = "",
     ) -> None:
         """The final ``{"type": "result", ...}`` line."""
-        usage = stats.usage
+        usage = stats.total_usage()
         self._write(
             json.dumps(
                 {
@@ -67,7 +70,7 @@ class JsonLines:
                         "cache_read": usage.cache_read,
                         "cache_write": usage.cache_write,
                     },
-                    "cost_usd": stats.cost_usd if not usage.is_zero() else None,
+                    "cost_usd": cost_usd(stats),
                     "session_id": session_id,
                     "num_turns": stats.turns,
                     "duration_ms": round(duration * 1000),

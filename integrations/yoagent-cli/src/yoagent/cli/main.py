@@ -21,13 +21,17 @@ from yoagent.core import (
     SessionError,
     ToolCallRequest,
 )
+from yoagent.providers import models
 
-from .app import Options, build_agent, enable_pricing
+from .app import Options, build_agent
 from .arguments import build_parser, make_options
-from .config import ConfigError, ModelChoice, key_variables, resolve_model
+from .config import ConfigError, ModelChoice, resolve_model
 from .confirm import ConfirmMiddleware
 from .interactive import fancy, interactive
+from .logs import report_library_warnings
+from .mcp_servers import McpServers, McpStartError, connect_servers
 from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
+from .prices import PricingMode, enable_prices
 from .problems import explain_failure
 from .render import PlainRenderer, Renderer
 from .rich_render import RichRenderer
@@ -73,7 +77,11 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     for warning in loaded.warnings:
         write_inert(sys.stderr, f"yoagent: warning: config: {warning}")
-    options = make_options(args, parser, loaded.settings, cwd)
+    try:
+        options = make_options(args, parser, loaded, cwd)
+    except SettingsError as error:
+        write_inert(sys.stderr, f"yoagent: config: {error}")
+        return EXIT_USAGE
     try:
         choice = resolve_model(
             provider=options.provider,
@@ -84,7 +92,7 @@ def run(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         sys.stderr.write(str(error))
         return EXIT_USAGE
-    enable_pricing()
+    report_library_warnings()
     store = SessionStore()
     try:
         session = _session(store, options, choice)
@@ -94,23 +102,17 @@ def run(argv: list[str] | None = None) -> int:
     for warning in session.warnings:
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
     _prune(store, loaded, session)
-    history = session.messages
     try:
-        if options.prompt is not None:
-            return anyio.run(_one_shot, options, choice, session, history, backend="asyncio")
-        return anyio.run(
-            interactive, options, choice, store, session, history, loaded, backend="asyncio"
-        )
+        return anyio.run(_start, options, choice, store, session, loaded, backend="asyncio")
     except ProviderNotFoundError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
     except MissingApiKeyError:
         # A --base-url that is not on this machine or a private network, and no key.
         provider = choice.config.provider
-        names = " or ".join(key_variables(provider))
         write_inert(
             sys.stderr,
-            f"yoagent: no API key for {provider}: set {names} "
+            f"yoagent: no API key for {provider}: set {models.key_hint(provider)} "
             "(a --base-url that is not a local server needs one)",
         )
         return EXIT_USAGE
@@ -124,8 +126,34 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_FAILED
 
 
+async def _start(
+    options: Options,
+    choice: ModelChoice,
+    store: SessionStore,
+    session: SavedSession,
+    loaded: LoadedSettings,
+) -> int:
+    """Prices, then the MCP servers (connected in this task for the whole session), then
+    either mode."""
+    for warning in await enable_prices(options.pricing, prices_url=options.prices_url):
+        write_inert(sys.stderr, f"yoagent: warning: {warning}")
+    history = session.messages
+    try:
+        async with connect_servers(options.mcp_servers, options.cwd, loaded.user_file) as servers:
+            if options.prompt is not None:
+                return await _one_shot(options, choice, session, history, servers)
+            return await interactive(options, choice, store, session, history, loaded, servers)
+    except McpStartError as error:
+        write_inert(sys.stderr, f"yoagent: {error}")
+        return EXIT_USAGE
+
+
 async def _one_shot(
-    options: Options, choice: ModelChoice, session: SavedSession, history: list[AgentMessage]
+    options: Options,
+    choice: ModelChoice,
+    session: SavedSession,
+    history: list[AgentMessage],
+    servers: McpServers,
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None
@@ -139,8 +167,10 @@ async def _one_shot(
         if not options.json:
             write_inert(sys.stderr, f"yoagent: refused {request.tool_name}: {reason}")
 
-    middleware = ConfirmMiddleware(None, assume_yes=options.yes, on_denied=denied)
-    agent = build_agent(options, choice.config, [middleware])
+    middleware = ConfirmMiddleware(
+        None, assume_yes=options.yes, on_denied=denied, trusted=servers.trusted
+    )
+    agent = build_agent(options, choice.config, [middleware], servers.sources)
     if progress is not None:
         progress.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:
@@ -155,6 +185,7 @@ async def _one_shot(
                 json_lines=options.json,
                 progress=progress,
                 session=session,
+                show_unknown_cost=options.pricing is not PricingMode.OFF,
             )
         except OSError as error:
             write_inert(sys.stderr, f"yoagent: {error}")

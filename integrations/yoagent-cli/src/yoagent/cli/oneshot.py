@@ -89,10 +89,12 @@ async def run_once(
     json_lines: bool = False,
     progress: Renderer | None = None,
     session: SavedSession | None = None,
+    show_unknown_cost: bool = True,
 ) -> int:
     """Run ``task`` once; returns the exit code.
 
-    ``progress`` (if given) draws tool calls and the status line, on stderr.
+    ``progress`` (if given) draws tool calls and the status line, on stderr (saying "cost
+    unknown" for an unpriced run unless ``show_unknown_cost`` is false: pricing is off).
     """
     end: AgentEnd | None = None
     failure: str | None = None
@@ -123,9 +125,11 @@ async def run_once(
         progress.finish_block()
         status = Status(
             stats=agent.last_run_stats,
+            total=agent.stats,
             context_tokens=context_used(agent.messages),
             context_window=agent.model.context_window,
             elapsed=time.monotonic() - began,
+            show_unknown=show_unknown_cost,
         )
         progress.notice(status.line())
     settled = settle(agent.messages, start)

@@ -23,6 +23,7 @@ from .conversation import Conversation
 from .interrupt import ExitRequest, exit_signals_call, quiet_terminal, sigint_calls
 from .line_input import LineInput
 from .preview import preview
+from .prices import PricingMode
 from .safe_text import has_hidden
 from .status import Status, context_used
 from .turns import settle
@@ -171,10 +172,12 @@ class Repl:
         changes.end_turn(agent.messages, start)
         status = Status(
             stats=agent.last_run_stats,
+            total=agent.stats,
             context_tokens=context_used(agent.messages),
             context_window=agent.model.context_window,
             elapsed=time.monotonic() - began,
             grants=sorted(conversation.confirm.always),
+            show_unknown=conversation.options.pricing is not PricingMode.OFF,
         )
         renderer.notice(status.line())
         try:

@@ -8,34 +8,48 @@ one. A key in the project file wins over the user file, and a flag wins over bot
 Some keys are read from the user file only (:data:`USER_ONLY`): a project file comes with
 the code you cloned, and must not be able to point your API key at another server
 (``base_url``), run commands without asking (``approvals``), open more folders to the
-file tools (``allow_paths``) or decide how long your sessions are kept (``[sessions]``).
-In a project file they are reported and ignored.
+file tools (``allow_paths``), decide how long your sessions are kept (``[sessions]``),
+start programs or send headers (``[mcp_servers]``: a server's ``command`` runs at
+start-up, its ``env`` and ``headers`` carry keys) or fetch prices from a URL of its
+choosing (``prices_url``). In a project file they are reported and ignored.
 
 The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
 an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
-newer config still works with an older yoagent. New keys (``[mcp_servers]``,
-``tool_gate``, ``pricing``) are added as fields of :class:`Settings` (a table as a model of
-its own, like :class:`SessionLimits`); nothing else here changes.
+newer config still works with an older yoagent. A new key (``tool_gate``, ``record``) is a
+field of :class:`Settings` (a table as a model of its own, like :class:`SessionLimits`, a
+table of named tables like :class:`McpServerTable`), and :data:`USER_ONLY` when a cloned
+project must not set it; nothing else here changes.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from yoagent.core import ThinkingLevel
 
+from .prices import PricingMode
 from .problems import base_url_problem
 
 CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
 
-USER_ONLY: frozenset[str] = frozenset({"base_url", "approvals", "allow_paths", "sessions"})
+USER_ONLY: frozenset[str] = frozenset(
+    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url"}
+)
 """Keys a project file may not set (see the module docstring)."""
 
 
@@ -57,6 +71,49 @@ class SessionLimits(_Table):
     """Past this total size the oldest sessions are deleted at start-up (0: no cap)."""
 
 
+SERVER_NAME = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
+"""An MCP server's name: it prefixes its tools (``NAME__tool``), so it holds no ``__``."""
+SERVER_NAME_LIMIT = 32
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why ``url`` is not an http(s) URL; never quotes it (it may hold a key)."""
+    scheme, _, rest = url.strip().partition("://")
+    if scheme.lower() not in ("http", "https") or not rest:
+        return "the URL must start with http:// or https://"
+    return None
+
+
+class McpServerTable(_Table):
+    """``[mcp_servers.<name>]``: one MCP server, started (``command``, ``args``, ``env``) or
+    reached over Streamable HTTP (``url``, ``headers``). ``${VAR}`` in ``args``, ``env``,
+    ``url`` or ``headers`` is the variable's value from yoagent's environment (see
+    :mod:`.mcp_config`)."""
+
+    command: str | None = Field(default=None, min_length=1)
+    args: list[str] = Field(default_factory=list[str])
+    env: dict[str, str] = Field(default_factory=dict[str, str])
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict[str, str])
+    confirm: bool = True
+    """Ask before each call of its tools (``false``: they run without asking)."""
+    enabled: bool = True
+    """``false`` keeps the entry but does not start the server."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerTable:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either command (a program to start) or url (an HTTP server)")
+        if self.url is not None:
+            if self.args or self.env:
+                raise ValueError("args and env go with command, not url")
+            if problem := http_url_problem(self.url):
+                raise ValueError(problem)
+        elif self.headers:
+            raise ValueError("headers go with url, not command")
+        return self
+
+
 class Settings(_Table):
     """Everything a config file may set; each key defaults to what the flags default to."""
 
@@ -73,12 +130,36 @@ class Settings(_Table):
     project_instructions: bool = True
     """Read AGENTS.md and CLAUDE.md into the system prompt."""
     sessions: SessionLimits = Field(default_factory=SessionLimits)
+    pricing: PricingMode | None = None
+    """``bundled`` (the default), ``live`` or ``off``: see :mod:`.prices`."""
+    prices_url: str | None = None
+    """With ``pricing = "live"``: a price file (yoagent-pricing's format) instead of
+    models.dev."""
+    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict[str, McpServerTable])
 
     @field_validator("base_url")
     @classmethod
     def _check_base_url(cls, value: str | None) -> str | None:
         if value is not None and (problem := base_url_problem(value)):
             raise ValueError(problem)
+        return value
+
+    @field_validator("prices_url")
+    @classmethod
+    def _check_prices_url(cls, value: str | None) -> str | None:
+        if value is not None and (problem := http_url_problem(value)):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _check_server_names(cls, value: dict[str, McpServerTable]) -> dict[str, McpServerTable]:
+        for name in value:
+            if len(name) > SERVER_NAME_LIMIT or not SERVER_NAME.fullmatch(name):
+                raise ValueError(
+                    f"{name!r}: a server's name is up to {SERVER_NAME_LIMIT} letters, digits, "
+                    "'-' and single '_' (it prefixes its tools: NAME__tool)"
+                )
         return value
 
 
@@ -88,6 +169,8 @@ class LoadedSettings:
 
     settings: Settings = field(default_factory=Settings)
     files: list[Path] = field(default_factory=list[Path])
+    user_file: Path | None = None
+    """The user file, when there is one (the only file user-only keys come from)."""
     warnings: list[str] = field(default_factory=list[str])
 
 
@@ -131,6 +214,10 @@ def _unknown(settings: BaseModel, prefix: str = "") -> list[str]:
         value = getattr(settings, name)
         if isinstance(value, BaseModel):
             found += _unknown(value, f"{prefix}{name}.")
+        elif isinstance(value, dict):
+            for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(item, BaseModel):
+                    found += _unknown(item, f"{prefix}{name}.{key}.")
     return found
 
 
@@ -156,6 +243,8 @@ def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
     if project is not None and project.resolve() != user.resolve():
         sources.append((project, False))
     for path, is_user in sources:
+        if is_user:
+            loaded.user_file = path
         raw = _read(path)
         settings = _validate(path, raw)  # each file valid on its own: errors name it
         loaded.files.append(path)

@@ -1,10 +1,10 @@
 """The status line after each run: tokens, cache hits, context-window fill, elapsed time,
-standing grants, and the cost when the model is priced.
+standing grants, and the cost; and the cost lines ``/cost`` shows.
 
-The cost comes from core's :class:`~yoagent.core.SessionStats`, which prices a run once a
-price resolver is installed (``yoagent-pricing``'s ``enable_bundled()``, see
-:func:`~.app.enable_pricing`); :func:`cost_text` is the one place the status line and
-``/cost`` read it, so a richer source only has to change that function.
+Costs come from core's :class:`~yoagent.core.SessionStats`, priced by yoagent-pricing's
+layers (see :mod:`.prices`). :func:`cost_usd` and :func:`cost_text` are the one place a
+cost is read: the agent's own calls, its sub-agents' and its compaction summaries'
+(``total_cost_usd()``), never ``cost_usd`` alone, which leaves the last two out.
 """
 
 from __future__ import annotations
@@ -12,14 +12,59 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from yoagent.core import AgentMessage, AssistantMessage, SessionStats, last_assistant
+from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage, last_assistant
+
+UNKNOWN = "cost unknown"
 
 
-def cost_text(stats: SessionStats) -> str:
-    """``$0.0123`` when the run was priced, else ``""``."""
-    if stats.cost_usd is None or stats.usage.is_zero():
+def cost_usd(stats: SessionStats) -> float | None:
+    """What ``stats`` cost in all (own calls, sub-agents, summaries); ``None`` when any part
+    ran at no known price, or nothing was spent."""
+    if stats.total_usage().is_zero():
+        return None
+    return stats.total_cost_usd()
+
+
+def dollars(amount: float) -> str:
+    """``$0.0123``."""
+    return f"${amount:.4f}"
+
+
+def cost_text(stats: SessionStats, *, unknown: str = UNKNOWN) -> str:
+    """``$0.0123`` when priced; ``unknown`` when tokens were spent at no known price; ``""``
+    when nothing was spent."""
+    if stats.total_usage().is_zero():
         return ""
-    return f"${stats.cost_usd:.4f}"
+    total = stats.total_cost_usd()
+    return unknown if total is None else dollars(total)
+
+
+def _amount(cost: float | None, usage: Usage) -> str:
+    if cost is None and not usage.is_zero():
+        return "unknown"
+    return dollars(cost or 0.0)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def cost_lines(stats: SessionStats) -> list[str]:
+    """The cost of ``stats`` part by part: the agent's own calls, its sub-agents (with their
+    runs), its compaction summaries (with their requests), and the total."""
+    sub, summaries = stats.sub_agents, stats.compaction
+    total = stats.total_cost_usd()
+    rows = [
+        ("own calls", _amount(stats.cost_usd, stats.usage), _plural(stats.turns, "model call")),
+        ("sub-agents", _amount(sub.cost_usd, sub.usage), _plural(sub.runs, "run")),
+        (
+            "compaction",
+            _amount(summaries.cost_usd, summaries.usage),
+            _plural(summaries.requests, "request"),
+        ),
+        ("total", "unknown" if total is None else dollars(total), ""),
+    ]
+    return [f"  {name:<11} {amount:>9}  {detail}".rstrip() for name, amount, detail in rows]
 
 
 def context_used(messages: Sequence[AgentMessage]) -> int | None:
@@ -52,14 +97,21 @@ class Status:
     """What the status line shows about one run."""
 
     stats: SessionStats
+    """What the run spent."""
+    total: SessionStats | None = None
+    """What the whole conversation spent (its cost is shown beside the run's when it differs)."""
     context_tokens: int | None = None
     context_window: int | None = None
     elapsed: float | None = None
     grants: Sequence[str] = field(default_factory=tuple[str, ...])
+    show_unknown: bool = True
+    """Say "cost unknown" for a run spent at no known price (not when pricing is off)."""
 
     def line(self) -> str:
         """``tokens in 12,034 (cache hit 81%) · out 412 · context 6% of 200k · 3.2s``, then
-        the compactions (when any), the standing grants, and the cost when priced."""
+        the compactions (when any), the standing grants, and the cost: the run's
+        (``$0.0011``), then the conversation's when it differs (``(total $0.0033)``), or
+        "cost unknown"."""
         stats = self.stats
         usage = stats.usage
         prompt = usage.input + usage.cache_read + usage.cache_write
@@ -74,8 +126,12 @@ class Status:
             parts.append(f"compacted {stats.compactions}×")
         if self.grants:
             parts.append(f"always allowed: {', '.join(self.grants)}")
-        cost = cost_text(stats)
+        cost = cost_text(stats, unknown=UNKNOWN if self.show_unknown else "")
         if cost:
+            if self.total is not None and cost != UNKNOWN:
+                overall = cost_text(self.total)
+                if overall and overall != cost:
+                    cost += f" (total {overall})"
             parts.append(cost)
         return " · ".join(parts)
 

@@ -6,7 +6,12 @@ reporting deltas to a :data:`DeltaSink` as they arrive and raising a classified
 that an application does use is also exported by :mod:`yoagent.core`.
 """
 
-from ._provider.keys import key_variables, resolve_api_key
+from ._provider.keys import (
+    FALLBACK_KEY_VARIABLES,
+    SELF_AUTHENTICATING,
+    key_variables,
+    resolve_api_key,
+)
 from ._provider.protocol import (
     DeltaSink,
     OutputSchema,
@@ -53,9 +58,11 @@ from ._types.messages import (
 )
 
 __all__ = [
+    "FALLBACK_KEY_VARIABLES",
     "OVERFLOW_PHRASES",
     "RATE_LIMIT_CODES",
     "RATE_LIMIT_STATUSES",
+    "SELF_AUTHENTICATING",
     "AnthropicCompat",
     "ApiProtocol",
     "AssistantContent",

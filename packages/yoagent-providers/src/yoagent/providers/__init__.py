@@ -11,6 +11,7 @@ from ._body import StreamLimits
 from ._pool import aclose_shared_clients
 from .anthropic import AnthropicProvider
 from .azure_openai import AzureOpenAiResponsesProvider
+from .bedrock import BedrockProvider
 from .google import GoogleProvider
 from .openai_completions import OpenAiCompletionsProvider
 from .openai_responses import OpenAiResponsesProvider
@@ -19,6 +20,7 @@ from .vertex import VertexProvider
 __all__ = [
     "AnthropicProvider",
     "AzureOpenAiResponsesProvider",
+    "BedrockProvider",
     "GoogleProvider",
     "OpenAiCompletionsProvider",
     "OpenAiResponsesProvider",

@@ -7,18 +7,13 @@ import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypedDict
 
 import anyio
 import httpx
 
-from yoagent.core import (
-    FALLBACK_KEY_VARIABLES,
-    AssistantMessage,
-    ErrorKind,
-    ModelConfig,
-    ProviderError,
-)
+from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
 from ._http_errors import (
@@ -36,6 +31,7 @@ from ._vendors import VENDORS
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "HttpOptions",
     "HttpProvider",
     "StreamLimits",
     "Transport",
@@ -63,13 +59,15 @@ def key_variables(config: ModelConfig) -> tuple[str, ...]:
     """The environment variables a key for ``config`` is read from, in order.
 
     ``config.key_variable``, else the vendor row's variable for ``config.provider``, then
-    the fallbacks ``YOAGENT_API_KEY`` and ``API_KEY``.
+    the fallbacks ``YOAGENT_API_KEY`` and ``API_KEY`` (never for Bedrock or Vertex AI,
+    which read their own credentials).
     """
     own = config.key_variable
     if not own:
         row = VENDORS.get(config.provider)
         own = row.key_variable if row is not None and row.key_variable else ""
-    return ((own,) if own else ()) + FALLBACK_KEY_VARIABLES
+    mine = (own,) if own else ()
+    return mine if config.api in SELF_AUTHENTICATING else mine + FALLBACK_KEY_VARIABLES
 
 
 def header_secrets(headers: Mapping[str, str]) -> tuple[str, ...]:
@@ -180,16 +178,16 @@ class Transport:
             # A client passed in keeps its own timeouts unless told otherwise.
             self._timeout = DEFAULT_TIMEOUT if client is None else None
 
-    def client_for(self, url: str) -> httpx.AsyncClient:
+    def client_for(self, url: httpx.URL | str) -> httpx.AsyncClient:
         """The client a request to ``url`` goes through (call inside the event loop)."""
-        return self._client if self._client is not None else shared_client(url)
+        return self._client if self._client is not None else shared_client(str(url))
 
     async def aclose(self) -> None:
         """Nothing to close: shared clients outlive a provider, a caller's client is theirs."""
 
     @asynccontextmanager
     async def open(
-        self, url: str, headers: Mapping[str, str], body: bytes, key: KeySource
+        self, url: httpx.URL | str, headers: Mapping[str, str], body: bytes, key: KeySource
     ) -> AsyncGenerator[AsyncIterator[bytes]]:
         """POST ``body`` and give the decompressed response body, within :attr:`limits`.
 
@@ -218,9 +216,29 @@ class Transport:
         except httpx.InvalidURL as exc:
             raise bad_url(exc, key) from None
 
+    async def post(
+        self,
+        url: httpx.URL | str,
+        headers: Mapping[str, str],
+        body: bytes,
+        key: KeySource,
+        feed: Callable[[bytes], bool],
+    ) -> None:
+        """POST ``body`` and hand each piece of the reply to ``feed`` until it returns True.
+
+        ``feed`` gets the decompressed body within :attr:`limits`, in pieces of any size.
+        The body may end at any point: whether the reply was complete is for the protocol
+        to say (its terminal event). Errors as in :meth:`open`.
+        """
+        async with self.open(url, headers, body, key) as chunks:
+            async for chunk in chunks:
+                if feed(chunk):
+                    await _drain(chunks)
+                    return
+
     async def post_sse(
         self,
-        url: str,
+        url: httpx.URL | str,
         headers: Mapping[str, str],
         body: bytes,
         key: KeySource,
@@ -228,16 +246,14 @@ class Transport:
     ) -> None:
         """POST ``body`` and hand each SSE event to ``on_event`` until it returns True.
 
-        The body may end at any point: whether the reply was complete is for the
-        protocol to say (its terminal event). Errors as in :meth:`open`.
+        Each event is at most ``limits.max_event_bytes``; otherwise as :meth:`post`.
         """
-        async with self.open(url, headers, body, key) as chunks:
-            reader = SseReader(self.limits)
-            async for chunk in chunks:
-                for event in reader.feed(chunk):
-                    if on_event(event):
-                        await _drain(chunks)
-                        return
+        reader = SseReader(self.limits)
+
+        def feed(chunk: bytes) -> bool:
+            return any(on_event(event) for event in reader.feed(chunk))
+
+        await self.post(url, headers, body, key, feed)
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
@@ -279,7 +295,7 @@ def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:
 
 
 class SseReply(Protocol):
-    """A protocol's stream reader: takes events until its terminal one, then the reply."""
+    """An SSE protocol's stream reader: takes events until its terminal one, then the reply."""
 
     def on_event(self, event: SseEvent) -> bool:
         """Handle one event; True once the reply is complete."""
@@ -288,6 +304,27 @@ class SseReply(Protocol):
     def finish(self) -> AssistantMessage:
         """The reply, or a ProviderError (``NETWORK`` when the stream was cut)."""
         ...
+
+
+class StreamReply(Protocol):
+    """A binary protocol's stream reader: takes body bytes until complete, then the reply."""
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take the next piece of the body; True once the reply is complete."""
+        ...
+
+    def finish(self) -> AssistantMessage:
+        """The reply, or a ProviderError (``NETWORK`` when the stream was cut)."""
+        ...
+
+
+class HttpOptions(TypedDict, total=False):
+    """The HTTP base's keyword arguments, for a provider that adds its own to them."""
+
+    http_client: httpx.AsyncClient | None
+    client: httpx.AsyncClient | None
+    timeout: httpx.Timeout | float | None
+    limits: StreamLimits
 
 
 class HttpProvider:
@@ -321,6 +358,18 @@ class HttpProvider:
     ) -> AssistantMessage:
         """POST ``body`` as JSON, feed each event to ``reader``, return its finished reply."""
         await self._transport.post_sse(url, headers, encode_body(body), key, reader.on_event)
+        return reader.finish()
+
+    async def _read_stream(
+        self,
+        url: httpx.URL | str,
+        headers: Mapping[str, str],
+        body: bytes,
+        key: KeySource,
+        reader: StreamReply,
+    ) -> AssistantMessage:
+        """POST ``body`` (already encoded), feed the reply to ``reader``, return its reply."""
+        await self._transport.post(url, headers, body, key, reader.feed)
         return reader.finish()
 
     async def aclose(self) -> None:

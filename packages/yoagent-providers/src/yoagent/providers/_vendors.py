@@ -1,19 +1,22 @@
 """The vendor table: one row per vendor, everything yoagent knows about reaching it.
 
 A row says which protocol the vendor speaks, its real base URL, the environment variable
-holding its key, the model used when none is named, where it ranks when a key is
-detected, whether its models reason by default, which model ids look like its own, and
-its protocol quirks. Adding a vendor is adding a row; everything else (constructors'
-defaults, the key variables, the CLI's detection) reads the rows.
+holding its key (and, for Bedrock, the AWS key variables it signs with), the model used
+when none is named, where it ranks when a key is detected, whether its models reason by
+default, which model ids look like its own, and its protocol quirks. Adding a vendor is
+adding a row; everything else (constructors' defaults, the key variables, the CLI's
+detection) reads the rows.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from yoagent.core import ApiProtocol, OpenAiCompat
-from yoagent.core.provider import Compat
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING, Compat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -29,6 +32,9 @@ class Vendor:
     vendor's constructor)."""
     key_variable: str | None
     """The environment variable holding its key (``None``: it needs none)."""
+    signing_key_variables: tuple[str, str, str] | None = None
+    """The access key id, secret and (optional) session token variables it signs requests
+    with when ``key_variable`` is unset (Bedrock's SigV4)."""
     compat: Compat | None = None
     default_model: str | None = None
     """The model used when none is named (``None``: ask the server, or name one)."""
@@ -96,7 +102,20 @@ _ROWS = (
         key_variable="AZURE_OPENAI_API_KEY",
         reasoning=True,
     ),
-    # bedrock: its row goes here (AWS_BEARER_TOKEN_BEDROCK, else the AWS key pair).
+    Vendor(
+        name="bedrock",
+        label="Amazon Bedrock",
+        api=ApiProtocol.BEDROCK_CONVERSE_STREAM,
+        # https://bedrock-runtime.{region}.amazonaws.com; empty: the region is chosen per
+        # request (AWS_REGION, AWS_DEFAULT_REGION, the profile's), see `models.bedrock`.
+        base_url="",
+        # A Bedrock API key; else the AWS key pair, else the shared AWS files' profile.
+        key_variable="AWS_BEARER_TOKEN_BEDROCK",
+        signing_key_variables=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
+        # A global cross-region inference profile: served from any commercial region.
+        default_model="global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        reasoning=True,
+    ),
     Vendor(
         name="openrouter",
         label="OpenRouter",
@@ -367,6 +386,60 @@ VENDORS: MappingProxyType[str, Vendor] = MappingProxyType({row.name: row for row
 """Every vendor this package knows, by provider name."""
 
 
+def key_variables_for(provider: str) -> tuple[str, ...]:
+    """Every environment variable a key for ``provider`` is read from, in order.
+
+    The row's own variable, then the variables it signs with (Bedrock's access key id,
+    secret and session token), then ``YOAGENT_API_KEY`` and ``API_KEY``, except for a
+    vendor whose provider reads its own credentials (Bedrock, Vertex AI): a generic key
+    is never sent there. Empty for a vendor that needs no key; only the fallbacks for a
+    provider the table does not know.
+    """
+    row = VENDORS.get(provider)
+    if row is None:
+        return FALLBACK_KEY_VARIABLES
+    if row.key_variable is None:
+        return ()
+    own = (row.key_variable, *(row.signing_key_variables or ()))
+    return own if row.api in SELF_AUTHENTICATING else own + FALLBACK_KEY_VARIABLES
+
+
+def find_api_key(provider: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """``(variable, key)`` for ``provider`` from ``env`` (default ``os.environ``), else ``None``.
+
+    The first set variable of :func:`key_variables_for`; a signing vendor's access key id
+    counts only with its secret, and gives ``access:secret[:token]`` (the form
+    ``ModelConfig.api_key`` takes for SigV4). So ``find_api_key("bedrock")`` prefers
+    ``AWS_BEARER_TOKEN_BEDROCK`` and never returns ``API_KEY``. A value is trimmed; a
+    blank one counts as unset.
+    """
+    environ = os.environ if env is None else env
+    row = VENDORS.get(provider)
+    signing = row.signing_key_variables if row is not None else None
+    for variable in key_variables_for(provider):
+        if signing is not None and variable == signing[0]:
+            access, secret, token = (environ.get(name, "").strip() for name in signing)
+            if access and secret:
+                return variable, ":".join(part for part in (access, secret, token) if part)
+        elif signing is None or variable not in signing:
+            value = environ.get(variable, "").strip()
+            if value:
+                return variable, value
+    return None
+
+
+def key_hint(provider: str) -> str:
+    """What to set for ``provider``'s key, for messages (``""``: it needs none)."""
+    row = VENDORS.get(provider)
+    if row is None or row.signing_key_variables is None:
+        return " or ".join(key_variables_for(provider))
+    access, secret, token = row.signing_key_variables
+    return (
+        f"{row.key_variable}, or {access} and {secret} (with {token} for temporary "
+        "credentials), or a profile in the shared AWS files"
+    )
+
+
 def detection_order() -> tuple[str, ...]:
     """Vendors that can be picked by which key is set, first choice first."""
     ranked = [row for row in _ROWS if row.detect is not None]
@@ -382,4 +455,12 @@ def vendor_for_id(model_id: str) -> str | None:
     return None
 
 
-__all__ = ["VENDORS", "Vendor", "detection_order", "vendor_for_id"]
+__all__ = [
+    "VENDORS",
+    "Vendor",
+    "detection_order",
+    "find_api_key",
+    "key_hint",
+    "key_variables_for",
+    "vendor_for_id",
+]

@@ -62,16 +62,17 @@ _cache: dict[tuple[str, int], _Token] = {}
 _cache_lock = threading.Lock()
 
 
-def adc_file() -> Path | None:
+def adc_file(env: Mapping[str, str] | None = None) -> Path | None:
     """The Application Default Credentials file to use, if there is one."""
-    explicit = os.environ.get(CREDENTIALS_VARIABLE, "").strip()
+    environ = os.environ if env is None else env
+    explicit = environ.get(CREDENTIALS_VARIABLE, "").strip()
     if explicit:
         return Path(explicit).expanduser()
-    config = os.environ.get("CLOUDSDK_CONFIG", "").strip()
+    config = environ.get("CLOUDSDK_CONFIG", "").strip()
     if config:
         folder = Path(config).expanduser()
-    elif os.name == "nt" and os.environ.get("APPDATA"):
-        folder = Path(os.environ["APPDATA"]) / "gcloud"
+    elif os.name == "nt" and environ.get("APPDATA"):
+        folder = Path(environ["APPDATA"]) / "gcloud"
     else:
         folder = Path.home() / ".config" / "gcloud"
     found = folder / "application_default_credentials.json"

@@ -188,6 +188,19 @@ def _mark_cache(message: WireMessage) -> None:
     content[-1] = {**content[-1], "cache_control": {"type": "ephemeral"}}
 
 
+def thinking_budget(level: ThinkingLevel, max_tokens: int) -> tuple[int, int]:
+    """``(budget_tokens, max_tokens)`` for a Claude model that takes a thinking budget.
+
+    The budget leaves room for the answer under ``max_tokens``; when ``max_tokens`` is too
+    small for any budget it is raised just enough.
+    """
+    budget = min(THINKING_BUDGETS[level], max_tokens - MIN_ANSWER_TOKENS)
+    if budget < MIN_THINKING_BUDGET:
+        budget = MIN_THINKING_BUDGET
+        max_tokens = max(max_tokens, budget + MIN_ANSWER_TOKENS)
+    return budget, max_tokens
+
+
 def _thinking_fields(config: StreamConfig, body: dict[str, Any], max_tokens: int) -> None:
     level = config.thinking_level
     if level is ThinkingLevel.OFF:
@@ -196,11 +209,7 @@ def _thinking_fields(config: StreamConfig, body: dict[str, Any], max_tokens: int
         body["thinking"] = {"type": "adaptive"}
         body.setdefault("output_config", {})["effort"] = EFFORTS[level]
         return
-    budget = min(THINKING_BUDGETS[level], max_tokens - MIN_ANSWER_TOKENS)
-    if budget < MIN_THINKING_BUDGET:
-        # max_tokens is too small for any budget: raise it just enough.
-        budget = MIN_THINKING_BUDGET
-        body["max_tokens"] = max(max_tokens, budget + MIN_ANSWER_TOKENS)
+    budget, body["max_tokens"] = thinking_budget(level, max_tokens)
     body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from yoagent.core import (
@@ -21,7 +21,17 @@ from yoagent.core import (
     OpenAiCompat,
 )
 
-from ._vendors import VENDORS, Vendor, detection_order, vendor_for_id
+from ._aws_credentials import SharedFiles, runtime_url
+from ._vendors import (
+    VENDORS,
+    Vendor,
+    detection_order,
+    find_api_key,
+    key_hint,
+    key_variables_for,
+    vendor_for_id,
+)
+from ._vertex_auth import adc_file
 
 OPENCODE_ANTHROPIC_BASE_URL = "https://opencode.ai/zen"
 """OpenCode Zen serves Claude models over the Anthropic Messages protocol."""
@@ -201,6 +211,20 @@ def vertex_base_url(project: str | None = None, region: str | None = None) -> st
     return f"https://{host}/v1/projects/{project.strip()}/locations/{region}"
 
 
+def bedrock(id: str, *, region: str | None = None, name: str = "") -> ModelConfig:
+    """A model on Amazon Bedrock (ConverseStream), e.g. ``global.anthropic.claude-sonnet-4-5-…``.
+
+    With ``region`` the endpoint is ``https://bedrock-runtime.{region}.amazonaws.com``;
+    without, ``base_url`` stays empty and the region is chosen per request from
+    ``AWS_REGION``, ``AWS_DEFAULT_REGION`` or the profile's ``region``. Credentials are read
+    per request: ``AWS_BEARER_TOKEN_BEDROCK`` (a Bedrock API key), else
+    ``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` (/ ``AWS_SESSION_TOKEN``), else the
+    profile in the shared AWS files (see ``docs/providers.md``). Claude ids reason.
+    """
+    config = vendor("bedrock", id, name=name, reasoning="claude" in id.lower())
+    return replace(config, base_url=runtime_url(region)) if region else config
+
+
 def xai(id: str, *, name: str = "") -> ModelConfig:
     """A Grok model on xAI."""
     return vendor("xai", id, name=name)
@@ -314,6 +338,7 @@ _CONSTRUCTORS: dict[str, Callable[[str], ModelConfig]] = {
     "google": gemini,
     "vertex": vertex,
     "azure": azure,
+    "bedrock": bedrock,
     "opencode": opencode,
 }
 """Vendors whose constructor infers more than the row says (the others: :func:`vendor`)."""
@@ -334,9 +359,33 @@ def api_key_variables() -> dict[str, str | None]:
     """Provider name → the environment variable its key lives in (``None``: needs no key).
 
     ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider but
-    Vertex and Bedrock, which read their own credentials.
+    Vertex and Bedrock, which read their own credentials (every variable read, in order:
+    :func:`key_variables_for`).
     """
     return {row.name: row.key_variable for row in VENDORS.values()}
+
+
+def credentials_origin(provider: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Where ``provider``'s credentials come from, or ``None`` when none are set.
+
+    The variable :func:`find_api_key` finds; else, for a provider that reads its own
+    credentials, the file it would read: Bedrock's profile in the shared AWS files,
+    Vertex AI's Application Default Credentials file. Nothing is sent. A Bedrock
+    profile that cannot be used (a role, SSO, a missing key) raises the ``AUTH``
+    :class:`~yoagent.core.ProviderError` the request would.
+    """
+    found = find_api_key(provider, env)
+    if found is not None:
+        return found[0]
+    row = VENDORS.get(provider)
+    environ = os.environ if env is None else env
+    if row is not None and row.api is ApiProtocol.BEDROCK_CONVERSE_STREAM:
+        auth = SharedFiles(environ).credentials()
+        return auth.origin if auth is not None else None
+    if row is not None and row.api is ApiProtocol.GOOGLE_VERTEX:
+        path = adc_file(environ)
+        return str(path) if path is not None else None
+    return None
 
 
 # --- named presets -----------------------------------------------------------------------
@@ -411,15 +460,20 @@ __all__ = [
     "api_key_variables",
     "azure",
     "azure_base_url",
+    "bedrock",
     "cerebras",
     "claude_version",
+    "credentials_origin",
     "deepseek",
     "detection_order",
+    "find_api_key",
     "fireworks",
     "gemini",
     "gemini_compat_for",
     "groq",
     "huggingface",
+    "key_hint",
+    "key_variables_for",
     "lmstudio",
     "minimax",
     "mistral",

@@ -6,6 +6,9 @@ background thread, so it works under any event loop::
     with ScriptedSseServer() as server:
         server.enqueue(sse_body)  # bytes, or a ScriptedReply (status, pieces, delay)
         config = ModelConfig(..., base_url=server.url, api_key="test")
+
+For Bedrock, :func:`bedrock_event_stream` frames ConverseStream events as the binary
+eventstream and :func:`bedrock_reply` wraps them in a reply with the right content type.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from ._eventstream import encode_frame
+
+EVENTSTREAM_CONTENT_TYPE = "application/vnd.amazon.eventstream"
 
 
 @dataclass(slots=True)
@@ -28,6 +36,29 @@ class ScriptedReply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
     delay: float = 0.0
+
+
+def bedrock_event_stream(events: Iterable[tuple[str, Mapping[str, Any]]]) -> bytes:
+    """A Bedrock ConverseStream body: each ``(event type, payload)`` as one eventstream frame.
+
+    For example ``[("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "hi"}}),
+    ("contentBlockStop", {"contentBlockIndex": 0}), ("messageStop", {"stopReason":
+    "end_turn"}), ("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1}})]``.
+    """
+    return b"".join(
+        encode_frame(
+            {":event-type": name, ":content-type": "application/json", ":message-type": "event"},
+            json.dumps(payload).encode(),
+        )
+        for name, payload in events
+    )
+
+
+def bedrock_reply(events: Iterable[tuple[str, Mapping[str, Any]]]) -> ScriptedReply:
+    """A scripted 200 reply carrying ``events`` as a Bedrock eventstream."""
+    return ScriptedReply(
+        [bedrock_event_stream(events)], headers={"content-type": EVENTSTREAM_CONTENT_TYPE}
+    )
 
 
 @dataclass(slots=True)
@@ -44,9 +75,16 @@ class RecordedRequest:
 
 
 class ScriptedSseServer:
-    """Serves queued :class:`ScriptedReply` values on ``http://127.0.0.1:<port>``."""
+    """Serves queued :class:`ScriptedReply` values on ``http://127.0.0.1:<port>``.
 
-    def __init__(self) -> None:
+    ``check`` sees each request first: a reply it returns is sent instead of the next
+    queued one (say, a 403 for a request whose signature it recomputed and found wrong).
+    """
+
+    def __init__(
+        self, check: Callable[[RecordedRequest], ScriptedReply | None] | None = None
+    ) -> None:
+        self._check = check
         self._replies: deque[ScriptedReply] = deque()
         self.requests: list[RecordedRequest] = []
         self.connections = 0
@@ -108,14 +146,12 @@ class ScriptedSseServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                body = self.rfile.read(length)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                request = RecordedRequest(self.path, headers, self.rfile.read(length))
                 with server._lock:
-                    server.requests.append(
-                        RecordedRequest(
-                            self.path, {k.lower(): v for k, v in self.headers.items()}, body
-                        )
-                    )
-                reply = server._next()
+                    server.requests.append(request)
+                refused = server._check(request) if server._check is not None else None
+                reply = refused if refused is not None else server._next()
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)

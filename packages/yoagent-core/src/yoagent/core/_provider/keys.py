@@ -25,9 +25,12 @@ that expire): an empty key is left empty for them, and no fallback key is ever s
 
 
 def key_variables(config: ModelConfig) -> tuple[str, ...]:
-    """The variables :func:`resolve_api_key` reads for ``config``, in order."""
+    """The variables :func:`resolve_api_key` reads for ``config``, in order.
+
+    The fallbacks are never read for a :data:`SELF_AUTHENTICATING` protocol.
+    """
     own = (config.key_variable,) if config.key_variable else ()
-    return own + FALLBACK_KEY_VARIABLES
+    return own if config.api in SELF_AUTHENTICATING else own + FALLBACK_KEY_VARIABLES
 
 
 def resolve_api_key(config: ModelConfig) -> tuple[str, str] | None:
