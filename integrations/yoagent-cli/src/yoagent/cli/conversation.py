@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from yoagent.core import (
     Agent,
+    AgentMessage,
     AssistantMessage,
     SessionError,
     UserMessage,
     is_loop_injected,
 )
-from yoagent.core.messages import AnyMessage
 
 from .app import Options, system_prompt_for
 from .changes import ChangeTracker
@@ -26,7 +26,7 @@ EXCHANGE_LINES = 4
 """How many lines of the last prompt and reply ``--resume`` shows."""
 
 
-def last_exchange(messages: Sequence[AnyMessage]) -> tuple[str, str] | None:
+def last_exchange(messages: Sequence[AgentMessage]) -> tuple[str, str] | None:
     """The newest prompt the user typed and the reply text that followed it."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]

@@ -10,7 +10,7 @@ from typing import TextIO
 import platformdirs
 from rich.console import Console
 
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage
 
 from .app import Options, build_agent
 from .arguments import package_version
@@ -72,7 +72,7 @@ async def interactive(
     choice: ModelChoice,
     store: SessionStore,
     session: SavedSession,
-    history: list[AnyMessage],
+    history: list[AgentMessage],
     loaded: LoadedSettings,
     servers: McpServers,
 ) -> int:

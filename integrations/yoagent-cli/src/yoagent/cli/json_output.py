@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from yoagent.core import AssistantMessage, MessageStart, SessionStats, event_adapter
-from yoagent.core.events import AnyEvent
+from yoagent.core import AgentEvent, AssistantMessage, MessageStart, SessionStats, event_adapter
 
 from .status import cost_usd
 
@@ -34,7 +33,7 @@ class JsonLines:
         self.out.write(line + "\n")
         self.out.flush()
 
-    def event(self, event: AnyEvent) -> None:
+    def event(self, event: AgentEvent) -> None:
         """One event as a JSON line."""
         if isinstance(event, MessageStart) and isinstance(event.message, AssistantMessage):
             payload: dict[str, Any] = event_adapter.dump_python(event, mode="json")

@@ -15,7 +15,7 @@ from contextlib import aclosing
 
 import anyio
 
-from yoagent.core import ToolCallRequest
+from yoagent.core import RunFailedError, ToolCallRequest
 
 from .commands import Commands
 from .confirm import Answer, Reply, parse_answer
@@ -160,6 +160,8 @@ class Repl:
                     async for event in events:
                         renderer.handle(event)
                         changes.observe(event)
+            except RunFailedError:
+                pass  # the renderer has shown the failure from the events
             except Exception as error:  # the session survives a broken run
                 renderer.error(f"{type(error).__name__}: {error}")
         renderer.finish_block()

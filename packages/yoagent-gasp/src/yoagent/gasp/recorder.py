@@ -23,7 +23,7 @@ from typing import Final
 
 import anyio
 
-from yoagent.core import AnyEvent
+from yoagent.core import AgentEvent
 
 from ._mapping import INTERRUPTED, Entry, OpenRun, RunMapper, finish_entries, goal_entries
 from .envelope import Actor, new_id, now_ms
@@ -35,7 +35,7 @@ from .summary import Summarizer, summarize
 
 logger = logging.getLogger("yoagent.gasp")
 
-EventSink = Callable[[AnyEvent], None]
+EventSink = Callable[[AgentEvent], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +286,7 @@ class Recording:
 
     # --- the sink ------------------------------------------------------------------------
 
-    def __call__(self, event: AnyEvent) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         """Forward ``event``, then queue it for recording. Never raises."""
         forward = self._forward
         if forward is not None:
@@ -422,7 +422,7 @@ class Recording:
             except Exception as error:
                 self._fail(error)
 
-    def _map(self, event: AnyEvent, ts: int) -> list[Entry]:
+    def _map(self, event: AgentEvent, ts: int) -> list[Entry]:
         mapper = self._mapper
         started = mapper.started
         entries = mapper.take(event, ts)

@@ -26,7 +26,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._logging import warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
@@ -122,7 +122,7 @@ def function_responses_first(content: WireMessage) -> WireMessage:
 
 
 def build_contents(
-    messages: Sequence[LlmMessage], turn_notes: Sequence[str], protocol: ApiProtocol
+    messages: Sequence[Message], turn_notes: Sequence[str], protocol: ApiProtocol
 ) -> list[WireMessage]:
     """The ``contents`` array (see the module docstring)."""
     wire: list[WireMessage] = []

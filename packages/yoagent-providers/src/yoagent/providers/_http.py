@@ -13,7 +13,7 @@ import anyio
 import httpx
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
 from ._http_errors import (

@@ -24,7 +24,7 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._assembly import ReplyBuilder
 from ._http import HttpProvider, resolve_key
@@ -158,7 +158,7 @@ def _tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
     return result
 
 
-def build_messages(messages: Sequence[LlmMessage]) -> list[WireMessage]:
+def build_messages(messages: Sequence[Message]) -> list[WireMessage]:
     """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged."""
     wire: list[WireMessage] = []
     for message in messages:

@@ -24,7 +24,7 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._assembly import ReplyBuilder
 from ._http import HttpProvider, resolve_key
@@ -117,7 +117,7 @@ def _finalize(message: WireMessage) -> WireMessage:
 
 def build_messages(
     system_prompt: str,
-    messages: Sequence[LlmMessage],
+    messages: Sequence[Message],
     turn_notes: Sequence[str],
     compat: OpenAiCompat,
 ) -> list[WireMessage]:
