@@ -13,7 +13,14 @@ backend (Python's ``re``) is used: names from the OS may hold undecodable bytes
   (a folder or an ancestor holding ``.git``), as in git and ripgrep.
 * :class:`GlobFilter` is ripgrep's ``--glob`` (override) logic: the last matching glob
   wins, ``!glob`` excludes, and when any glob includes, a file no glob matches is
-  skipped (folders are still entered). ``{a,b}`` alternatives are expanded first.
+  skipped (folders are still entered). ``{a,b}`` alternatives are expanded first, at
+  most :data:`MAX_GLOB_ALTERNATIVES` of them (they multiply: a model's glob could ask
+  for millions).
+
+Checking a path costs one regex per pattern in force, so only the first
+:data:`MAX_GITIGNORE_PATTERNS` patterns of a ``.gitignore`` are applied, and
+:attr:`GitIgnores.notes` says which files were cut (a 40,000-pattern file made listing
+500 files take 11 s).
 """
 
 from __future__ import annotations
@@ -33,8 +40,6 @@ from ._walk import open_file_in
 GITIGNORE: Final = ".gitignore"
 MAX_GITIGNORE_BYTES: Final = 1024 * 1024
 """A larger ``.gitignore`` is read only this far (no real one comes close)."""
-
-
 MAX_GLOB_ALTERNATIVES: Final = 256
 """The most globs one ``glob`` argument may expand to (``{a,b}`` groups multiply)."""
 MAX_GITIGNORE_PATTERNS: Final = 1000
