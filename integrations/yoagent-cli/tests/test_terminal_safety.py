@@ -5,12 +5,14 @@ confirmation shows exactly what will run."""
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
 from rich.console import Console
 
 from yoagent.cli.confirm import describe
+from yoagent.cli.json_output import JsonLines
 from yoagent.cli.render import PlainRenderer, Renderer
 from yoagent.cli.rich_render import RichRenderer
 from yoagent.cli.safe_text import has_hidden, inert
@@ -20,6 +22,7 @@ from yoagent.core import (
     MessageUpdate,
     ProgressMessage,
     ProviderRetry,
+    SessionStats,
     StopReason,
     TextContent,
     TextDelta,
@@ -28,6 +31,7 @@ from yoagent.core import (
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolResultMessage,
+    event_adapter,
 )
 from yoagent.core.errors import ErrorKind
 from yoagent.core.events import AnyEvent
@@ -159,3 +163,20 @@ def test_a_markdown_link_shows_its_url_and_is_no_hidden_hyperlink(colors: str | 
     # The line printed above the live region (after the erase that cleared it), padded.
     settled = shown.split("\n")[0].rpartition("\r\x1b[2K")[2]
     assert settled.rstrip(" ") == SHOWN[colors]
+
+
+def test_json_output_escapes_c1_del_and_bidi_controls_and_still_parses_back() -> None:
+    """``--json`` on a terminal: JSON itself escapes only C0 controls, so a model's 8-bit CSI
+    (``\\x9b``), DEL, bidi override or line separator would reach the terminal raw."""
+    out = io.StringIO()
+    lines = JsonLines(out)
+    delta = f"text {HOSTILE}\x85\u2028\u2029\x7f"
+    event = MessageUpdate(delta=TextDelta(content_index=0, delta=delta))
+    lines.event(event)
+    lines.summary(0, delta, "success", stats=SessionStats(), session_id=None, duration=0.0)
+    shown = out.getvalue()
+    assert _acted_on(shown) == []
+    assert re.findall("[\x7f-\x9f\u2028\u2029]", shown) == []
+    first, last = shown.splitlines()
+    assert event_adapter.validate_json(first) == event
+    assert json.loads(last)["result"] == delta
