@@ -1,8 +1,11 @@
 """A scripted OpenAI-compatible server on loopback, for driving the real ``yoagent``.
 
-``POST /v1/chat/completions`` answers with Chat Completions SSE chunks from a script of
-:class:`Reply` objects (text pieces with optional delays, tool calls, an HTTP error), one
-reply per request, and records every request body. ``GET /v1/models`` lists one model.
+``POST /v1/chat/completions`` answers with Chat Completions SSE chunks, and
+``POST /v1/responses`` with Responses API events (what ``--provider openai`` speaks), from
+one script of :class:`Reply` objects (text pieces with optional delays, reasoning, tool
+calls, an HTTP error), one reply per request of either kind. Every request body is
+recorded, with its headers under ``_headers`` and its path under ``_path``.
+``GET /v1/models`` lists one model.
 
 Run it alone for trying the CLI by hand (a small rule-based responder):
 
@@ -104,10 +107,15 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                path = self.path.rstrip("/")
+                if path.endswith("/chat/completions"):
+                    chunks = owner._chunks
+                elif path.endswith("/responses"):
+                    chunks = owner._response_events
+                else:
                     self._json(404, {"error": {"message": "not found"}})
                     return
-                reply = owner._next(body, dict(self.headers))
+                reply = owner._next({**body, "_path": path}, dict(self.headers))
                 if reply.status != 200:
                     self._json(
                         reply.status,
@@ -119,7 +127,7 @@ class ScriptedServer:
                 self.send_header("cache-control", "no-cache")
                 self.end_headers()
                 try:
-                    for chunk in owner._chunks(reply):
+                    for chunk in chunks(reply):
                         if isinstance(chunk, float):
                             if owner.stopping.wait(chunk):
                                 return
@@ -175,7 +183,7 @@ class ScriptedServer:
             if self.replies:
                 return self.replies.popleft()
         if self.responder is not None:
-            return self.responder(body)
+            return self.responder(chat_messages(body))
         return text("(no more scripted replies)")
 
     def _chunks(self, reply: Reply) -> Iterable[bytes | float]:
@@ -226,6 +234,138 @@ class ScriptedServer:
             }
         )
         yield b"data: [DONE]\n\n"
+
+    def _response_events(self, reply: Reply) -> Iterable[bytes | float]:
+        """The reply as Responses API events: one reasoning item per run of ``Think``
+        parts, one message item per run of ``Text`` parts, one function call per ``Call``,
+        each opened, streamed and closed with its final copy, then ``response.completed``."""
+        number = 0
+
+        def event(kind: str, **payload: Any) -> bytes:
+            nonlocal number
+            data = json.dumps({"type": kind, **payload, "sequence_number": number})
+            number += 1
+            return f"event: {kind}\n".encode() + b"data: " + data.encode() + b"\n\n"
+
+        response = {"id": "resp_scripted", "object": "response", "model": MODEL}
+        yield event("response.created", response={**response, "status": "in_progress"})
+        index = -1
+        open_item: dict[str, Any] | None = None  # the message or reasoning being streamed
+        streamed = ""
+
+        def close() -> Iterable[bytes]:
+            nonlocal open_item, streamed
+            if open_item is None:
+                return
+            if open_item["type"] == "message":
+                content = [{"type": "output_text", "text": streamed, "annotations": []}]
+                done = {**open_item, "status": "completed", "content": content}
+            else:
+                done = {**open_item, "summary": [{"type": "summary_text", "text": streamed}]}
+            yield event("response.output_item.done", output_index=index, item=done)
+            open_item, streamed = None, ""
+
+        calls = 0
+        for part in reply.parts:
+            if part.delay:
+                yield part.delay
+            kind = "message" if isinstance(part, Text) else "reasoning"
+            if isinstance(part, Call):
+                yield from close()
+                index += 1
+                arguments = json.dumps(part.arguments)
+                half = len(arguments) // 2
+                item = {
+                    "id": f"fc_{index}",
+                    "type": "function_call",
+                    "status": "in_progress",
+                    "arguments": "",
+                    "call_id": part.id or f"call_{int(time.time() * 1000)}_{calls}",
+                    "name": part.name,
+                }
+                calls += 1
+                yield event("response.output_item.added", output_index=index, item=item)
+                for piece in (arguments[:half], arguments[half:]):
+                    yield event(
+                        "response.function_call_arguments.delta",
+                        item_id=item["id"],
+                        output_index=index,
+                        delta=piece,
+                    )
+                yield event(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    arguments=arguments,
+                )
+                done = {**item, "status": "completed", "arguments": arguments}
+                yield event("response.output_item.done", output_index=index, item=done)
+                continue
+            if open_item is None or open_item["type"] != kind:
+                yield from close()
+                index += 1
+                if kind == "message":
+                    open_item = {"id": f"msg_{index}", "type": kind, "role": "assistant"}
+                    open_item["content"] = []
+                else:
+                    open_item = {"id": f"rs_{index}", "type": kind, "summary": []}
+                yield event("response.output_item.added", output_index=index, item=open_item)
+            streamed += part.text
+            item_id = open_item["id"]
+            if kind == "message":
+                yield event(
+                    "response.output_text.delta",
+                    item_id=item_id,
+                    output_index=index,
+                    content_index=0,
+                    delta=part.text,
+                )
+            else:
+                yield event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=item_id,
+                    output_index=index,
+                    summary_index=0,
+                    delta=part.text,
+                )
+        yield from close()
+        prompt, completion, cached = reply.usage
+        usage = {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens": completion,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt + completion,
+        }
+        completed = {**response, "status": "completed", "usage": usage}
+        yield event("response.completed", response=completed)
+
+
+def chat_messages(body: dict[str, Any]) -> dict[str, Any]:
+    """A Responses request body with its ``input`` read back as Chat Completions
+    ``messages`` (user text, assistant text, tool results as ``role: tool``), so one
+    responder serves both APIs; a Chat Completions body is returned as it is."""
+    if "input" not in body:
+        return body
+    messages: list[dict[str, Any]] = []
+    if isinstance(body.get("instructions"), str):
+        messages.append({"role": "system", "content": body["instructions"]})
+    for item in body.get("input", []):
+        if item.get("type") == "function_call_output":
+            output = item.get("output")
+            content = output if isinstance(output, str) else json.dumps(output)
+            messages.append({"role": "tool", "content": content})
+        elif item.get("role") == "user":
+            messages.append({"role": "user", "content": _input_text(item.get("content"))})
+        elif item.get("type") == "message":
+            messages.append({"role": "assistant", "content": _input_text(item.get("content"))})
+    return {**body, "messages": messages}
+
+
+def _input_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if isinstance(p, dict))
 
 
 def last_user_text(body: dict[str, Any]) -> str:

@@ -153,6 +153,34 @@ def test_p_with_yes_writes_and_runs_commands(
     assert result.stdout == "Wrote and read it.\n"
 
 
+def test_provider_openai_talks_the_responses_api_with_reasoning_text_and_tool_calls(
+    run_cli: RunCli, server: ScriptedServer, workdir: Path
+) -> None:
+    server.add(
+        Reply(
+            [
+                Think("Need a file."),
+                Text("Writing.\n"),
+                Call("write_file", {"path": "o.txt", "content": "hi\n"}),
+            ]
+        ),
+        text("Wrote ", "it."),
+    )
+    openai = ["--provider", "openai", "--model", "gpt-5.5", "--base-url", server.url]
+    result = run_cli(*openai, "--yes", "-p", "write o.txt")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Wrote it.\n"
+    assert (workdir / "o.txt").read_text() == "hi\n"
+    assert [r["_path"] for r in server.requests] == ["/v1/responses", "/v1/responses"]
+    first, second = server.requests
+    assert first["input"] == [{"role": "user", "content": "write o.txt"}]
+    assert "write_file" in {tool["name"] for tool in first["tools"]}
+    call_item, output = second["input"][-2:]
+    assert (call_item["type"], call_item["name"]) == ("function_call", "write_file")
+    assert output["type"] == "function_call_output"
+    assert output["call_id"] == call_item["call_id"]
+
+
 def test_tools_are_sandboxed_to_the_working_folder(
     run_cli: RunCli, server: ScriptedServer, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from yoagent.cli.confirm import ConfirmMiddleware, describe
 from yoagent.cli.mcp_config import McpServerSpec, config_servers, flag_servers
+from yoagent.cli.mcp_names import ProviderSafeTools
 from yoagent.cli.mcp_servers import ConnectedServer, McpServers, _prefix  # pyright: ignore[reportPrivateUsage]
 from yoagent.cli.prices import PricingMode
 from yoagent.cli.settings import SettingsError, load_settings
@@ -162,7 +163,8 @@ async def test_an_mcp_call_is_described_with_its_whole_arguments_and_refused_wit
 def _connected(name: str | None, prefix: str, confirm: bool) -> ConnectedServer:
     spec = McpServerSpec(name=name, source="config", argv=("x",), confirm=confirm)
     client = McpClient.stdio("x")  # never entered: nothing starts
-    return ConnectedServer(spec, prefix, client, McpToolSource(client, prefix=prefix), 0)
+    source = ProviderSafeTools(McpToolSource(client, prefix=prefix), prefix)
+    return ConnectedServer(spec, prefix, client, source, 0)
 
 
 def test_only_a_confirm_false_servers_own_tools_are_trusted() -> None:

@@ -14,7 +14,7 @@ from yoagent.core import (
     is_loop_injected,
 )
 
-from .app import Options, system_prompt_for
+from .app import Options, file_sandbox, system_prompt_for
 from .changes import ChangeTracker
 from .confirm import ConfirmMiddleware
 from .mcp_servers import McpServers
@@ -64,7 +64,7 @@ class Conversation:
 
     def __post_init__(self) -> None:
         if self.tracker is None:
-            self.tracker = ChangeTracker(self.options.cwd)
+            self.tracker = ChangeTracker(self.options.cwd, file_sandbox(self.options))
 
     @property
     def changes(self) -> ChangeTracker:

@@ -10,7 +10,8 @@ answer its handshake, stops the start-up: :class:`McpStartError` (exit code 2).
 
 Each server's tools are offered as ``<prefix>__<tool>``: the prefix is the config table's
 name, or for a server from a flag the name it gives itself (made safe for a tool name,
-and made unique).
+and made unique). A tool whose name a provider would refuse is offered under a safe one
+(see :mod:`.mcp_names`; ``/mcp`` shows both).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import anyio
 from yoagent.mcp import PREFIX_SEPARATOR, McpClient, McpError, McpToolSource
 
 from .mcp_config import McpServerSpec
+from .mcp_names import ProviderSafeTools, RenamedTool
 from .settings import SERVER_NAME_LIMIT
 
 LIST_TIMEOUT = 10.0
@@ -43,7 +45,7 @@ class ConnectedServer:
     spec: McpServerSpec
     prefix: str
     client: McpClient
-    source: McpToolSource
+    source: ProviderSafeTools
     tool_count: int
     """How many tools it offered when it connected."""
 
@@ -59,7 +61,7 @@ class McpServers:
         self.servers = list(servers)
 
     @property
-    def sources(self) -> list[McpToolSource]:
+    def sources(self) -> list[ProviderSafeTools]:
         """The tool sources to give the agent."""
         return [server.source for server in self.servers]
 
@@ -96,7 +98,12 @@ class McpServers:
                     f"{server.prefix} ({where}{asks}): no tool list within {LIST_TIMEOUT:g} s"
                 )
                 continue
-            tools = [tool.name for tool in listed]
+            tools = [
+                f"{tool.name} (the server's {tool.original})"
+                if isinstance(tool, RenamedTool)
+                else tool.name
+                for tool in listed
+            ]
             lines.append(f"{server.prefix} ({where}{asks}): {len(tools)} tools")
             if tools:
                 lines.append(f"  {', '.join(tools)}")
@@ -164,7 +171,7 @@ async def connect_servers(
                 raise _start_error(spec, error, config_file) from None
             prefix = _prefix(client.server_name, spec, taken - {spec.name} if spec.name else taken)
             taken.add(prefix)
-            source = McpToolSource(client, prefix=prefix)
+            source = ProviderSafeTools(McpToolSource(client, prefix=prefix), prefix)
             tools = await source.tools()
             connected.append(ConnectedServer(spec, prefix, client, source, len(tools)))
         yield McpServers(connected)
