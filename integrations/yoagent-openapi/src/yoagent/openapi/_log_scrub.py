@@ -104,7 +104,8 @@ _factory: RecordFactory | None = None  # the record factory installed here
 def _scrubbing(previous: RecordFactory) -> RecordFactory:
     def make_record(name: str, *args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(name, *args, **kwargs)
-        if _filter.active and guarded_name(name):
+        # The cheapest test first: most records are of other loggers.
+        if name.startswith(_GUARDED) and _filter.active and guarded_name(name):
             _filter.scrub_record(record)
         return record
 

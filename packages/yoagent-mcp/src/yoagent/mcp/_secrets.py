@@ -148,6 +148,7 @@ class _ScrubLogs(logging.Filter):
 _PREFIXES: Final = ("mcp", "mcp_types", "httpx2", "httpcore2")
 _BELOW: Final = tuple(f"{prefix}." for prefix in _PREFIXES)
 _EXACT: Final = ("client",)
+_ROOTS: Final = (*_PREFIXES, *_EXACT)
 
 RecordFactory = Callable[..., logging.LogRecord]
 
@@ -165,7 +166,8 @@ def guarded_name(name: str) -> bool:
 def _scrubbing(previous: RecordFactory) -> RecordFactory:
     def make_record(name: str, *args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(name, *args, **kwargs)
-        if _filter.active and guarded_name(name):
+        # The cheapest test first: most records are of other loggers.
+        if name.startswith(_ROOTS) and _filter.active and guarded_name(name):
             _filter.scrub_record(record)
         return record
 
