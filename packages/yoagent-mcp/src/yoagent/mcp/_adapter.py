@@ -26,10 +26,10 @@ class McpToolAdapter:
     The name is the server's, or ``<prefix>__<name>`` with ``prefix`` (to tell apart
     two servers' tools of the same name), made one every provider accepts
     (``^[a-zA-Z0-9_-]{1,64}$``): a name that is not is cut if need be, its other
-    characters replaced by ``_``, and ends in a hash of the server's name
-    (``files.read`` → ``files_read_<8 hex digits>``); ``name`` sets it outright. The server
-    is always called by its own name, ``tool.name``. The description and input schema
-    are the server's, passed through. A result's ``is_error`` fails the call with the result's
+    characters replaced by ``_``, and ends in a hash of the server's name (``files.read``
+    → ``files_read_<8 hex digits>``); ``name`` sets it outright. The server is always
+    called by its own name, ``tool.name``. The description and input schema are the
+    server's, passed through. A result's ``is_error`` fails the call with the result's
     text (the model reads it; ``details`` keeps any structured content). A server that
     is gone, times out or refuses fails the call with the :class:`McpError` text.
     ``call_timeout`` defaults to the client's.
