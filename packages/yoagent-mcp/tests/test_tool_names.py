@@ -7,13 +7,14 @@ import hashlib
 import logging
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp_helpers import TESTS
 
-from yoagent.core import ToolContext
-from yoagent.mcp import McpClient, McpToolAdapter, McpToolSource
+from yoagent.core import Agent, MockProvider, ModelConfig, ToolContext
+from yoagent.mcp import McpClient, McpToolAdapter, McpToolSource, with_mcp_server_stdio
 from yoagent.mcp._names import provider_tool_name
 
 HOSTILE_SERVER = TESTS / "servers" / "hostile_names_server.py"
@@ -162,3 +163,15 @@ async def test_a_tool_listed_twice_is_offered_once_and_warned_about_once(
     assert warnings == [
         "MCP server stdio server lists the tool 'search' more than once; offering the first"
     ]
+
+
+async def test_a_bad_prefix_fails_before_the_server_is_started(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    script = f"open({str(started)!r}, 'w').close()"
+    agent = Agent.from_provider(MockProvider.text("unused"), ModelConfig.mock())
+
+    with pytest.raises(ValueError, match=r"prefix 'my\.server' must be 1 to 40"):
+        async with with_mcp_server_stdio(agent, sys.executable, ["-c", script], prefix="my.server"):
+            pass
+
+    assert not started.exists() and agent.tool_sources == []

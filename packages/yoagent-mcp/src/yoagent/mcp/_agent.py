@@ -23,8 +23,8 @@ async def with_mcp_server(
     follow the server's ``list_changed`` and are withdrawn if the server goes. Leaving
     the block removes the source and closes the connection.
     """
+    source = McpToolSource(client, prefix=prefix)  # a bad prefix fails before connecting
     async with client:
-        source = McpToolSource(client, prefix=prefix)
         agent.tool_sources.append(source)
         try:
             yield client
