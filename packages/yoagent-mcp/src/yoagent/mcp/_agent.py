@@ -23,8 +23,8 @@ async def with_mcp_server(
     ``settings.tool_sources``: they follow the server's ``list_changed`` and are withdrawn
     if the server goes. Leaving the block removes the source and closes the connection.
     """
+    source = McpToolSource(client, prefix=prefix)  # a bad prefix fails before connecting
     async with client:
-        source = McpToolSource(client, prefix=prefix)
         sources = agent.settings.tool_sources
         agent.settings = agent.settings.replace(tool_sources=(*sources, source))
         try:
