@@ -174,4 +174,4 @@ async def test_a_bad_prefix_fails_before_the_server_is_started(tmp_path: Path) -
         async with with_mcp_server_stdio(agent, sys.executable, ["-c", script], prefix="my.server"):
             pass
 
-    assert not started.exists() and agent.tool_sources == []
+    assert not started.exists() and agent.settings.tool_sources == ()
