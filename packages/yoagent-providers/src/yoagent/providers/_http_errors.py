@@ -136,6 +136,12 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
         what = "connecting timed out"
     elif isinstance(exc, httpx.ReadTimeout):
         what = "the stream stalled (no data within the read timeout)"
+    elif isinstance(exc, httpx.PoolTimeout):
+        # Only a caller's own client has a connection cap (the shared ones have none).
+        what = (
+            "no connection of the HTTP client's pool was free within its pool timeout "
+            "(all its httpx.Limits.max_connections were in use)"
+        )
     elif isinstance(exc, httpx.TimeoutException):
         what = "the request timed out"
     elif isinstance(exc, httpx.ConnectError):
