@@ -6,6 +6,7 @@ import json
 import logging
 import re
 
+import anyio
 import httpx
 import pytest
 import respx
@@ -264,7 +265,15 @@ async def test_an_overflow_phrase_after_a_long_preamble_is_still_an_overflow() -
 
 
 @pytest.mark.parametrize(
-    "base_url", ["api.openai.com/v1", "ftp://example.test/v1", "http://[::1/v1"]
+    "base_url",
+    [
+        "api.openai.com/v1",
+        "ftp://example.test/v1",
+        "http://[::1/v1",
+        "http://127.0.0.1:99999/v1",
+        "http://127.0.0.1:0/v1",
+        "http:///v1",
+    ],
 )
 async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
     base_url: str,
@@ -276,6 +285,26 @@ async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
     assert caught.value.kind is ErrorKind.OTHER
     assert not caught.value.kind.retryable
     assert "base_url" in caught.value.message
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("api", list(PROTOCOLS), ids=[a.value for a in PROTOCOLS])
+def test_an_out_of_range_port_is_a_configuration_error_on_every_backend(
+    api: ApiProtocol, backend: str
+) -> None:
+    # The socket layer raised OverflowError: an ExceptionGroup under asyncio, a retried
+    # NETWORK error under trio.
+    model = PROTOCOLS[api].model(base_url="http://127.0.0.1:99999/v1")
+
+    async def main() -> ProviderError:
+        async with PROTOCOLS[api].provider(model) as provider:
+            with pytest.raises(ProviderError) as caught:
+                await provider.stream(stream_config(model), lambda d: None)  # type: ignore[attr-defined]
+        return caught.value
+
+    error = anyio.run(main, backend=backend)
+    assert error.kind is ErrorKind.OTHER
+    assert "port 99999 is out of range" in error.message
 
 
 def _in_stream_error(api: ApiProtocol) -> bytes:

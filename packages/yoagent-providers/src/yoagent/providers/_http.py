@@ -23,6 +23,7 @@ from ._http_errors import (
     from_stream_error,
     from_transport,
     malformed,
+    url_problem,
 )
 from ._json import as_dict, parse_json
 from ._pool import DEFAULT_TIMEOUT, shared_client
@@ -38,6 +39,7 @@ __all__ = [
     "check_headers",
     "encode_body",
     "key_variables",
+    "merge_headers",
     "resolve_key",
 ]
 
@@ -111,6 +113,16 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
         origin, key = found
     check_key(key, origin)
     return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
+
+
+def merge_headers(ours: Mapping[str, str], user: Mapping[str, str]) -> dict[str, str]:
+    """``ours`` with ``user``'s headers added last: a user header replaces ours of the same
+    name in any case (HTTP names are case-insensitive, and httpx would send ``Authorization``
+    and ``authorization`` as two headers), keeping the user's spelling."""
+    merged: dict[str, tuple[str, str]] = {}
+    for name, value in (*ours.items(), *user.items()):
+        merged[name.lower()] = (name, value)
+    return dict(merged.values())
 
 
 def check_headers(headers: Mapping[str, str]) -> None:
@@ -196,7 +208,10 @@ class Transport:
         (cancellation included) closes the response.
         """
         check_headers(headers)
-        sent = {"accept-encoding": ACCEPT_ENCODING, **headers}
+        problem = url_problem(url)
+        if problem is not None:
+            raise bad_url(problem, key)
+        sent = merge_headers({"accept-encoding": ACCEPT_ENCODING}, headers)
         timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
         try:
             client = self.client_for(url)
@@ -214,7 +229,7 @@ class Transport:
         except httpx.HTTPError as exc:
             raise from_transport(exc, key) from None
         except httpx.InvalidURL as exc:
-            raise bad_url(exc, key) from None
+            raise bad_url(str(exc), key) from None
 
     async def post(
         self,

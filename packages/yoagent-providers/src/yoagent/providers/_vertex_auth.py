@@ -38,7 +38,7 @@ import httpx
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
 
 from ._http import check_key, header_secrets
-from ._http_errors import KeySource, from_http_status, from_transport, scrub
+from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
 from ._rs256 import KeyFormatError, load_private_key, sign
 
@@ -234,6 +234,11 @@ async def _exchange(
 ) -> tuple[str, int]:
     """POST ``form`` to the token endpoint; the access token and its lifetime in seconds."""
     secrets = (*source.secrets, *form.values())
+    problem = url_problem(token_uri)
+    if problem is not None:
+        raise ProviderError(
+            ErrorKind.AUTH, f"the token_uri in {source.origin} cannot be used: {problem}"
+        )
     try:
         response = await client_for(token_uri).post(token_uri, data=form, timeout=_TOKEN_TIMEOUT)
     except httpx.HTTPError as exc:
