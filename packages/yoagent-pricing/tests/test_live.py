@@ -123,6 +123,27 @@ async def test_a_fetch_that_outlasts_its_timeout_falls_back() -> None:
     assert resolve_cost(HAIKU) == HAIKU_BUNDLED
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:99999/api.json", "Port out of range"),
+        ("ftp://prices.example/api.json", "not an http or https URL"),
+        ("http:///api.json", "no host"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_url_no_request_can_go_to_falls_back_with_the_reason(
+    url: str, reason: str, backend: str
+) -> None:
+    # An out-of-range port escaped enable_live as an ExceptionGroup([OverflowError]).
+    live = anyio.run(enable_live, PriceSource.models_dev(url), backend=backend)
+    assert live.fell_back
+    assert live.origin.fetch_error is not None
+    assert reason in live.origin.fetch_error.reason
+    assert str(live.origin.fetch_error).startswith(f"GET {url}: ")
+    assert resolve_cost(HAIKU) == HAIKU_BUNDLED
+
+
 async def test_a_price_file_source_is_read_in_the_file_format() -> None:
     url = "https://prices.example/yoagent.json"
     body = {

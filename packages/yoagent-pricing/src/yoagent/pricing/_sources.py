@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -103,7 +104,27 @@ def parse_source(source: PriceSource, body: bytes) -> FetchReport:
     return FetchReport(table=table, ignored_fields=table.ignored_fields)
 
 
+def _url_problem(url: str) -> str | None:
+    """Why no request can go to ``url``, or ``None``: checked first, because an
+    out-of-range port fails deep in the socket layer (an ``OverflowError`` that escaped)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        return f"not a usable URL ({error})"
+    if parts.scheme not in ("http", "https"):
+        return "not an http or https URL"
+    if not parts.hostname:
+        return "the URL has no host"
+    if port == 0:
+        return "not a usable URL (port 0)"
+    return None
+
+
 async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_prices)
+    problem = _url_problem(url)
+    if problem is not None:
+        raise PriceFetchError(url, problem)
     import httpx  # only live pricing needs it
 
     headers = {"accept": "application/json", "user-agent": "yoagent-pricing"}
