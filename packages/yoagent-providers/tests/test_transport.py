@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
@@ -63,6 +65,34 @@ async def test_cancellation_closes_the_response(server: ScriptedSseServer) -> No
     assert scope.cancelled_caught
     assert await anyio.to_thread.run_sync(server.disconnected.wait, 5)
     assert server.disconnects == 1
+
+
+ERROR_THEN_MORE = (
+    b'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"boom"}}\n\n'
+    + b": more\n\n" * 20_000
+)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_stream_left_early_closes_its_body_reader_at_once(
+    server: ScriptedSseServer, backend: str
+) -> None:
+    # An error event ends the reply with the body still flowing: the reader of the body
+    # was left to the garbage collector (trio warned that it was never closed).
+    server.enqueue(ScriptedReply([ERROR_THEN_MORE[:100], ERROR_THEN_MORE[100:]], delay=0.05))
+    config = stream_config(anthropic_config(base_url=server.url))
+
+    async def main() -> None:
+        with pytest.raises(ProviderError, match="boom"):
+            await AnthropicProvider(config.model).stream(config, lambda d: None)
+        gc.collect()
+        await anyio.sleep(0.1)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        anyio.run(main, backend=backend)
+        gc.collect()
+    assert [str(w.message) for w in caught if "bounded_body" in str(w.message)] == []
 
 
 def test_providers_are_found_through_entry_points() -> None:

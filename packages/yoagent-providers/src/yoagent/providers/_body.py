@@ -11,7 +11,7 @@ they are all the request advertises (``accept-encoding: gzip, deflate``).
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass
 
 from yoagent.core import ErrorKind, ProviderError
@@ -83,7 +83,7 @@ class _Inflater:
 
 async def bounded_body(
     raw: AsyncIterator[bytes], content_encoding: str, limits: StreamLimits
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes]:
     """The decompressed body of ``raw``, refused once it passes ``limits.max_body_bytes``."""
     encoding = content_encoding.strip().lower()
     if encoding in ("gzip", "x-gzip", "deflate"):

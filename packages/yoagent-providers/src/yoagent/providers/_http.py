@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from typing import Any, Protocol, Self, TypedDict
 
 import anyio
@@ -225,7 +225,11 @@ class Transport:
                     # Some gateways answer an error as JSON with a 200 status.
                     raise _json_reply_error(await _read_capped(response), key)
                 encoding = response.headers.get("content-encoding", "")
-                yield bounded_body(response.aiter_raw(), encoding, self.limits)
+                # Closed here, not by the garbage collector, when the reader stops early.
+                async with aclosing(
+                    bounded_body(response.aiter_raw(), encoding, self.limits)
+                ) as decoded:
+                    yield decoded
         except httpx.HTTPError as exc:
             raise from_transport(exc, key) from None
         except httpx.InvalidURL as exc:
