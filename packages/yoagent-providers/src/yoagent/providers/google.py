@@ -38,6 +38,6 @@ class GoogleProvider(HttpProvider):
         base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
         model_id = quote(model.id.removeprefix("models/"), safe="")
         url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
-        reader = GeminiReader(config, sink, source, self.protocol)
+        reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         body = build_request_body(config, self.protocol)
         return await self._read_sse(url, headers, body, source, reader)

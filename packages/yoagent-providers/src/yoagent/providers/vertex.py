@@ -49,6 +49,6 @@ class VertexProvider(HttpProvider):
             f"{model.base_url.rstrip('/')}/publishers/google/models/{model_id}"
             ":streamGenerateContent?alt=sse"
         )
-        reader = GeminiReader(config, sink, source, self.protocol)
+        reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         body = build_request_body(config, self.protocol)
         return await self._read_sse(url, headers, body, source, reader)
