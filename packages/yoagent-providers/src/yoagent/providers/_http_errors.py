@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import httpx
@@ -36,7 +36,7 @@ class KeySource:
     """Environment variable (``ANTHROPIC_API_KEY``), ``ModelConfig.api_key``, or ``""``."""
     hint: str
     """The variable a user should set when no key was sent."""
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
 def scrub(text: str, secrets: Sequence[str]) -> str:

@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +53,9 @@ _TOKEN_TIMEOUT = httpx.Timeout(30.0)
 
 @dataclass(frozen=True, slots=True)
 class _Token:
-    value: str
+    value: str = field(repr=False)
     expires_at: float
-    secrets: tuple[str, ...]
+    secrets: tuple[str, ...] = field(repr=False)
 
 
 _cache: dict[tuple[str, int], _Token] = {}
