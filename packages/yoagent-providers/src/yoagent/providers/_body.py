@@ -3,8 +3,9 @@
 httpx inflates a whole network chunk at once (a 64 KiB gzip chunk can grow to 64 MiB),
 and nothing caps the total, so a small compressed body could take gigabytes (issue 10.6:
 0.5 MB of gzip grew to 3.1 GB). Here the raw bytes are inflated at most
-:data:`INFLATE_STEP` bytes at a time and the decompressed total is capped by
-:attr:`StreamLimits.max_body_bytes`. Only ``gzip`` and ``deflate`` are accepted, and
+:data:`INFLATE_STEP` bytes at a time and the decompressed total is capped: by
+:attr:`StreamLimits.max_body_bytes` for a stream, by the caller's limit for an error
+body or a token reply (:func:`read_prefix`). Only ``gzip`` and ``deflate`` are accepted, and
 they are all the request advertises (``accept-encoding: gzip, deflate``).
 """
 
@@ -79,6 +80,33 @@ class _Inflater:
             pending = self._decoder.unconsumed_tail
             if not pending and len(out) < INFLATE_STEP:
                 return
+
+
+async def read_prefix(raw: AsyncIterator[bytes], content_encoding: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the decompressed body of ``raw``, for an error message.
+
+    Never raises for the body itself: a corrupt one gives what was read before the
+    damage, an unsupported encoding gives nothing (the status still says what failed).
+    """
+    encoding = content_encoding.strip().lower()
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        inflater: _Inflater | None = _Inflater("deflate" if encoding == "deflate" else "gzip")
+    elif encoding in ("", "identity"):
+        inflater = None
+    else:
+        return b""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in raw:
+            for piece in inflater.steps(chunk) if inflater is not None else (chunk,):
+                parts.append(piece)
+                size += len(piece)
+                if size >= limit:
+                    return b"".join(parts)[:limit]
+    except ProviderError:  # corrupt compressed data
+        pass
+    return b"".join(parts)
 
 
 async def bounded_body(

@@ -15,7 +15,7 @@ import httpx
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.keys import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
 
-from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
+from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
 from ._http_errors import (
     KeySource,
     bad_url,
@@ -293,14 +293,8 @@ async def _drain(chunks: AsyncIterator[bytes]) -> None:
 
 
 async def _read_capped(response: httpx.Response) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        parts.append(chunk)
-        size += len(chunk)
-        if size >= _MAX_ERROR_BODY:
-            break
-    return b"".join(parts)[:_MAX_ERROR_BODY]
+    encoding = response.headers.get("content-encoding", "")
+    return await read_prefix(response.aiter_raw(), encoding, _MAX_ERROR_BODY)
 
 
 def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:
