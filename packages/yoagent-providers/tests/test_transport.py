@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import time
 import warnings
 from collections.abc import AsyncIterator, Iterator
 
@@ -20,7 +21,7 @@ from provider_helpers import (
 from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
-from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider, StreamLimits
 from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
 
 
@@ -52,6 +53,35 @@ async def test_a_stalled_stream_ends_with_a_network_error(server: ScriptedSseSer
             await provider.stream(config, lambda d: None)
     assert caught.value.kind is ErrorKind.NETWORK
     assert "stalled" in caught.value.message
+
+
+async def test_a_stream_of_keep_alive_comments_alone_ends_at_the_idle_limit(
+    server: ScriptedSseServer,
+) -> None:
+    # Comments reset the read timeout: `: ping` every few seconds kept a turn open forever.
+    server.enqueue(ScriptedReply([b": ping\n\n"] * 200, delay=0.05))  # 10 s of pings
+    config = stream_config(anthropic_config(base_url=server.url))
+    limits = StreamLimits(max_idle_seconds=0.5)
+    started = time.monotonic()
+    async with AnthropicProvider(config.model, limits=limits) as provider:
+        with anyio.fail_after(8), pytest.raises(ProviderError) as caught:
+            await provider.stream(config, lambda d: None)
+    assert caught.value.kind is ErrorKind.NETWORK
+    assert "StreamLimits.max_idle_seconds" in caught.value.message
+    assert time.monotonic() - started < 5  # generous: the machine is shared
+
+
+async def test_events_spaced_within_the_idle_limit_keep_a_stream_going(
+    server: ScriptedSseServer,
+) -> None:
+    body = anthropic_sse(anthropic_text("steady"))
+    events = [event + b"\n\n" for event in body.split(b"\n\n") if event]
+    server.enqueue(ScriptedReply([b": ping\n\n" + event for event in events], delay=0.1))
+    config = stream_config(anthropic_config(base_url=server.url))
+    limits = StreamLimits(max_idle_seconds=0.6)  # the whole reply takes longer
+    async with AnthropicProvider(config.model, limits=limits) as provider:
+        assert (await provider.stream(config, lambda d: None)).text == "steady"
+    assert len(events) * 0.1 > 0.6
 
 
 async def test_cancellation_closes_the_response(server: ScriptedSseServer) -> None:

@@ -25,7 +25,8 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamLimits:
-    """How large a streamed reply may get before it is refused with a ``ProviderError``.
+    """How large a streamed reply may get before it is refused with a ``ProviderError``,
+    and how long it may go without an event.
 
     Both are far above any real reply (a 128k-token answer streams ≈ 30 MiB of events,
     its largest event is the final copy of the whole reply); they stop a broken or
@@ -37,6 +38,12 @@ class StreamLimits:
     """The most bytes between two event boundaries (one event, or one unbroken line)."""
     max_body_bytes: int = 256 * MIB
     """The most bytes of decompressed body."""
+    max_idle_seconds: float | None = 300.0
+    """The longest an SSE stream may go without an event (``None``: no limit). Comments
+    and blank lines (``: ping``) do not count: they reset the read timeout, so a server
+    sending only those would otherwise hold a turn open forever. Past it the stream ends
+    with a ``NETWORK`` error. As generous as the read timeout: reasoning models can
+    think for minutes before their first event."""
 
 
 DEFAULT_LIMITS = StreamLimits()

@@ -265,12 +265,27 @@ class Transport:
     ) -> None:
         """POST ``body`` and hand each SSE event to ``on_event`` until it returns True.
 
-        Each event is at most ``limits.max_event_bytes``; otherwise as :meth:`post`.
+        Each event is at most ``limits.max_event_bytes``, and comes within
+        ``limits.max_idle_seconds`` of the previous one (or of the request); otherwise as
+        :meth:`post`.
         """
         reader = SseReader(self.limits)
+        idle = self.limits.max_idle_seconds
+        last_event = anyio.current_time()
 
         def feed(chunk: bytes) -> bool:
-            return any(on_event(event) for event in reader.feed(chunk))
+            nonlocal last_event
+            events = reader.feed(chunk)
+            now = anyio.current_time()
+            if events:
+                last_event = now
+            elif idle is not None and now - last_event > idle:
+                raise ProviderError(
+                    ErrorKind.NETWORK,
+                    f"the stream sent no complete event for {idle:g} s (keep-alive "
+                    "comments do not count; StreamLimits.max_idle_seconds)",
+                )
+            return any(on_event(event) for event in events)
 
         await self.post(url, headers, body, key, feed)
 
