@@ -89,29 +89,38 @@ class _Inflater:
                 return
 
 
+def _inflater_for(content_encoding: str) -> _Inflater | None:
+    """The inflater for a ``content-encoding`` (``None``: identity); an ``API`` error for
+    one that was not asked for."""
+    encoding = content_encoding.strip().lower()
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        return _Inflater("deflate" if encoding == "deflate" else "gzip")
+    if encoding in ("", "identity"):
+        return None
+    raise ProviderError(
+        ErrorKind.API,
+        f"the server sent an unsupported content-encoding {content_encoding!r} "
+        f"(asked for {ACCEPT_ENCODING})",
+    )
+
+
 async def read_prefix(raw: AsyncIterator[bytes], content_encoding: str, limit: int) -> bytes:
     """At most ``limit`` bytes of the decompressed body of ``raw``, for an error message.
 
     Never raises for the body itself: a corrupt one gives what was read before the
     damage, an unsupported encoding gives nothing (the status still says what failed).
     """
-    encoding = content_encoding.strip().lower()
-    if encoding in ("gzip", "x-gzip", "deflate"):
-        inflater: _Inflater | None = _Inflater("deflate" if encoding == "deflate" else "gzip")
-    elif encoding in ("", "identity"):
-        inflater = None
-    else:
-        return b""
     parts: list[bytes] = []
     size = 0
     try:
+        inflater = _inflater_for(content_encoding)
         async for chunk in raw:
             for piece in inflater.steps(chunk) if inflater is not None else (chunk,):
                 parts.append(piece)
                 size += len(piece)
                 if size >= limit:
                     return b"".join(parts)[:limit]
-    except ProviderError:  # corrupt compressed data
+    except ProviderError:  # an encoding not asked for, or corrupt compressed data
         pass
     return b"".join(parts)
 
@@ -120,17 +129,7 @@ async def bounded_body(
     raw: AsyncIterator[bytes], content_encoding: str, limits: StreamLimits
 ) -> AsyncGenerator[bytes]:
     """The decompressed body of ``raw``, refused once it passes ``limits.max_body_bytes``."""
-    encoding = content_encoding.strip().lower()
-    if encoding in ("gzip", "x-gzip", "deflate"):
-        inflater: _Inflater | None = _Inflater("deflate" if encoding == "deflate" else "gzip")
-    elif encoding in ("", "identity"):
-        inflater = None
-    else:
-        raise ProviderError(
-            ErrorKind.API,
-            f"the server sent an unsupported content-encoding {content_encoding!r} "
-            f"(asked for {ACCEPT_ENCODING})",
-        )
+    inflater = _inflater_for(content_encoding)
     total = 0
     async for chunk in raw:
         for piece in inflater.steps(chunk) if inflater is not None else (chunk,):
