@@ -257,6 +257,16 @@ async def test_a_refused_exchange_names_the_file_and_leaks_no_secret(
         ({"type": "external_account"}, "'external_account'"),
         ({"type": "authorized_user", "client_id": "c"}, "lacks client_secret, refresh_token"),
         ({"type": "service_account", "client_email": "e", "private_key": "nope"}, "cannot be used"),
+        (
+            {
+                "type": "authorized_user",
+                "client_id": "c",
+                "client_secret": CLIENT_SECRET,
+                "refresh_token": REFRESH,
+                "token_uri": "http://127.0.0.1:99999/token",
+            },
+            "port 99999 is out of range",
+        ),
     ],
 )
 async def test_unusable_credentials_files_are_auth_errors_saying_why(

@@ -106,7 +106,7 @@ def parse_source(source: PriceSource, body: bytes) -> FetchReport:
     return FetchReport(table=table, ignored_fields=table.ignored_fields)
 
 
-ACCEPT_ENCODING = "gzip, deflate"
+_ACCEPT_ENCODING = "gzip, deflate"
 _INFLATE_STEP = 64 * 1024
 
 
@@ -174,7 +174,7 @@ async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_
 
     headers = {
         "accept": "application/json",
-        "accept-encoding": ACCEPT_ENCODING,
+        "accept-encoding": _ACCEPT_ENCODING,
         "user-agent": "yoagent-pricing",
     }
     try:

@@ -97,7 +97,7 @@ class _LoopClients:
         try:
             yield
         finally:
-            self._closer = None  # a generator holds the loop's finalizer hook, so the loop
+            self._closer = None  # even finished, a generator holds its loop's finalizer hook
             await self.aclose()
 
     async def aclose(self) -> None:
