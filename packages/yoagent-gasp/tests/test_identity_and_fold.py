@@ -70,6 +70,29 @@ def test_the_identity_hash_is_the_manifest_recipe(tmp_path: Path) -> None:
     assert identity_hash(tmp_path) == PINNED
 
 
+@pytest.mark.parametrize("link", ["identity", "identity/elsewhere", "identity/IDENTITY.md"])
+def test_the_identity_hash_follows_no_symlink_as_the_recipe_does_not(
+    tmp_path: Path, link: str
+) -> None:
+    """``find identity -type f`` follows no symlink, not even a symlinked ``identity``
+    itself; a hash that did would vouch for files outside the repository."""
+    if shutil.which("sha256sum") is None or shutil.which("find") is None:
+        pytest.skip("needs find and sha256sum to run the manifest's recipe")
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    _identity_folder(outside)
+    _identity_folder(root)
+    target = root / link
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    target.symlink_to(outside / "identity" / ("IDENTITY.md" if link.endswith(".md") else ""))
+    shell = subprocess.run(
+        ["bash", "-c", RECIPE], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert identity_hash(root) == shell.stdout.split()[0]
+
+
 def test_the_identity_hash_changes_with_a_path_or_a_byte(tmp_path: Path) -> None:
     folder = _identity_folder(tmp_path)
     before = identity_hash(tmp_path)
