@@ -92,6 +92,41 @@ def test_a_process_killed_mid_run_leaves_a_foldable_log_and_the_next_open_closes
     assert all(report.passed for report in run_all(tmp_path / "clone"))
 
 
+def test_a_process_killed_mid_write_leaves_a_torn_line_the_next_open_cuts_before_closing_the_run(
+    repo_dir: Path, tmp_path: Path
+) -> None:
+    Recorder.init(repo_dir, "torn", NewGoal("survive a torn write"))
+    log = repo_dir / "state" / "events.jsonl"
+    child = _child("tear", repo_dir)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL, err
+    raw = log.read_bytes()
+    assert not raw.endswith(b"\n") and raw.endswith(b'"tool.ca')  # killed mid-line
+    crashed = fold_log(log)
+    assert crashed.torn_tail
+    (run,) = [e for e in crashed.events if e.kind == "run.started"]
+    goal = next(
+        n.id for n in crashed.graph.of_kind("goal") if n.props["title"] == "survive a torn write"
+    )
+
+    recorder = Recorder.open(repo_dir, ExistingGoal(goal))
+
+    whole = raw[: raw.rindex(b"\n") + 1]
+    assert log.read_bytes().startswith(whole)
+    run_id = run.payload["run_id"]
+    assert recorder.repairs == [
+        f"cut a partial last line ({len(raw) - len(whole)} bytes after byte {len(whole)}) "
+        "from state/events.jsonl: a writer died mid-append, and what it was writing is lost",
+        f"closed the run {run_id}, which a writer left open, as interrupted",
+    ]
+    node = recorder.graph().node(run_id)
+    assert node is not None and node.props["outcome"] == "interrupted"
+    assert fold_log(log).clean
+    clone = restore(repo_dir, tmp_path / "clone")
+    assert clone.graph.same_as(recorder.graph())
+    assert all(report.passed for report in run_all(tmp_path / "clone"))
+
+
 def test_two_processes_race_for_the_lease_and_exactly_one_writes(
     repo_dir: Path, tmp_path: Path
 ) -> None:
