@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from yoagent.gasp import (
     ManifestError,
     fold_events,
     identity_hash,
+    new_id,
     read_manifest,
     summarize,
 )
@@ -233,3 +235,13 @@ def test_fingerprints_key_on_what_identifies_a_call() -> None:
     other = args_fingerprint("search", {"pattern": "x", "path": "."})
     assert other == f"search:{fnv1a_64(whole_args):016x}"
     assert args_fingerprint("read_file", "not an object").startswith("read_file:")  # type: ignore[arg-type]
+
+
+def test_ids_are_uuid4_hex_as_the_reference_writes_them() -> None:
+    ids = {new_id("event") for _ in range(2000)}
+    assert len(ids) == 2000
+    for value in ids:
+        prefix, _, digits = value.partition("_")
+        parsed = uuid.UUID(hex=digits)
+        assert prefix == "event" and parsed.hex == digits
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -271,8 +271,8 @@ class AgentRepo:
 
     def _commit_tracked_log(self, message: str, committed: git.Blob) -> str | None:
         """The hot path: one ``git commit -- <log>`` (no ``add``: the path is tracked)."""
-        content = self.log_path.read_bytes()
-        if len(content) == committed.size:
+        if self.log_path.stat().st_size == committed.size:  # else it changed: no need to read it
+            content = self.log_path.read_bytes()
             header = b"blob %d\0" % len(content)
             if (
                 hashlib.sha1(header + content, usedforsecurity=False).hexdigest()
