@@ -16,8 +16,8 @@ import threading
 from collections.abc import Iterable
 
 from ._json import as_object
-from ._mapping import Entry, OpenRun
-from .envelope import Event
+from ._mapping import INTERRUPTED, Entry, OpenRun, finish_entries
+from .envelope import Actor, Event
 from .fold import LOG_PATH, Fold, read_log
 from .graph import Graph
 from .lease import Lease
@@ -45,7 +45,7 @@ class Appender:
         """The log folded, as of this writer's last look (guarded by :attr:`lock`)."""
         self.lock = threading.Lock()
         self.repairs: list[str] = []
-        """What catching up repaired (a torn tail cut), one line each."""
+        """What this writer repaired (a torn tail cut, a stale run closed), one each."""
         self._running: dict[str, OpenRun] = {}
         self._seen = 0
         """Bytes of the log folded so far."""
@@ -57,6 +57,17 @@ class Appender:
         """Runs started in the log and never finished, in log order, as of the last
         :meth:`sync` (or of this writer's own appends since)."""
         return list(self._running.values())
+
+    def close_stale_runs(self, actor: Actor, ts: int) -> list[Entry]:
+        """The entries closing, as ``interrupted``, every run the log holds open — call it
+        right after :meth:`sync`: under the lease, no live writer has a run open."""
+        entries: list[Entry] = []
+        for run in self.open_runs:
+            repair = f"closed the run {run.run_id}, which a writer left open, as interrupted"
+            logger.warning("%s", repair)
+            self.repairs.append(repair)
+            entries += finish_entries(actor, run, INTERRUPTED, ts)
+        return entries
 
     def sync(self) -> None:
         """Take or renew the lease, then fold what the log gained since the last look."""

@@ -19,22 +19,20 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import socket
-import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final
 
 import anyio
 
 from yoagent.core import AnyEvent
 
 from ._appender import Appender
-from ._mapping import INTERRUPTED, Entry, RunMapper, finish_entries, goal_entries
+from ._mapping import RunMapper, goal_entries
+from ._run_writer import RunWriter
 from .envelope import Actor, new_id, now_ms
 from .graph import Graph
 from .lease import DEFAULT_TTL, Lease, LeaseError
@@ -105,7 +103,7 @@ class Recorder:
         """Applied to every task, argument and output text before it is logged; replace it
         to redact secrets (the log is meant to be cloned and shared)."""
         self._appender = Appender(repo, Lease(repo.root, worker_id, lease_ttl))
-        self._writer: _RunWriter | None = None
+        self._writer: RunWriter | None = None
         self.goal_id = self._open(goal)
 
     def _open(self, goal: GoalRef) -> str:
@@ -122,7 +120,7 @@ class Recorder:
                         f"goal {goal.goal_id} is not in this repository's graph"
                     )
             ts = now_ms()
-            entries = self.close_stale_runs(ts)
+            entries = appender.close_stale_runs(self.actor, ts)
             goal_id = goal.goal_id if isinstance(goal, ExistingGoal) else new_id("goal")
             if isinstance(goal, NewGoal):
                 entries += goal_entries(self.actor, goal_id, goal.title, ts)
@@ -137,17 +135,6 @@ class Recorder:
         finally:
             appender.release()
         return goal_id
-
-    def close_stale_runs(self, ts: int) -> list[Entry]:
-        """The entries closing, as ``interrupted``, every run the log holds open (call it
-        under the lease, right after a sync: then no live writer has a run open)."""
-        entries: list[Entry] = []
-        for run in self._appender.open_runs:
-            repair = f"closed the run {run.run_id}, which a writer left open, as interrupted"
-            logger.warning("%s", repair)
-            self._appender.repairs.append(repair)
-            entries += finish_entries(self.actor, run, INTERRUPTED, ts)
-        return entries
 
     @classmethod
     def init(
@@ -224,12 +211,15 @@ class Recorder:
             if not writer.closing:
                 raise RecorderBusyError("a recording is still open; close it before the next run")
             writer.join()  # a dropped recording still finishing its run
-        writer = _RunWriter(self, task)
+        mapper = RunMapper(self.actor, self.goal_id, task, self.summarizer)
+        goal_id = self.goal_id
+
+        def commit(run_id: str, outcome: str) -> str | None:
+            return self.repo.commit_run(run_id, goal_id, outcome)
+
+        writer = RunWriter(self._appender, mapper, commit)
         self._writer = writer
         return Recording(writer, forward)
-
-
-_CLOSE: Final = object()
 
 
 class Recording:
@@ -241,7 +231,7 @@ class Recording:
     recording dropped without being closed, once it is garbage-collected.
     """
 
-    def __init__(self, writer: _RunWriter, forward: EventSink | None) -> None:
+    def __init__(self, writer: RunWriter, forward: EventSink | None) -> None:
         self._writer = writer
         self._forward = forward
         # The writer thread holds no reference to this handle: when the handle is garbage,
@@ -339,129 +329,3 @@ class Recording:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-class _RunWriter:
-    """One run's writer thread and its state: maps the queued events, appends them, and
-    commits once the run ends. It never references its :class:`Recording`."""
-
-    def __init__(self, recorder: Recorder, task: str) -> None:
-        self.recorder = recorder
-        self.appender = recorder._appender  # pyright: ignore[reportPrivateUsage]
-        self.mapper = RunMapper(recorder.actor, recorder.goal_id, task, recorder.summarizer)
-        self.queue: queue.SimpleQueue[tuple[object, int]] = queue.SimpleQueue()
-        self.closing = False
-        self.error: BaseException | None = None
-        self.commit: str | None = None
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._work, name="yoagent-gasp-writer", daemon=True)
-        self._thread.start()
-
-    @property
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
-    def put(self, event: AnyEvent) -> None:
-        if not self.closing:
-            self.queue.put((event, now_ms()))
-
-    def close(self) -> None:
-        """Queue the end of the recording (once)."""
-        with self._lock:
-            if not self.closing:
-                self.closing = True
-                self.queue.put((_CLOSE, now_ms()))
-
-    def close_dropped(self) -> None:
-        """The recording was garbage-collected: close it, and say so if it was open."""
-        if not self.closing:
-            logger.warning(
-                "a GASP recording was garbage-collected without close(); closing its run "
-                "(call close() or use it as a with block)"
-            )
-            self.close()
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def _work(self) -> None:
-        appender = self.appender
-        closing = False
-        quiet = appender.lease.ttl_ms / 4000  # renew well before a quiet run's lease ends
-        while not closing:
-            try:
-                batch = [self.queue.get(timeout=quiet)]
-            except queue.Empty:
-                self._keep_lease()
-                continue
-            while True:
-                try:
-                    batch.append(self.queue.get_nowait())
-                except queue.Empty:
-                    break
-            entries: list[Entry] = []
-            for item, ts in batch:
-                if item is _CLOSE:
-                    closing = True
-                    break
-                if self.error is None:
-                    try:
-                        entries += self._map(item, ts)  # pyright: ignore[reportArgumentType]
-                    except Exception as error:
-                        self._fail(error)
-            if closing and self.error is None:
-                try:
-                    entries += self.mapper.finish(now_ms())
-                except Exception as error:
-                    self._fail(error)
-            if self.error is None:
-                try:
-                    self._write(entries)
-                except Exception as error:
-                    self._fail(error)
-        if self.error is not None:
-            try:
-                appender.release()
-            except Exception:
-                logger.exception("could not release the lease after a recording failure")
-
-    def _keep_lease(self) -> None:
-        """A long tool call sends no events: renew the lease of an open run anyway."""
-        mapper = self.mapper
-        if self.error is None and mapper.run is not None and not mapper.finished:
-            try:
-                self.appender.lease.acquire()
-            except Exception as error:
-                self._fail(error)
-
-    def _map(self, event: AnyEvent, ts: int) -> list[Entry]:
-        mapper = self.mapper
-        started = mapper.started
-        entries = mapper.take(event, ts)
-        if not started and mapper.started:
-            # The run starts: read the log as it is now, under the lease, and close the runs
-            # dead writers (or a failed recording) left open before this one.
-            self.appender.sync()
-            entries = self.recorder.close_stale_runs(ts) + entries
-        return entries
-
-    def _write(self, entries: list[Entry]) -> None:
-        if not entries:
-            return
-        self.appender.write(entries)
-        mapper = self.mapper
-        if mapper.run is not None and mapper.finished and self.commit is None:
-            self.commit = self.recorder.repo.commit_run(
-                mapper.run.run_id, self.recorder.goal_id, mapper.outcome
-            )
-            self.appender.release()
-
-    def _fail(self, error: BaseException) -> None:
-        self.error = error
-        run = self.mapper.run
-        logger.error(
-            "GASP recording of run %s failed; recording stops, the run goes on: %s",
-            None if run is None else run.run_id,
-            error,
-            exc_info=error,
-        )
