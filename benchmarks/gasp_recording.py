@@ -14,7 +14,9 @@ the median of ``--repeat`` runs per variant is reported.
 Where the recorded run's fixed cost goes: "after the run" is the wait from the loop's
 last event to the end of the ``async with`` block (the writer catching up with the queued
 events, its last fsync, and the commit); "commit" is the ``git commit`` alone, on the
-repository the runs grow (its log gains one run's lines each time).
+repository the runs grow (its log gains one run's lines each time). CPU is the time this
+process (every thread) and its git children spent, a steadier figure than wall time on a
+loaded machine.
 
 Target: recording costs ≤ 5 % of the run's wall time.
 """
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -100,11 +103,17 @@ def agent(turns: int, latency_ms: float) -> Agent:
     )
 
 
-async def plain(turns: int, latency_ms: float) -> float:
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and of its finished children (git)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+async def plain(turns: int, latency_ms: float) -> tuple[float, float]:
     runner = agent(turns, latency_ms)
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     await runner.prompt("do the work")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, cpu_seconds() - cpu
 
 
 class Timed:
@@ -126,17 +135,19 @@ class Timed:
         repo.commit_run = timed_commit  # type: ignore[method-assign]
 
 
-async def recorded(recorder: Recorder, timed: Timed, turns: int, latency_ms: float) -> float:
+async def recorded(
+    recorder: Recorder, timed: Timed, turns: int, latency_ms: float
+) -> tuple[float, float]:
     runner = agent(turns, latency_ms)
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     async with recorder.recording("do the work") as recording:
         await runner.prompt("do the work", on_event=recording)
         ended = time.perf_counter()
-    elapsed = time.perf_counter() - start
+    elapsed, used = time.perf_counter() - start, cpu_seconds() - cpu
     timed.after.append(time.perf_counter() - ended)
     if recording.error is not None or recording.commit is None:
         raise SystemExit(f"recording failed: {recording.error}")
-    return elapsed
+    return elapsed, used
 
 
 def _ms(values: list[float]) -> float:
@@ -150,12 +161,13 @@ async def measure(turns: int, latency_ms: float, repeat: int, root: Path) -> dic
     await recorded(recorder, timed, turns, latency_ms)
     timed.after.clear()
     timed.commit.clear()
-    plain_s: list[float] = []
-    recorded_s: list[float] = []
+    plain_runs: list[tuple[float, float]] = []
+    recorded_runs: list[tuple[float, float]] = []
     for _ in range(repeat):
-        plain_s.append(await plain(turns, latency_ms))
-        recorded_s.append(await recorded(recorder, timed, turns, latency_ms))
-    base, rec = statistics.median(plain_s), statistics.median(recorded_s)
+        plain_runs.append(await plain(turns, latency_ms))
+        recorded_runs.append(await recorded(recorder, timed, turns, latency_ms))
+    base = statistics.median(wall for wall, _ in plain_runs)
+    rec = statistics.median(wall for wall, _ in recorded_runs)
     log = recorder.repo.log_path.read_bytes()
     return {
         "latency_ms": latency_ms,
@@ -163,6 +175,8 @@ async def measure(turns: int, latency_ms: float, repeat: int, root: Path) -> dic
         "recorded_ms": round(rec * 1000, 1),
         "overhead_ms": round((rec - base) * 1000, 1),
         "overhead_pct": round((rec - base) / base * 100, 2),
+        "plain_cpu_ms": _ms([cpu for _, cpu in plain_runs]),
+        "recorded_cpu_ms": _ms([cpu for _, cpu in recorded_runs]),
         "after_run_ms": _ms(timed.after),
         "commit_ms": _ms(timed.commit),
         "events_per_run": (log.count(b"\n") - 2) // (repeat + 1),
@@ -208,14 +222,14 @@ def main() -> None:
     )
     print(
         "| model latency / reply | unrecorded | recorded | recording costs | share of the run "
-        "| after the run | of which commit |"
+        "| after the run | of which commit | CPU unrecorded / recorded |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
             f"| {row['latency_ms']:g} ms | {row['plain_ms']} ms | {row['recorded_ms']} ms "
             f"| {row['overhead_ms']} ms | {row['overhead_pct']} % | {row['after_run_ms']} ms "
-            f"| {row['commit_ms']} ms |"
+            f"| {row['commit_ms']} ms | {row['plain_cpu_ms']} / {row['recorded_cpu_ms']} ms |"
         )
     print(
         f"\nevents per run: {rows[0]['events_per_run']}; log at the end: "
