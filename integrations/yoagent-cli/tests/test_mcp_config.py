@@ -9,7 +9,6 @@ import pytest
 
 from yoagent.cli.confirm import ConfirmMiddleware, describe
 from yoagent.cli.mcp_config import McpServerSpec, config_servers, flag_servers
-from yoagent.cli.mcp_names import ProviderSafeTools
 from yoagent.cli.mcp_servers import ConnectedServer, McpServers, _prefix  # pyright: ignore[reportPrivateUsage]
 from yoagent.cli.prices import PricingMode
 from yoagent.cli.settings import SettingsError, load_settings
@@ -163,7 +162,7 @@ async def test_an_mcp_call_is_described_with_its_whole_arguments_and_refused_wit
 def _connected(name: str | None, prefix: str, confirm: bool) -> ConnectedServer:
     spec = McpServerSpec(name=name, source="config", argv=("x",), confirm=confirm)
     client = McpClient.stdio("x")  # never entered: nothing starts
-    source = ProviderSafeTools(McpToolSource(client, prefix=prefix), prefix)
+    source = McpToolSource(client, prefix=prefix)
     return ConnectedServer(spec, prefix, client, source, 0)
 
 

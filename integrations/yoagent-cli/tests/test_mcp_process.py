@@ -275,8 +275,8 @@ def test_mcp_tool_names_a_provider_would_refuse_are_offered_under_safe_unique_na
     """``notes.count`` (a dot) and a 76-character name are fine in MCP but would make every
     request fail: they are offered renamed, warned about, and still called by their own
     names on the server."""
-    hashed_dot = "notes__notes_count_" + hashlib.sha256(b"notes__notes.count").hexdigest()[:8]
-    long_name = "notes__count_" + "x" * 70
+    hashed_dot = "notes__notes_count_" + hashlib.sha256(b"notes.count").hexdigest()[:8]
+    long_name = "count_" + "x" * 70  # the server's own name: the hash is of it
     hashed_long = f"notes__count_{'x' * 42}_" + hashlib.sha256(long_name.encode()).hexdigest()[:8]
     server.add(call(hashed_dot), call(hashed_long), call("notes__notes_count"), text("Counted."))
     command = shlex.join([sys.executable, str(NOTES_SERVER), "stdio", "odd-names"])
@@ -289,4 +289,4 @@ def test_mcp_tool_names_a_provider_would_refuse_are_offered_under_safe_unique_na
     results = [request["messages"][-1]["content"] for request in server.requests[1:]]
     assert results == ["notes.count: 0", "long: 0", "notes_count: 0"]
     assert result.stderr.count("yoagent: warning: MCP server notes: the tool ") == 2
-    assert f"'notes__notes.count' is offered to the model as '{hashed_dot}'" in result.stderr
+    assert f"'notes.count' is offered to the model as '{hashed_dot}'" in result.stderr

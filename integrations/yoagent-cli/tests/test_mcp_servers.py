@@ -102,8 +102,8 @@ async def test_mcp_report_shows_a_renamed_tool_with_its_own_name_and_renaming_is
         assert "n__notes_count" in listed  # valid: never renamed
         renamed = [entry for entry in listed if "(the server's " in entry]
         assert sorted(entry.split(" (")[1] for entry in renamed) == [
-            "the server's n__count_" + "x" * 70 + ")",
-            "the server's n__notes.count)",
+            "the server's count_" + "x" * 70 + ")",
+            "the server's notes.count)",
         ]
         source = servers.servers[0].source
         first = [tool.name for tool in await source.tools()]

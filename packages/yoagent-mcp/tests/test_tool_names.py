@@ -30,9 +30,14 @@ def hostile_client() -> McpClient:
     return McpClient.stdio(sys.executable, [str(HOSTILE_SERVER)], call_timeout=30)
 
 
-async def test_hostile_server_tool_names_become_provider_safe_and_call_the_real_tool() -> None:
+async def test_hostile_server_tool_names_become_provider_safe_and_call_the_real_tool(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     async with hostile_client() as client:
-        tools = await McpToolSource(client, prefix="srv").tools()
+        source = McpToolSource(client, prefix="srv")
+        with caplog.at_level(logging.WARNING, logger="yoagent.mcp"):
+            tools = await source.tools()
+            assert [tool.name for tool in await source.tools()] == [tool.name for tool in tools]
         names = {tool.name: tool.tool.name for tool in tools}
         answers = {
             tool.name: (
@@ -59,6 +64,14 @@ async def test_hostile_server_tool_names_become_provider_safe_and_call_the_real_
             f"srv___moji_tool_{_hash('émoji✓ tool')}": "émoji✓ tool",
         }
     )
+    assert {tool.server_tool_name for tool in tools if tool.renamed} == set(names.values()) - {
+        "files_read",
+        "ok-name",
+    }
+    renamings = [r.message for r in caplog.records if "is offered to the model as" in r.message]
+    assert len(renamings) == 6  # each renamed tool warned about once, not once per listing
+    expected = f"the tool 'files.read' is offered to the model as 'srv__{renamed}'"
+    assert expected in "".join(renamings)
     # Each adapter called the server's tool by its own name.
     assert answers == {name: f"{server_name}: hi" for name, server_name in names.items()}
 

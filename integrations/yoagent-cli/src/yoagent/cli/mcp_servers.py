@@ -11,7 +11,7 @@ answer its handshake, stops the start-up: :class:`McpStartError` (exit code 2).
 Each server's tools are offered as ``<prefix>__<tool>``: the prefix is the config table's
 name, or for a server from a flag the name it gives itself (made safe for a tool name,
 and made unique). A tool whose name a provider would refuse is offered under a safe one
-(see :mod:`.mcp_names`; ``/mcp`` shows both).
+(yoagent-mcp's rule; ``/mcp`` shows both).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import anyio
 from yoagent.mcp import PREFIX_SEPARATOR, McpClient, McpError, McpToolSource
 
 from .mcp_config import McpServerSpec
-from .mcp_names import ProviderSafeTools, RenamedTool
 from .settings import SERVER_NAME_LIMIT
 
 LIST_TIMEOUT = 10.0
@@ -45,7 +44,7 @@ class ConnectedServer:
     spec: McpServerSpec
     prefix: str
     client: McpClient
-    source: ProviderSafeTools
+    source: McpToolSource
     tool_count: int
     """How many tools it offered when it connected."""
 
@@ -61,7 +60,7 @@ class McpServers:
         self.servers = list(servers)
 
     @property
-    def sources(self) -> list[ProviderSafeTools]:
+    def sources(self) -> list[McpToolSource]:
         """The tool sources to give the agent."""
         return [server.source for server in self.servers]
 
@@ -99,9 +98,7 @@ class McpServers:
                 )
                 continue
             tools = [
-                f"{tool.name} (the server's {tool.original})"
-                if isinstance(tool, RenamedTool)
-                else tool.name
+                f"{tool.name} (the server's {tool.server_tool_name})" if tool.renamed else tool.name
                 for tool in listed
             ]
             lines.append(f"{server.prefix} ({where}{asks}): {len(tools)} tools")
@@ -171,7 +168,7 @@ async def connect_servers(
                 raise _start_error(spec, error, config_file) from None
             prefix = _prefix(client.server_name, spec, taken - {spec.name} if spec.name else taken)
             taken.add(prefix)
-            source = ProviderSafeTools(McpToolSource(client, prefix=prefix), prefix)
+            source = McpToolSource(client, prefix=prefix)
             tools = await source.tools()
             connected.append(ConnectedServer(spec, prefix, client, source, len(tools)))
         yield McpServers(connected)

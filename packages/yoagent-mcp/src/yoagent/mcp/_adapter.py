@@ -60,6 +60,17 @@ class McpToolAdapter:
         return self._name
 
     @property
+    def server_tool_name(self) -> str:
+        """The server's own name for the tool: the one it is called by."""
+        return self.tool.name
+
+    @property
+    def renamed(self) -> bool:
+        """Whether the model's name is not ``<prefix>__<server's name>`` (it had to be made
+        one every provider accepts, or unique)."""
+        return self._renamed
+
+    @property
     def description(self) -> str:
         """The server's description (or its title, when it gave no description)."""
         return self.tool.description or self.tool.title or ""

@@ -36,6 +36,7 @@ class McpToolSource:
         self._last: list[McpToolAdapter] = []
         self._withdrawn = False
         self._warned: set[str] = set()
+        self._warned_renamed: set[str] = set()
 
     def generation(self) -> int:
         """The server's ``list_changed`` count, plus one once it has gone."""
@@ -80,7 +81,17 @@ class McpToolSource:
             while name in taken:  # two of the server's names came out the same
                 name, number = with_suffix(base, number), number + 1
             taken.add(name)
-            adapters.append(McpToolAdapter(self.client, tool, prefix=self.prefix, name=name))
+            adapter = McpToolAdapter(self.client, tool, prefix=self.prefix, name=name)
+            if adapter.renamed and tool.name not in self._warned_renamed:
+                self._warned_renamed.add(tool.name)
+                logger.warning(
+                    "MCP server %s: the tool %r is offered to the model as %r (tool names "
+                    "hold only letters, digits, '_' and '-', at most 64, and are unique)",
+                    self.client.server_name or self.client.name,
+                    tool.name,
+                    name,
+                )
+            adapters.append(adapter)
         return adapters
 
     def _withdraw(self, reason: str) -> None:
