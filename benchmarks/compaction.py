@@ -24,16 +24,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from yoagent.core.content import TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core._context.compaction import (
     ContextConfig,
     compact_messages,
     estimate_messages,
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
-    AnyMessage,
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.messages import (
+    AgentMessage,
     AssistantMessage,
     StopReason,
     ToolResultMessage,
@@ -45,10 +45,10 @@ CONFIG = ContextConfig(budget_tokens=4_000, keep_recent=20)
 _TOOLS = ("bash", "read_file", "edit_file")
 
 
-def build_session(size: int, seed: int = 7) -> list[AnyMessage]:
+def build_session(size: int, seed: int = 7) -> list[AgentMessage]:
     """A well-formed session of exactly ``size`` messages."""
     rng = random.Random(seed)
-    messages: list[AnyMessage] = [UserMessage.from_text("Fix the failing parser tests in src/")]
+    messages: list[AgentMessage] = [UserMessage.from_text("Fix the failing parser tests in src/")]
     call = 0
     turn = 0
     while len(messages) < size:

@@ -8,8 +8,15 @@ final text reply. The model's latency is simulated: each reply takes ``L`` ms to
 (0 = the CPU-bound extreme, no model could be that fast). Recorded = the same run with
 ``on_event=recording`` inside ``async with recorder.recording(...)``, so the time includes
 everything up to the run's closing commit: mapping, the writer thread's appends and
-fsyncs, and ``git add`` + ``git commit``. Both variants alternate in one process, after a
-warm-up; the median of ``--repeat`` runs per variant is reported.
+fsyncs, and the ``git commit``. Both variants alternate in one process, after a warm-up;
+the median of ``--repeat`` runs per variant is reported.
+
+Where the recorded run's fixed cost goes: "after the run" is the wait from the loop's
+last event to the end of the ``async with`` block (the writer catching up with the queued
+events, its last fsync, and the commit); "commit" is the ``git commit`` alone, on the
+repository the runs grow (its log gains one run's lines each time). CPU is the time this
+process (every thread) and its git children spent, a steadier figure than wall time on a
+loaded machine.
 
 Target: recording costs ≤ 5 % of the run's wall time.
 """
@@ -20,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -95,47 +103,89 @@ def agent(turns: int, latency_ms: float) -> Agent:
     )
 
 
-async def plain(turns: int, latency_ms: float) -> float:
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and of its finished children (git)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+async def plain(turns: int, latency_ms: float) -> tuple[float, float]:
     runner = agent(turns, latency_ms)
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     await runner.prompt("do the work")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, cpu_seconds() - cpu
 
 
-async def recorded(recorder: Recorder, turns: int, latency_ms: float) -> float:
+class Timed:
+    """The recorded runs' own timings: the wait after the run, and the commit alone."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.after: list[float] = []
+        self.commit: list[float] = []
+        repo = recorder.repo
+        commit_run = repo.commit_run
+
+        def timed_commit(*args: Any, **kwargs: Any) -> str | None:
+            start = time.perf_counter()
+            try:
+                return commit_run(*args, **kwargs)
+            finally:
+                self.commit.append(time.perf_counter() - start)
+
+        repo.commit_run = timed_commit  # type: ignore[method-assign]
+
+
+async def recorded(
+    recorder: Recorder, timed: Timed, turns: int, latency_ms: float
+) -> tuple[float, float]:
     runner = agent(turns, latency_ms)
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     async with recorder.recording("do the work") as recording:
         await runner.prompt("do the work", on_event=recording)
-    elapsed = time.perf_counter() - start
+        ended = time.perf_counter()
+    elapsed, used = time.perf_counter() - start, cpu_seconds() - cpu
+    timed.after.append(time.perf_counter() - ended)
     if recording.error is not None or recording.commit is None:
         raise SystemExit(f"recording failed: {recording.error}")
-    return elapsed
+    return elapsed, used
+
+
+def _ms(values: list[float]) -> float:
+    return round(statistics.median(values) * 1000, 1)
 
 
 async def measure(turns: int, latency_ms: float, repeat: int, root: Path) -> dict[str, Any]:
     recorder = Recorder.init(root / f"agent-{latency_ms:g}", "bench", NewGoal("benchmark"))
+    timed = Timed(recorder)
     await plain(turns, latency_ms)
-    await recorded(recorder, turns, latency_ms)
-    plain_s: list[float] = []
-    recorded_s: list[float] = []
+    await recorded(recorder, timed, turns, latency_ms)
+    timed.after.clear()
+    timed.commit.clear()
+    plain_runs: list[tuple[float, float]] = []
+    recorded_runs: list[tuple[float, float]] = []
     for _ in range(repeat):
-        plain_s.append(await plain(turns, latency_ms))
-        recorded_s.append(await recorded(recorder, turns, latency_ms))
-    base, rec = statistics.median(plain_s), statistics.median(recorded_s)
-    log = recorder.repo.log_path.read_text().splitlines()
+        plain_runs.append(await plain(turns, latency_ms))
+        recorded_runs.append(await recorded(recorder, timed, turns, latency_ms))
+    base = statistics.median(wall for wall, _ in plain_runs)
+    rec = statistics.median(wall for wall, _ in recorded_runs)
+    log = recorder.repo.log_path.read_bytes()
     return {
         "latency_ms": latency_ms,
         "plain_ms": round(base * 1000, 1),
         "recorded_ms": round(rec * 1000, 1),
         "overhead_ms": round((rec - base) * 1000, 1),
         "overhead_pct": round((rec - base) / base * 100, 2),
-        "events_per_run": (len(log) - 2) // (repeat + 1),
+        "plain_cpu_ms": _ms([cpu for _, cpu in plain_runs]),
+        "recorded_cpu_ms": _ms([cpu for _, cpu in recorded_runs]),
+        "after_run_ms": _ms(timed.after),
+        "commit_ms": _ms(timed.commit),
+        "events_per_run": (log.count(b"\n") - 2) // (repeat + 1),
+        "log_mb_at_end": round(len(log) / 1e6, 2),
     }
 
 
 def git_commit_ms(root: Path) -> float:
-    """One ``git add`` + ``git commit`` of a one-line append, as the run commit does it."""
+    """One run commit of a one-line append to a small log (the commit's floor)."""
     recorder = Recorder.init(root / "commit-only", "bench", NewGoal("commit"))
     repo = recorder.repo
     times = []
@@ -170,14 +220,22 @@ def main() -> None:
         f"{args.turns} turns × 3 tool calls, median of {args.repeat}; Python {python}, "
         f"{platform.machine()}, {git_version.strip()}"
     )
-    print("| model latency / reply | unrecorded | recorded | recording costs | share of the run |")
-    print("|---|---|---|---|---|")
+    print(
+        "| model latency / reply | unrecorded | recorded | recording costs | share of the run "
+        "| after the run | of which commit | CPU unrecorded / recorded |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
             f"| {row['latency_ms']:g} ms | {row['plain_ms']} ms | {row['recorded_ms']} ms "
-            f"| {row['overhead_ms']} ms | {row['overhead_pct']} % |"
+            f"| {row['overhead_ms']} ms | {row['overhead_pct']} % | {row['after_run_ms']} ms "
+            f"| {row['commit_ms']} ms | {row['plain_cpu_ms']} / {row['recorded_cpu_ms']} ms |"
         )
-    print(f"\nevents per run: {rows[0]['events_per_run']}; git add + commit alone: {commit} ms")
+    print(
+        f"\nevents per run: {rows[0]['events_per_run']}; log at the end: "
+        f"{rows[0]['log_mb_at_end']} MB; a commit of a one-line append to a small log: "
+        f"{commit} ms"
+    )
 
 
 if __name__ == "__main__":

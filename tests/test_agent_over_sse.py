@@ -17,13 +17,15 @@ from yoagent.core import (
     Agent,
     ApiProtocol,
     AssistantMessage,
+    ErrorKind,
     ModelConfig,
+    RunFailedError,
     StopReason,
     ToolCall,
     ToolResultMessage,
     tool,
 )
-from yoagent.providers.testing import ScriptedSseServer
+from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
 
 
 @tool
@@ -281,3 +283,34 @@ async def test_agent_runs_a_tool_over_a_real_sse_server(
     assert text == "5"
     if call_id is not None:
         assert call_id == calls[0].id
+
+
+async def test_prompt_raises_on_a_401_from_a_real_server(server: ScriptedSseServer) -> None:
+    """A refused key is an exception for the caller, not a quiet return (issue 11)."""
+    error = {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+    }
+    server.enqueue(
+        ScriptedReply(
+            status=401,
+            headers={"content-type": "application/json"},
+            pieces=[json.dumps(error).encode()],
+        )
+    )
+    config = ModelConfig(
+        api=ApiProtocol.ANTHROPIC_MESSAGES,
+        provider="anthropic",
+        id="claude-x",
+        base_url=server.url,
+        api_key="wrong-key",
+    )
+    async with Agent.from_config(config) as agent:
+        with anyio.fail_after(10), pytest.raises(RunFailedError) as raised:
+            await agent.prompt("hi")
+    assert raised.value.kind is ErrorKind.AUTH
+    assert "invalid x-api-key" in raised.value.message
+    assert "wrong-key" not in str(raised.value)
+    assert len(server.requests) == 1  # an auth failure is not retried
+    last = agent.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR

@@ -37,6 +37,7 @@ from yoagent.core import (
     ModelConfig,
     ProviderRetry,
     RetryConfig,
+    RunFailedError,
     StopReason,
     event_adapter,
     message_adapter,
@@ -117,12 +118,15 @@ async def run(provider: Any, config: ModelConfig, prompt: str) -> tuple[Agent, l
     )
     events: list[AgentEvent] = []
     with anyio.fail_after(20):
+        failure: RunFailedError | None = None
         try:
             await agent.prompt(prompt, on_event=events.append)
-        except Exception:  # a run ending in an error reply may raise it too
-            last = agent.messages[-1] if agent.messages else None
-            if not (isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR):
-                raise
+        except RunFailedError as failed:  # a run ending in an error reply raises it
+            failure = failed
+    if failure is not None:
+        last = agent.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR
+        assert failure.message == last.error_message
     return agent, events
 
 

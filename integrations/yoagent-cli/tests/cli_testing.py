@@ -9,8 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yoagent.core import FALLBACK_KEY_VARIABLES, Session
-from yoagent.core.messages import AnyMessage
+from yoagent.core import FALLBACK_KEY_VARIABLES, AgentMessage, Session
 from yoagent.providers import models
 
 YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")
@@ -42,6 +41,6 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def saved_messages(path: Path) -> list[AnyMessage]:
+def saved_messages(path: Path) -> list[AgentMessage]:
     """The messages on the current branch of the session file at ``path``."""
     return Session.load(path).path_messages()

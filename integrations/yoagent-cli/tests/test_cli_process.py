@@ -27,6 +27,14 @@ def test_no_key_prints_what_to_set_and_exits_2(run_cli: RunCli) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_a_remote_base_url_with_no_key_exits_2_naming_the_variable(run_cli: RunCli) -> None:
+    for mode in (("-p", "hello"), ()):
+        result = run_cli("--provider", "anthropic", "--base-url", "https://gw.example.com", *mode)
+        assert result.returncode == 2
+        assert "no API key for anthropic: set ANTHROPIC_API_KEY" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
 def test_no_key_in_interactive_mode_exits_2_too(run_cli: RunCli) -> None:
     result = run_cli()
     assert result.returncode == 2

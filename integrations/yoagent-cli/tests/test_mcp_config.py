@@ -162,7 +162,8 @@ async def test_an_mcp_call_is_described_with_its_whole_arguments_and_refused_wit
 def _connected(name: str | None, prefix: str, confirm: bool) -> ConnectedServer:
     spec = McpServerSpec(name=name, source="config", argv=("x",), confirm=confirm)
     client = McpClient.stdio("x")  # never entered: nothing starts
-    return ConnectedServer(spec, prefix, client, McpToolSource(client, prefix=prefix), 0)
+    source = McpToolSource(client, prefix=prefix)
+    return ConnectedServer(spec, prefix, client, source, 0)
 
 
 def test_only_a_confirm_false_servers_own_tools_are_trusted() -> None:

@@ -4,7 +4,9 @@ official SDK (``notes_mcp_server.py``) and the scripted model server."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shlex
 import socket
 import subprocess
@@ -262,3 +264,29 @@ def test_an_http_server_from_the_flag_serves_its_tools_and_its_url_key_is_never_
     assert result.returncode == 2
     assert result.stderr.startswith("yoagent: --mcp-http: MCP server http://127.0.0.1:")
     assert SECRET not in result.stderr
+
+
+PROVIDER_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def test_mcp_tool_names_a_provider_would_refuse_are_offered_under_safe_unique_names(
+    run_cli: RunCli, server: ScriptedServer
+) -> None:
+    """``notes.count`` (a dot) and a 76-character name are fine in MCP but would make every
+    request fail: they are offered renamed, warned about, and still called by their own
+    names on the server."""
+    hashed_dot = "notes__notes_count_" + hashlib.sha256(b"notes.count").hexdigest()[:8]
+    long_name = "count_" + "x" * 70  # the server's own name: the hash is of it
+    hashed_long = f"notes__count_{'x' * 42}_" + hashlib.sha256(long_name.encode()).hexdigest()[:8]
+    server.add(call(hashed_dot), call(hashed_long), call("notes__notes_count"), text("Counted."))
+    command = shlex.join([sys.executable, str(NOTES_SERVER), "stdio", "odd-names"])
+    result = run_cli(*base(server), "--yes", "--mcp", command, "-p", "count")
+    assert result.returncode == 0, result.stderr
+    offered = [tool["function"]["name"] for tool in server.requests[0]["tools"]]
+    assert [name for name in offered if not PROVIDER_TOOL_NAME.fullmatch(name)] == []
+    assert len(set(offered)) == len(offered)
+    assert {hashed_dot, hashed_long, "notes__notes_count"} <= set(offered)  # the valid one kept
+    results = [request["messages"][-1]["content"] for request in server.requests[1:]]
+    assert results == ["notes.count: 0", "long: 0", "notes_count: 0"]
+    assert result.stderr.count("yoagent: warning: MCP server notes: the tool ") == 2
+    assert f"'notes.count' is offered to the model as '{hashed_dot}'" in result.stderr

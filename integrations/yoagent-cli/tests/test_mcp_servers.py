@@ -91,3 +91,20 @@ async def test_a_server_that_cannot_start_closes_the_ones_already_connected(
         f"directory (enabled = false in [mcp_servers.broken] of {tmp_path / 'c.toml'} "
         "starts without it)"
     )
+
+
+async def test_mcp_report_shows_a_renamed_tool_with_its_own_name_and_renaming_is_stable(
+    tmp_path: Path,
+) -> None:
+    async with connect_servers([notes("n", marker="odd-names")], tmp_path) as servers:
+        report = await servers.report()
+        listed = report[1].split(", ")
+        assert "n__notes_count" in listed  # valid: never renamed
+        renamed = [entry for entry in listed if "(the server's " in entry]
+        assert sorted(entry.split(" (")[1] for entry in renamed) == [
+            "the server's count_" + "x" * 70 + ")",
+            "the server's notes.count)",
+        ]
+        source = servers.servers[0].source
+        first = [tool.name for tool in await source.tools()]
+        assert [tool.name for tool in await source.tools()] == first  # the same every listing

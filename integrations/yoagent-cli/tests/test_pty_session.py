@@ -17,6 +17,7 @@ __all__ = ["spawn"]  # the fixture
 def test_pty_agents_md_and_the_config_files_model_reach_the_first_request(
     spawn: Spawn, server: ScriptedServer, workdir: Path, cli_env: dict[str, str]
 ) -> None:
+    (workdir.parent / ".git").mkdir()  # the repository root: instructions are read up to it
     (workdir.parent / "CLAUDE.md").write_text("Outer rule: be brief.\n")
     (workdir / "AGENTS.md").write_text("# Project\n\nRun `make test` before you finish.\n")
     project = workdir / ".yoagent"

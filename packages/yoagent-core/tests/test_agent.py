@@ -133,7 +133,7 @@ async def test_continue_and_replace_and_reset() -> None:
     new = await agent.continue_()
     assert isinstance(new[0], AssistantMessage) and new[0].text == "two"
     agent.append_message(CustomMessage(kind="note", data={"k": 1}))
-    assert agent.messages[-1].role == "custom"
+    assert agent.messages[-1].role == "extension"
     agent.reset()
     assert agent.messages == []
     assert agent.stats.turns == 0
@@ -223,6 +223,7 @@ def test_set_model_reselects_a_registry_provider_but_keeps_an_explicit_one(
     monkeypatch.delenv("YOAGENT_API_KEY", raising=False)
     monkeypatch.delenv("API_KEY", raising=False)
     monkeypatch.setenv("XAI_API_KEY", "xai-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     created: list[ModelConfig] = []
     agent = Agent.from_config(
         ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="openai", id="a"),
@@ -253,7 +254,7 @@ def test_a_missing_provider_names_the_package_to_install(
     def absent(name: str) -> str:
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr("yoagent.core.registry.version", absent)
+    monkeypatch.setattr("yoagent.core._provider.registry.version", absent)
     registry = ProviderRegistry(load_entry_points=False)
     with pytest.raises(ProviderNotFoundError, match="pip install yoagent-providers"):
         Agent.from_config(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import (
     Agent,
+    AgentMessage,
     AssistantMessage,
     DeltaSink,
     ErrorKind,
@@ -17,6 +19,7 @@ from yoagent.core import (
     ModelConfig,
     ProviderError,
     RetryConfig,
+    RunFailedError,
     StopReason,
     StreamConfig,
     TextContent,
@@ -25,8 +28,12 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
-from yoagent.core.context import COMPACTION_MARKER, SUMMARY_PREFIX, ContextConfig, estimate_messages
-from yoagent.core.messages import AnyMessage
+from yoagent.core._context.compaction import (
+    COMPACTION_MARKER,
+    SUMMARY_PREFIX,
+    ContextConfig,
+    estimate_messages,
+)
 
 TASK = "Refactor the parser module and keep every test green."
 
@@ -80,7 +87,7 @@ async def test_a_300_turn_session_compacts_as_it_goes_and_keeps_the_task() -> No
 
 
 async def test_an_overflow_compacts_once_and_retries() -> None:
-    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    history: list[AgentMessage] = [UserMessage.from_text(TASK)]
     for i in range(12):
         history += [
             tool_reply(call("read_chunk", f"h{i}", n=i)),
@@ -104,7 +111,7 @@ async def test_an_overflow_compacts_once_and_retries() -> None:
 
 
 async def test_a_second_overflow_is_the_answer() -> None:
-    history: list[AnyMessage] = [UserMessage.from_text(TASK)]
+    history: list[AgentMessage] = [UserMessage.from_text(TASK)]
     for i in range(6):
         history += [
             tool_reply(call("read_chunk", f"h{i}", n=i)),
@@ -117,7 +124,9 @@ async def test_a_second_overflow_is_the_answer() -> None:
     agent = Agent.from_provider(
         provider, ModelConfig.mock(), messages=history, retry=RetryConfig.none()
     )
-    await agent.prompt("continue")
+    with pytest.raises(RunFailedError) as raised:
+        await agent.prompt("continue")
+    assert raised.value.kind is ErrorKind.CONTEXT_OVERFLOW
     final = agent.messages[-1]
     assert isinstance(final, AssistantMessage) and final.stop_reason is StopReason.ERROR
     assert final.error_message == "CONTEXT_OVERFLOW: maximum context length exceeded"
@@ -127,9 +136,10 @@ async def test_a_second_overflow_is_the_answer() -> None:
 async def test_compaction_can_be_turned_off() -> None:
     provider = MockProvider([ProviderError(ErrorKind.CONTEXT_OVERFLOW, "prompt is too long")])
     agent = Agent.from_provider(
-        provider, ModelConfig.mock(), compaction=False, retry=RetryConfig.none()
+        provider, ModelConfig.mock(), context="off", retry=RetryConfig.none()
     )
-    await agent.prompt("hi")
+    with pytest.raises(RunFailedError):
+        await agent.prompt("hi")
     assert agent.last_run_stats.compactions == 0
     assert len(provider.requests) == 1
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yoagent.core.content import TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core._context.compaction import (
     COMPACTION_MARKER,
     ContextConfig,
     compact_messages,
@@ -16,8 +15,9 @@ from yoagent.core.context import (
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
-    AnyMessage,
+from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.messages import (
+    AgentMessage,
     AssistantMessage,
     CustomMessage,
     StopReason,
@@ -33,12 +33,14 @@ _step = st.tuples(st.integers(0, 9), st.integers(0, 3), st.integers(0, 6_000))
 
 @dataclass(slots=True)
 class Case:
-    messages: list[AnyMessage]
+    messages: list[AgentMessage]
     config: ContextConfig
 
 
-def _build(steps: list[tuple[int, int, int]]) -> list[AnyMessage]:
-    messages: list[AnyMessage] = [UserMessage.from_text("task: fix the failing test\n" + "t" * 40)]
+def _build(steps: list[tuple[int, int, int]]) -> list[AgentMessage]:
+    messages: list[AgentMessage] = [
+        UserMessage.from_text("task: fix the failing test\n" + "t" * 40)
+    ]
     call_number = 0
     for kind, calls, size in steps:
         if kind <= 5:
@@ -88,7 +90,7 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(_build(steps), config)
 
 
-def _well_formed(messages: list[AnyMessage]) -> None:
+def _well_formed(messages: list[AgentMessage]) -> None:
     """Every tool result has its call in the assistant message before it; every call its result."""
     open_calls: set[str] = set()
     current: AssistantMessage | None = None
@@ -108,7 +110,7 @@ def _well_formed(messages: list[AnyMessage]) -> None:
     assert not open_calls, f"calls without results: {sorted(open_calls)}"
 
 
-def _head_end(messages: list[AnyMessage], keep_first: int) -> int:
+def _head_end(messages: list[AgentMessage], keep_first: int) -> int:
     end = min(keep_first, len(messages))
     if end < len(messages) and isinstance(messages[end], ToolResultMessage):
         while not isinstance(messages[end], AssistantMessage):
@@ -116,7 +118,7 @@ def _head_end(messages: list[AnyMessage], keep_first: int) -> int:
     return end
 
 
-def _contains(haystack: list[AnyMessage], needles: list[AnyMessage]) -> bool:
+def _contains(haystack: list[AgentMessage], needles: list[AgentMessage]) -> bool:
     """``needles`` appear in ``haystack`` in order (by equality)."""
     it = iter(haystack)
     return all(any(item == needle for item in it) for needle in needles)

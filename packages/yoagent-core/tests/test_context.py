@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core import loop
-from yoagent.core.config import ModelConfig
-from yoagent.core.content import ImageContent, TextContent, ToolCall
-from yoagent.core.context import (
+from yoagent.core import is_compaction_message
+from yoagent.core._context.compaction import (
     COMPACTION_MARKER,
     IMAGE_TOKENS,
     SUMMARY_PREFIX,
@@ -18,14 +16,16 @@ from yoagent.core.context import (
     estimate_messages,
     estimate_text,
     estimate_tokens,
-    is_compaction_message,
     is_injected,
     latest_ask,
     safe_head_end,
     truncate_old_tool_outputs,
 )
-from yoagent.core.messages import (
-    AnyMessage,
+from yoagent.core._types import markers as loop
+from yoagent.core._types.config import ModelConfig
+from yoagent.core._types.content import ImageContent, TextContent, ToolCall
+from yoagent.core._types.messages import (
+    AgentMessage,
     AssistantMessage,
     CustomMessage,
     StopReason,
@@ -41,7 +41,7 @@ def user(text: str) -> UserMessage:
 
 def turn(
     call_id: str, output: str, *, text: str = "working", name: str = "bash"
-) -> list[AnyMessage]:
+) -> list[AgentMessage]:
     """An assistant message calling one tool, and its result."""
     return [
         AssistantMessage(
@@ -56,14 +56,14 @@ def answer(text: str) -> AssistantMessage:
     return AssistantMessage(content=[TextContent(text=text)])
 
 
-def session(turns: int, output_chars: int) -> list[AnyMessage]:
-    messages: list[AnyMessage] = [user("task: fix the failing test")]
+def session(turns: int, output_chars: int) -> list[AgentMessage]:
+    messages: list[AgentMessage] = [user("task: fix the failing test")]
     for i in range(turns):
         messages.extend(turn(f"c{i}", f"line {i}\n" + "o" * output_chars, text=f"step {i}"))
     return messages
 
 
-def texts(messages: list[AnyMessage]) -> list[str]:
+def texts(messages: list[AgentMessage]) -> list[str]:
     out: list[str] = []
     for m in messages:
         if isinstance(m, UserMessage | ToolResultMessage | AssistantMessage):
@@ -216,13 +216,13 @@ def test_stop_prefix_matches_the_loops() -> None:
 
 
 def test_latest_ask_skips_loop_injected_messages() -> None:
-    messages: list[AnyMessage] = [user("task"), answer("ok"), user("[Agent stopped: cancelled]")]
+    messages: list[AgentMessage] = [user("task"), answer("ok"), user("[Agent stopped: cancelled]")]
     assert latest_ask(messages) == 0
     assert latest_ask([answer("x")]) is None
 
 
 def test_safe_head_end_steps_back_off_a_head_ending_mid_results() -> None:
-    messages: list[AnyMessage] = [user("task"), *turn("a", "x"), answer("done")]
+    messages: list[AgentMessage] = [user("task"), *turn("a", "x"), answer("done")]
     assert safe_head_end(messages, 2) == 1
     assert safe_head_end(messages, 3) == 3
     assert safe_head_end(messages, 10) == 4
@@ -282,7 +282,7 @@ def test_level1_is_idempotent_so_repeated_compaction_keeps_the_cache_prefix() ->
 
 def test_level1_replaces_old_tool_images() -> None:
     image = ImageContent(data="x" * 10, mime_type="image/png")
-    messages: list[AnyMessage] = [user("task"), *turn("a", "x"), *turn("b", "y")]
+    messages: list[AgentMessage] = [user("task"), *turn("a", "x"), *turn("b", "y")]
     old = messages[2]
     assert isinstance(old, ToolResultMessage)
     old.content.append(image)
@@ -308,7 +308,7 @@ def test_level2_summarizes_old_turns_one_line_each() -> None:
 
 
 def test_level2_keeps_the_latest_request_verbatim_and_folds_earlier_summaries() -> None:
-    messages: list[AnyMessage] = [user("task"), *turn("a", "x"), user("now also the docs")]
+    messages: list[AgentMessage] = [user("task"), *turn("a", "x"), user("now also the docs")]
     for i in range(8):
         messages.extend(turn(f"d{i}", "y" * 100))
     config = ContextConfig(budget_tokens=300, keep_first=1, keep_recent=2)
@@ -329,7 +329,7 @@ def test_level2_keeps_the_latest_request_verbatim_and_folds_earlier_summaries() 
 
 
 def test_level3_drops_the_middle_behind_a_marker_keeping_head_ask_and_newest_turn() -> None:
-    messages: list[AnyMessage] = [user("task"), answer("plan"), user("fix the parser first")]
+    messages: list[AgentMessage] = [user("task"), answer("plan"), user("fix the parser first")]
     for i in range(30):
         messages.extend(turn(f"c{i}", "o" * 3_000))
     config = ContextConfig(budget_tokens=1_000, keep_first=2, keep_recent=4)
@@ -349,7 +349,7 @@ def test_level3_drops_the_middle_behind_a_marker_keeping_head_ask_and_newest_tur
 
 def test_level3_keeps_the_newest_turn_and_as_much_tail_as_fits_the_target() -> None:
     """keep_recent asks for more than the target holds: the newest turn plus what fits."""
-    messages: list[AnyMessage] = [user("task")]
+    messages: list[AgentMessage] = [user("task")]
     for i in range(40):
         messages.extend(turn(f"c{i}", "o" * 400))
     config = ContextConfig(budget_tokens=1_000, keep_first=1, keep_recent=20, target_fraction=0.8)
@@ -364,7 +364,7 @@ def test_level3_keeps_the_newest_turn_and_as_much_tail_as_fits_the_target() -> N
 
 
 def test_level3_keeps_an_ask_inside_the_head_when_the_head_goes() -> None:
-    messages: list[AnyMessage] = [
+    messages: list[AgentMessage] = [
         user("t" * 2_000),
         answer("a" * 2_000),
         user("the real request"),
@@ -383,7 +383,7 @@ def test_level3_keeps_an_ask_inside_the_head_when_the_head_goes() -> None:
 
 
 def test_level3_last_resort_is_marker_and_request_never_a_bare_marker() -> None:
-    messages: list[AnyMessage] = [user("do it"), *turn("c1", "o" * 40_000)]
+    messages: list[AgentMessage] = [user("do it"), *turn("c1", "o" * 40_000)]
     result = compact_messages(messages, ContextConfig(budget_tokens=200, keep_first=1))
     assert result.level == 3
     assert len(result.messages) == 2
@@ -404,7 +404,7 @@ def test_keep_recent_zero_protects_no_turn() -> None:
 
 
 def test_custom_messages_cost_nothing_and_go_with_the_middle() -> None:
-    messages: list[AnyMessage] = [user("task"), CustomMessage(kind="note", data=1)]
+    messages: list[AgentMessage] = [user("task"), CustomMessage(kind="note", data=1)]
     for i in range(10):
         messages.extend(turn(f"c{i}", "o" * 4_000))
     messages.append(CustomMessage(kind="note", data=2))
@@ -439,7 +439,7 @@ def test_compaction_after_overflow_halves_the_estimate() -> None:
 def test_the_tracker_estimates_a_growing_history_incrementally_and_exactly() -> None:
     """The cached prefix figure plus the new messages equals a full estimate, every step."""
     tracker = ContextTracker()
-    history: list[AnyMessage] = []
+    history: list[AgentMessage] = []
     for i in range(30):
         history.append(UserMessage.from_text(f"message {i} " * (i + 1)))
         assert tracker.estimate(history) == estimate_messages(history)

@@ -93,12 +93,24 @@ async def test_return_values_become_results() -> None:
     assert direct.text == "direct" and direct.details == {"k": "v"}
 
 
-def test_sync_functions_and_varargs_are_refused() -> None:
-    def sync(a: int) -> str:
-        return ""
+async def test_a_plain_function_runs_in_a_worker_thread() -> None:
+    import threading
 
-    with pytest.raises(TypeError, match="needs an async function"):
-        FunctionTool(sync)  # type: ignore[arg-type]
+    loop_thread = threading.get_ident()
+
+    def where(a: int) -> str:
+        """Say which thread ran."""
+        return f"{a}:{threading.get_ident() != loop_thread}"
+
+    result = await FunctionTool(where).execute(
+        {"a": 7}, ToolContext(tool_call_id="c", tool_name="w")
+    )
+    assert result.text == "7:True"
+
+
+def test_varargs_and_non_functions_are_refused() -> None:
+    with pytest.raises(TypeError, match="needs a function"):
+        FunctionTool(int)
 
     async def varargs(*items: int) -> str:
         return ""

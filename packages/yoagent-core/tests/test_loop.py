@@ -9,6 +9,7 @@ from core_helpers import FAST_RETRY, Recorder, call, text_reply, tool_reply
 from yoagent.core import (
     CANCELLED_MARKER,
     LOOP_ABORT_PREFIX,
+    LOOP_NUDGE_PREFIX,
     AgentContext,
     AgentLoopConfig,
     AssistantMessage,
@@ -22,6 +23,7 @@ from yoagent.core import (
     ProviderError,
     ProviderRetry,
     RetryConfig,
+    RunSettings,
     StopReason,
     ToolContext,
     ToolError,
@@ -34,16 +36,23 @@ from yoagent.core import (
     UserMessage,
     agent_loop,
     agent_loop_continue,
+    is_loop_injected,
     tool,
 )
 
 MODEL = ModelConfig.mock()
 
 
+_WIRING = ("get_steering_messages", "get_follow_up_messages", "output_schema")
+
+
 def loop_config(provider: MockProvider, **overrides: object) -> AgentLoopConfig:
+    """A loop config on ``provider``: ``overrides`` are run settings, or wiring fields."""
     options: dict[str, object] = {"retry": FAST_RETRY}
     options.update(overrides)
-    return AgentLoopConfig(provider=provider, model=MODEL, **options)  # type: ignore[arg-type]
+    wiring = {name: options.pop(name) for name in _WIRING if name in options}
+    settings = RunSettings(**options)  # type: ignore[arg-type]
+    return AgentLoopConfig(provider=provider, model=MODEL, settings=settings, **wiring)  # type: ignore[arg-type]
 
 
 @tool
@@ -128,7 +137,7 @@ async def test_parallel_tools_run_concurrently() -> None:
     [
         (ToolExecution.SEQUENTIAL, 4, 1),
         (ToolExecution.BATCHED, 2, 2),
-        (ToolExecution.BATCHED, 0, 1),
+        (ToolExecution.BATCHED, 1, 1),
     ],
 )
 async def test_sequential_and_batched_limit_concurrency(
@@ -489,18 +498,39 @@ async def test_a_refusal_ends_the_run_without_running_its_tools() -> None:
     assert isinstance(new[-1], AssistantMessage) and new[-1].stop_reason is StopReason.REFUSAL
 
 
-async def test_three_identical_tool_calls_in_a_row_abort_the_loop() -> None:
-    provider = MockProvider([tool_reply(call("echo", f"c{i}", text="same")) for i in range(5)])
+async def test_identical_tool_calls_get_a_nudge_first_then_stop_the_loop() -> None:
+    provider = MockProvider([tool_reply(call("echo", f"c{i}", text="same")) for i in range(6)])
     new = await agent_loop(
         [UserMessage.from_text("go")], AgentContext(tools=[echo]), loop_config(provider)
     )
-    assert len(provider.requests) == 3
+    # Third identical round: not run, the model is told; fourth: not run, the run stops.
+    assert len(provider.requests) == 4
     results = results_of(new)
-    assert [r.is_error for r in results] == [False, False, True]
-    assert results[-1].text == "Not run: the same tool calls were repeated 3 times in a row."
+    assert [r.is_error for r in results] == [False, False, True, True]
+    assert results[2].text == "Not run: the same tool calls were repeated 3 times in a row."
+    nudges = [m for m in new if isinstance(m, UserMessage) and m.text.startswith(LOOP_NUDGE_PREFIX)]
+    assert len(nudges) == 1 and "echo" in nudges[0].text
+    assert is_loop_injected(nudges[0])
+    # The nudge reached the model right after the refused round.
+    assert provider.requests[3].messages[-1].text == nudges[0].text  # type: ignore[union-attr]
     marker = new[-1]
     assert isinstance(marker, UserMessage) and marker.text.startswith(LOOP_ABORT_PREFIX)
     assert "echo" in marker.text
+
+
+async def test_a_model_that_heeds_the_loop_nudge_goes_on() -> None:
+    provider = MockProvider(
+        [
+            *(tool_reply(call("echo", f"c{i}", text="same")) for i in range(3)),
+            tool_reply(call("echo", "c3", text="different")),
+            text_reply("done"),
+        ]
+    )
+    new = await agent_loop(
+        [UserMessage.from_text("go")], AgentContext(tools=[echo]), loop_config(provider)
+    )
+    assert isinstance(new[-1], AssistantMessage) and new[-1].text == "done"
+    assert [r.is_error for r in results_of(new)] == [False, False, True, False]
 
 
 async def test_varying_arguments_are_not_a_loop() -> None:
@@ -740,3 +770,46 @@ async def test_a_tool_error_can_carry_details_for_the_application() -> None:
     result = results_of(new)[0]
     assert result.is_error and result.details == {"exit_code": 2}
     assert result.text == "Exit code: 2\nstderr: boom"
+
+
+async def test_calls_that_finish_at_once_and_calls_that_wait_mix_in_one_batch() -> None:
+    """Calls start eagerly in call order; the first that waits is driven in the loop's own
+    task while the later ones run concurrently; a call may hold cancel scopes across waits."""
+    order: list[str] = []
+
+    @tool
+    async def instant(label: str) -> str:
+        """Answers at once."""
+        order.append(f"start {label}")
+        return label
+
+    @tool
+    async def waits(label: str, seconds: float) -> str:
+        """Waits inside a cancel scope of its own."""
+        order.append(f"start {label}")
+        with anyio.fail_after(5):
+            await anyio.sleep(seconds)
+        order.append(f"end {label}")
+        return label
+
+    provider = MockProvider(
+        [
+            tool_reply(
+                call("instant", "a", label="a"),
+                call("waits", "b", label="b", seconds=0.05),
+                call("instant", "c", label="c"),
+                call("waits", "d", label="d", seconds=0.01),
+            ),
+            text_reply("ok"),
+        ]
+    )
+    started = anyio.current_time()
+    new = await agent_loop(
+        [UserMessage.from_text("go")],
+        AgentContext(tools=[instant, waits]),
+        loop_config(provider),
+    )
+    assert anyio.current_time() - started < 1.0
+    assert order[:4] == ["start a", "start b", "start c", "start d"]
+    assert order.index("end d") < order.index("end b")  # d ran while b waited
+    assert [r.text for r in results_of(new)] == ["a", "b", "c", "d"]

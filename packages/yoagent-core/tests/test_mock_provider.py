@@ -13,6 +13,7 @@ from yoagent.core import (
     ModelConfig,
     ProviderError,
     StreamConfig,
+    StreamDelta,
     TextContent,
     TextDelta,
     ThinkingContent,
@@ -23,7 +24,6 @@ from yoagent.core import (
     UserMessage,
     validate_transcript,
 )
-from yoagent.core.events import AnyDelta
 
 
 def request(*messages: object) -> StreamConfig:
@@ -39,7 +39,7 @@ async def test_a_reply_is_streamed_as_deltas_and_returned_whole() -> None:
         content=[ThinkingContent(thinking="hmm"), TextContent(text="abcdef"), call("t", "c1", x=1)]
     )
     provider = MockProvider([MockReply(message=reply, chunk_size=4)])
-    seen: list[AnyDelta] = []
+    seen: list[StreamDelta] = []
     returned = await provider.stream(request(UserMessage.from_text("q")), seen.append)
     assert [type(d) for d in seen] == [
         ThinkingDelta,
@@ -65,7 +65,7 @@ async def test_errors_are_raised_and_the_end_of_the_script_says_so() -> None:
     q = request(UserMessage.from_text("q"))
     with pytest.raises(ProviderError, match="no key"):
         await provider.stream(q, lambda d: None)
-    seen: list[AnyDelta] = []
+    seen: list[StreamDelta] = []
     with pytest.raises(ProviderError) as caught:
         await provider.stream(q, seen.append)
     assert caught.value.kind is ErrorKind.NETWORK and len(seen) == 1
@@ -122,7 +122,7 @@ def test_a_well_formed_transcript_passes() -> None:
 
 
 def test_the_incremental_check_still_catches_problems_in_new_and_replaced_messages() -> None:
-    from yoagent.core.mock import TranscriptValidator
+    from yoagent.core._provider.mock import TranscriptValidator
 
     validator = TranscriptValidator()
     first = UserMessage.from_text("q")

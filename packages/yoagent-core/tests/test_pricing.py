@@ -13,6 +13,7 @@ from yoagent.core import (
     ContextTier,
     CostConfig,
     ModelConfig,
+    SessionStats,
     Usage,
     add_usd,
     cost_of,
@@ -20,8 +21,7 @@ from yoagent.core import (
     resolve_cost,
     set_price_resolver,
 )
-from yoagent.core import pricing as slot
-from yoagent.core.stats import SessionStats
+from yoagent.core._provider import pricing as slot
 
 # gpt-5.5's shape: a band above 272K prompt tokens prices the whole request.
 TIERED = CostConfig(

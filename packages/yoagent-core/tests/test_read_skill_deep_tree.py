@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from yoagent.core.agent_tool import ToolContext, ToolError
-from yoagent.core.skills import load_skills
+from yoagent.core import ToolContext, ToolError, load_skills
 
 DEPTH = 1200  # deeper than Python's default recursion limit
 

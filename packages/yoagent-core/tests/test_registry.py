@@ -13,7 +13,7 @@ from yoagent.core import (
     ProviderNotFoundError,
     ProviderRegistry,
 )
-from yoagent.core import registry as registry_module
+from yoagent.core._provider import registry as registry_module
 
 
 def test_entry_points_are_read_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,7 +24,7 @@ def test_entry_points_are_read_once_on_first_use(monkeypatch: pytest.MonkeyPatch
         return [
             # copy.copy stands in for a provider class: called with the config, returns an object.
             EntryPoint(name="google_vertex", value="copy:copy", group=group),
-            EntryPoint(name="not_a_protocol", value="yoagent.core.mock:MockProvider", group=group),
+            EntryPoint(name="not_a_protocol", value="yoagent.core:MockProvider", group=group),
         ]
 
     monkeypatch.setattr(registry_module, "entry_points", fake_entry_points)
@@ -61,7 +61,7 @@ def test_a_missing_protocol_says_to_install_the_package_when_it_is_absent(
     def absent(name: str) -> str:
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr("yoagent.core.registry.version", absent)
+    monkeypatch.setattr("yoagent.core._provider.registry.version", absent)
     registry = ProviderRegistry(load_entry_points=False)
     with pytest.raises(
         ProviderNotFoundError, match="no provider for 'bedrock_converse_stream' is installed"
@@ -72,7 +72,7 @@ def test_a_missing_protocol_says_to_install_the_package_when_it_is_absent(
 def test_a_missing_protocol_says_it_is_not_implemented_when_the_package_is_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("yoagent.core.registry.version", lambda name: "0.1.0")
+    monkeypatch.setattr("yoagent.core._provider.registry.version", lambda name: "0.1.0")
     registry = ProviderRegistry(load_entry_points=False)
     with pytest.raises(ProviderNotFoundError) as caught:
         registry.factory(ApiProtocol.BEDROCK_CONVERSE_STREAM)

@@ -9,23 +9,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yoagent.core.config import ApiProtocol
-from yoagent.core.content import ImageContent, TextContent, ThinkingContent, ToolCall
-from yoagent.core.messages import (
-    AnyMessage,
+from yoagent.core._session import (
+    LOST_TOOL_RESULT,
+    LoadWarning,
+    Session,
+    SessionCorruptError,
+    SessionError,
+)
+from yoagent.core._types.config import ApiProtocol
+from yoagent.core._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
+from yoagent.core._types.messages import (
+    AgentMessage,
     AssistantMessage,
     CustomMessage,
     StopReason,
     ToolResultMessage,
     Usage,
     UserMessage,
-)
-from yoagent.core.session import (
-    LOST_TOOL_RESULT,
-    LoadWarning,
-    Session,
-    SessionCorruptError,
-    SessionError,
 )
 
 
@@ -62,7 +62,7 @@ def test_appending_after_a_seek_forks_and_never_overwrites() -> None:
 
 def test_append_new_adds_only_what_the_branch_lacks() -> None:
     session = Session()
-    history: list[AnyMessage] = [user("a"), AssistantMessage(content=[TextContent(text="b")])]
+    history: list[AgentMessage] = [user("a"), AssistantMessage(content=[TextContent(text="b")])]
     session.extend(history)
     history.append(user("c"))
     added = session.append_new(history)
@@ -76,7 +76,7 @@ def test_append_new_forks_when_the_history_was_compacted() -> None:
     old = [user("task"), user("x"), user("y"), user("z")]
     session.extend(old)
     old_leaf = session.head
-    compacted: list[AnyMessage] = [old[0], user("[Context compacted: 2 ...]"), old[3]]
+    compacted: list[AgentMessage] = [old[0], user("[Context compacted: 2 ...]"), old[3]]
     session.append_new(compacted)
     assert session.path_messages() == compacted
     assert old_leaf is not None
@@ -250,7 +250,7 @@ _ops = st.lists(st.tuples(_message, st.none() | st.integers(0, 5)), max_size=15)
 )
 @given(_ops)
 def test_any_session_round_trips_exactly(
-    tmp_path: Path, ops: list[tuple[AnyMessage, int | None]]
+    tmp_path: Path, ops: list[tuple[AgentMessage, int | None]]
 ) -> None:
     """Whatever the messages and branching, load(save(s)) has the same entries and head
     (plus, when the head's branch ends on unanswered tool calls, their closing error
@@ -376,9 +376,9 @@ def test_a_whole_file_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ],
     ids=["tuple", "int-key", "inf"],
 )
-def test_append_new_after_a_round_trip_adds_nothing(tmp_path: Path, message: AnyMessage) -> None:
+def test_append_new_after_a_round_trip_adds_nothing(tmp_path: Path, message: AgentMessage) -> None:
     path = tmp_path / "s.jsonl"
-    history: list[AnyMessage] = [user("task"), message, user("next")]
+    history: list[AgentMessage] = [user("task"), message, user("next")]
     session = Session()
     session.append_new(history)
     session.save(path)

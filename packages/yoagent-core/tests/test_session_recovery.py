@@ -8,16 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from yoagent.core import session as session_module
-from yoagent.core.content import TextContent, ToolCall
-from yoagent.core.messages import (
+from yoagent.core import (
     AssistantMessage,
     CustomMessage,
+    Session,
+    SessionCorruptError,
+    SessionError,
     StopReason,
+    TextContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.session import Session, SessionCorruptError, SessionError
+from yoagent.core import _session as session_module
 
 
 def user(text: str) -> UserMessage:

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from yoagent.core.agent_tool import AgentTool, ToolContext, ToolError
-from yoagent.core.shared_state import (
+from yoagent.core._shared_state.store import (
     MAX_KEY_LENGTH,
     FileBackend,
     InvalidKeyError,
@@ -22,7 +21,8 @@ from yoagent.core.shared_state import (
     tool_output_key,
     validate_key,
 )
-from yoagent.core.shared_state_tool import SharedStateTool
+from yoagent.core._shared_state.tool import SharedStateTool
+from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
 
 
 @pytest.fixture(params=["memory", "file"])

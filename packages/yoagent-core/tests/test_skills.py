@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from yoagent.core.agent_tool import AgentTool, ToolContext, ToolError
-from yoagent.core.skills import (
+import yoagent.core
+from yoagent.core._skills import (
     ReadSkillTool,
     SkillError,
     SkillSet,
     load_skills,
     parse_frontmatter,
 )
+from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
 
 
 def write_skill(root: Path, folder: str, text: str, **files: str) -> Path:

@@ -15,6 +15,7 @@ from yoagent.core import (
     NoStructuredOutputError,
     ProviderError,
     RetryConfig,
+    RunFailedError,
     StopReason,
     StructuredParseError,
     StructuredProviderError,
@@ -70,10 +71,11 @@ async def test_invalid_output_is_a_parse_error_carrying_the_raw_text() -> None:
         await agent.prompt_structured("x", {"type": "object"})
 
 
-async def test_a_failed_call_or_refusal_is_a_provider_error() -> None:
+async def test_a_failed_call_raises_run_failed_and_a_refusal_is_a_provider_error() -> None:
     agent, _ = agent_with(ProviderError(ErrorKind.API, "model overloaded badly"))
-    with pytest.raises(StructuredProviderError, match="model overloaded badly"):
+    with pytest.raises(RunFailedError, match="model overloaded badly") as raised:
         await agent.prompt_structured("x", Weather)
+    assert raised.value.kind is ErrorKind.API
 
     refusal = AssistantMessage(
         content=[TextContent(text="I can't help with that")], stop_reason=StopReason.REFUSAL

@@ -7,12 +7,18 @@ import pytest
 from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
+    DEFAULT_MAX_DEPTH,
+    SUB_AGENT_LIMITS,
+    SUB_AGENT_STATS_KEY,
     Agent,
+    AgentEnd,
+    AgentEvent,
     AssistantMessage,
     CostConfig,
     DeltaSink,
     ErrorKind,
     ExecutionLimits,
+    MessageUpdate,
     MockProvider,
     MockReply,
     ModelConfig,
@@ -20,11 +26,15 @@ from yoagent.core import (
     Reject,
     RetryConfig,
     StreamConfig,
+    SubAgentEvent,
+    TextDelta,
     ToolResultMessage,
     Usage,
+    estimate_messages,
+    event_adapter,
     tool,
 )
-from yoagent.core.sub_agent import SubAgentTool
+from yoagent.core._sub_agent import SubAgentTool
 
 
 def priced(id: str, rate: float) -> ModelConfig:
@@ -69,7 +79,9 @@ async def test_the_child_answers_and_its_spend_goes_in_its_own_bucket() -> None:
 
     (result,) = results(agent)
     assert not result.is_error and result.text == "k is 42"
-    assert result.details["turns"] == 2
+    spent = result.details[SUB_AGENT_STATS_KEY]
+    assert spent["runs"] == 1 and spent["turns"] == 2
+    assert spent["usage"] == {"input": 300, "output": 15, "cache_read": 0, "cache_write": 0}
     assert child_provider.requests[0].system_prompt == "You research."
     stats = agent.last_run_stats
     assert stats.usage == Usage(input=2100, output=55)
@@ -151,7 +163,7 @@ async def test_a_child_stopped_by_its_limit_returns_what_it_has_with_the_marker(
         model=ModelConfig.mock(),
         tools=[lookup],
     ).with_max_turns(2)
-    assert child.limits.max_turns == 2 and child.limits.max_duration == 300.0
+    assert child.settings.limits.max_turns == 2 and child.settings.limits.max_duration == 300.0
     parent = Agent.from_provider(
         MockProvider([tool_reply(call("worker", task="t")), text_reply("ok")]),
         ModelConfig.mock(),
@@ -241,5 +253,210 @@ async def test_from_config_uses_the_registry_and_env_key(monkeypatch: pytest.Mon
         limits=ExecutionLimits(max_turns=3),
     )
     assert seen[0].api_key == "mk"
-    assert sub.limits.max_turns == 3
+    assert sub.settings.limits.max_turns == 3
     assert sub.parameters["required"] == ["task"]
+
+
+async def test_a_failed_delegation_still_carries_its_spend_in_the_result_details() -> None:
+    child = SubAgentTool(
+        "worker",
+        "Works.",
+        provider=MockProvider(
+            [
+                tool_reply(call("lookup", key="a"), usage=Usage(input=7)),
+                ProviderError(ErrorKind.AUTH, "x"),
+            ]
+        ),
+        model=ModelConfig.mock(),
+        tools=[lookup],
+        retry=RetryConfig.none(),
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("worker", task="t")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    (result,) = results(parent)
+    assert result.is_error
+    assert result.details[SUB_AGENT_STATS_KEY]["usage"]["input"] == 7
+
+
+async def test_the_parents_stream_carries_the_childs_events_tagged_with_call_and_depth() -> None:
+    inner = SubAgentTool(
+        "inner", "Answers.", provider=MockProvider.text("inner says hi"), model=ModelConfig.mock()
+    )
+    outer = SubAgentTool(
+        "outer",
+        "Delegates.",
+        provider=MockProvider(
+            [tool_reply(call("inner", "in-1", task="say hi")), text_reply("outer done")]
+        ),
+        model=ModelConfig.mock(),
+        tools=[inner],
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("outer", "out-1", task="go")), text_reply("all done")]),
+        ModelConfig.mock(),
+        tools=[outer],
+    )
+    events: list[AgentEvent] = []
+    async with parent.stream("start") as stream:
+        async for event in stream:
+            events.append(event)
+    forwarded = [e for e in events if isinstance(e, SubAgentEvent)]
+    child = [(e.tool_call_id, e.depth, e.event.type) for e in forwarded]
+    assert child[0] == ("out-1", 1, "agent_start")
+    text = "".join(
+        e.event.delta.delta
+        for e in forwarded
+        if e.depth == 2
+        and isinstance(e.event, MessageUpdate)
+        and isinstance(e.event.delta, TextDelta)
+    )
+    assert text == "inner says hi"
+    assert ("out-1", 1, "tool_execution_start") in child
+    assert ("out-1", 1, "tool_execution_end") in child
+    assert all(call_id == "in-1" for call_id, depth, _ in child if depth == 2)
+    child_end = next(e.event for e in forwarded if e.depth == 1 and e.event.type == "agent_end")
+    assert isinstance(child_end, AgentEnd) and child_end.stats.turns == 2
+    # The parent's own history is unchanged: no child message in it.
+    assert [m.role for m in parent.messages] == ["user", "assistant", "tool_result", "assistant"]
+    # And the events serialize (a UI can ship them as JSON).
+    assert event_adapter.validate_json(event_adapter.dump_json(forwarded[-1])) == forwarded[-1]
+
+
+async def test_a_self_delegating_sub_agent_stops_at_the_depth_limit() -> None:
+    """Issue 10 item 19: a sub-agent that can call itself used to nest without bound
+    (154,492 requests in 60 s). Every level now refuses past ``max_depth``."""
+    provider = MockProvider(
+        lambda config: (
+            tool_reply(call("recurse", f"r{len(config.messages)}", task="again"))
+            if len(config.messages) == 1
+            else text_reply("stopping")
+        )
+        for _ in range(100)
+    )
+    recurse = SubAgentTool(
+        "recurse", "Delegates to itself.", provider=provider, model=ModelConfig.mock()
+    )
+    recurse.tools.append(recurse)
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("recurse", "top", task="go")), text_reply("done")]),
+        ModelConfig.mock(),
+        tools=[recurse],
+    )
+    await parent.prompt("go")
+    # Depth 1 and depth 2 ran (two requests each); depth 3 was refused.
+    assert len(provider.requests) == 4
+    refused = [
+        m
+        for request in provider.requests
+        for m in request.messages
+        if isinstance(m, ToolResultMessage) and "delegation is limited to 2 level" in m.text
+    ]
+    assert refused and refused[0].is_error
+    assert DEFAULT_MAX_DEPTH == 2
+    assert recurse.settings.limits == SUB_AGENT_LIMITS  # the child's own limits by default
+
+
+async def test_a_sub_agent_on_a_small_context_window_compacts_and_completes_a_long_task() -> None:
+    parts = 12
+    asked = 0
+
+    def script(config: StreamConfig) -> AssistantMessage:
+        nonlocal asked
+        results_seen = [m.text for m in config.messages if isinstance(m, ToolResultMessage)]
+        if results_seen and results_seen[-1].startswith(f"value of part{parts - 1}:"):
+            return text_reply(f"read all {parts} parts")
+        asked += 1
+        return tool_reply(call("chunk", f"k{asked}", n=asked - 1))
+
+    @tool
+    async def chunk(n: int) -> str:
+        """Read part n of the document (about 1,000 tokens)."""
+        return f"value of part{n}: " + "x" * 4_000
+
+    small = ModelConfig.mock()
+    small.context_window = 8_000  # twelve parts are ~12,000 tokens: they cannot all fit
+    small.max_tokens = 1_000
+    provider = MockProvider([script] * 40)
+    child = SubAgentTool(
+        "reader",
+        "Reads the document.",
+        provider=provider,
+        model=small,
+        tools=[chunk],
+        limits=ExecutionLimits(max_turns=30),
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("reader", "r", task="read it all")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    events: list[AgentEvent] = []
+    await parent.prompt("go", on_event=events.append)
+    (result,) = results(parent)
+    assert not result.is_error and result.text == f"read all {parts} parts"
+    child_end = next(
+        e.event for e in events if isinstance(e, SubAgentEvent) and isinstance(e.event, AgentEnd)
+    )
+    assert isinstance(child_end, AgentEnd) and child_end.stats.compactions >= 1
+    window = small.context_window - small.max_tokens
+    assert all(estimate_messages(list(r.messages)) <= window for r in provider.requests)
+
+
+async def test_shared_state_turn_delay_and_limits_are_settable_on_a_sub_agent() -> None:
+    from yoagent.core import SharedState
+
+    state = SharedState()
+    await state.set("plan", "step one")
+    provider = MockProvider(
+        [tool_reply(call("shared_state", action="get", key="plan")), text_reply("got it")]
+    )
+    child = (
+        SubAgentTool(
+            "w", "Works.", provider=provider, model=ModelConfig.mock(), system_prompt="Work."
+        )
+        .with_shared_state(state)
+        .with_turn_delay(0.01)
+        .with_execution_limits(ExecutionLimits(max_turns=5))
+    )
+    assert child.settings.turn_delay == 0.01 and child.settings.limits.max_turns == 5
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("w", task="read the plan")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    (result,) = results(parent)
+    assert result.text == "got it"
+    first = provider.requests[0]
+    assert first.system_prompt.startswith("Work.\n\nShared state holds 1 keys: plan")
+    assert [d.name for d in first.tools] == ["shared_state"]
+    assert provider.requests[1].messages[-1].text == "step one"  # type: ignore[union-attr]
+
+
+async def test_parallel_sub_agents_in_one_batch_each_answer() -> None:
+    def helper(name: str, answer: str) -> SubAgentTool:
+        slow = MockReply(message=text_reply(answer), delay=0.01, chunk_size=3)
+        return SubAgentTool(name, "Helps.", provider=MockProvider([slow]), model=ModelConfig.mock())
+
+    parent = Agent.from_provider(
+        MockProvider(
+            [
+                tool_reply(
+                    call("lookup", "l", key="k"),
+                    call("first", "a", task="one"),
+                    call("second", "b", task="two"),
+                ),
+                text_reply("both done"),
+            ]
+        ),
+        ModelConfig.mock(),
+        tools=[lookup, helper("first", "answer one"), helper("second", "answer two")],
+    )
+    with anyio.fail_after(10):
+        await parent.prompt("go")
+    assert [r.text for r in results(parent)] == ["value of k", "answer one", "answer two"]
+    assert parent.last_run_stats.sub_agents.runs == 2

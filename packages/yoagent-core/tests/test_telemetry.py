@@ -17,6 +17,7 @@ from yoagent.core import (
     ModelConfig,
     ProviderError,
     RetryConfig,
+    RunFailedError,
     Usage,
     tool,
 )
@@ -86,7 +87,10 @@ async def test_spans_nest_and_carry_tokens_cost_and_errors(spans: InMemorySpanEx
 
 async def test_a_failed_model_call_marks_its_span_as_an_error(spans: InMemorySpanExporter) -> None:
     provider = MockProvider([ProviderError(ErrorKind.AUTH, "bad key")])
-    await Agent.from_provider(provider, ModelConfig.mock(), retry=RetryConfig.none()).prompt("go")
+    with pytest.raises(RunFailedError):
+        await Agent.from_provider(provider, ModelConfig.mock(), retry=RetryConfig.none()).prompt(
+            "go"
+        )
     (llm,) = by_name(spans.get_finished_spans(), "llm_stream")
     assert llm.status.status_code is trace.StatusCode.ERROR
     assert llm.status.description == "AUTH: bad key"

@@ -9,7 +9,7 @@ import pytest
 from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import Agent, AgentTool, MockProvider, ModelConfig, ToolResultMessage, tool
-from yoagent.core.tool_source import ToolSource
+from yoagent.core._tools.tool_source import ToolSource
 
 
 def named(name: str, answer: str = "") -> AgentTool:

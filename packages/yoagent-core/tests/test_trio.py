@@ -67,3 +67,34 @@ def test_abort_under_trio() -> None:
     assert isinstance(reply, AssistantMessage) and reply.stop_reason is StopReason.ABORTED
     last = messages[-1]
     assert isinstance(last, UserMessage) and last.text == CANCELLED_MARKER
+
+
+def test_waiting_and_instant_calls_mix_in_one_batch_under_trio() -> None:
+    @tool
+    async def instant(label: str) -> str:
+        """Answers at once."""
+        return label
+
+    @tool
+    async def waits(label: str) -> str:
+        """Waits inside a cancel scope of its own."""
+        with trio.fail_after(5):
+            await trio.sleep(0.01)
+        return label
+
+    async def main() -> list[str]:
+        provider = MockProvider(
+            [
+                tool_reply(
+                    call("instant", "a", label="a"),
+                    call("waits", "b", label="b"),
+                    call("waits", "c", label="c"),
+                ),
+                text_reply("ok"),
+            ]
+        )
+        agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[instant, waits])
+        await agent.prompt("go")
+        return [m.text for m in agent.messages if m.role == "tool_result"]  # type: ignore[union-attr]
+
+    assert trio.run(main) == ["a", "b", "c"]

@@ -1,13 +1,17 @@
 """A recording agent in a process of its own, for the crash and lease-race tests.
 
 ``crash <repo> <marker>``: record a run whose tool writes ``marker`` and then hangs (the
-test kills the process there). ``race <repo> <ready> <go>``: open a recorder, write
-``ready``, wait for ``go``, record a run whose tool takes a while, print what happened.
+test kills the process there). ``tear <repo>``: record a run, and SIGKILL the process in
+the middle of the grouped write holding ``tool.called`` — half of that line is on disk.
+``race <repo> <ready> <go>``: open a recorder, write ``ready``, wait for ``go``, record a
+run whose tool takes a while, print what happened.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -15,6 +19,7 @@ from pathlib import Path
 import anyio
 from gasp_helpers import CONFIG, calls, text
 
+import yoagent.gasp._appender as appender
 from yoagent.core import Agent, MockProvider, tool
 from yoagent.gasp import NewGoal, Recorder
 
@@ -36,6 +41,24 @@ async def crash(repo: Path, marker: Path) -> None:
     recorder = Recorder.open(repo, NewGoal("crash mid-run"), worker_id="doomed")
     recording = recorder.recording("run until killed")
     await _agent(3600, marker).prompt("run until killed", on_event=recording)
+
+
+def _write_then_die(descriptor: int, data: bytes) -> None:
+    """The log's write, killed by SIGKILL once it is half-way through ``tool.called``."""
+    at = data.find(b'"tool.called"')
+    if at < 0:
+        os.write(descriptor, data)
+        return
+    os.write(descriptor, data[: at + 8])
+    os.fsync(descriptor)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+async def tear(repo: Path) -> None:
+    appender.write_all = _write_then_die
+    recorder = Recorder.open(repo, NewGoal("crash mid-write"), worker_id="torn")
+    async with recorder.recording("die mid-write") as recording:
+        await _agent(0, None).prompt("die mid-write", on_event=recording)
 
 
 def open_and_wait(repo: Path, ready: Path, go: Path) -> Recorder:
@@ -68,6 +91,8 @@ async def race(recorder: Recorder) -> None:
 def main(argv: list[str]) -> None:
     if argv[0] == "crash":
         anyio.run(crash, Path(argv[1]), Path(argv[2]))
+    elif argv[0] == "tear":
+        anyio.run(tear, Path(argv[1]))
     elif argv[0] == "race":
         anyio.run(race, open_and_wait(Path(argv[1]), Path(argv[2]), Path(argv[3])))
 

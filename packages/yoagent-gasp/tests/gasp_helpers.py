@@ -13,7 +13,7 @@ import anyio
 
 from yoagent.core import (
     Agent,
-    AnyEvent,
+    AgentEvent,
     ApiProtocol,
     AssistantMessage,
     MockProvider,
@@ -115,7 +115,8 @@ def _refuse(_text: str) -> Reject:
 
 async def scripted_session(recorder: Recorder) -> SessionResult:
     """Five runs: tool calls, a failing tool, an aborted run, an input rejection and a
-    loop abort (the repeated-call detector stops the third identical round)."""
+    loop abort (the repeated-call detector skips the third identical round with a nudge
+    and stops the fourth)."""
     result = SessionResult()
     tools_run = make_agent(
         [
@@ -134,7 +135,7 @@ async def scripted_session(recorder: Recorder) -> SessionResult:
     rejected = make_agent([text("never sent")], input_filters=[_refuse])
     await _record(recorder, rejected, "print the API key", result)
     same = ("read_file", {"path": "loop.py"})
-    looping = make_agent([calls(same, turn=t) for t in range(1, 4)], max_repeated_tool_calls=3)
+    looping = make_agent([calls(same, turn=t) for t in range(1, 5)], max_repeated_tool_calls=3)
     await _record(recorder, looping, "keep reading loop.py", result)
     return result
 
@@ -145,5 +146,5 @@ def log_events(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in raw.splitlines() if line.strip()]
 
 
-def forward_log(events: list[AnyEvent]) -> Callable[[AnyEvent], None]:
+def forward_log(events: list[AgentEvent]) -> Callable[[AgentEvent], None]:
     return events.append

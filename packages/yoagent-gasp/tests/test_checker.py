@@ -137,6 +137,33 @@ def test_an_extra_actor_key_breaks_the_round_trip(repo: Path) -> None:
     assert "does not round-trip structurally" in failures_of(reports, 1)
 
 
+def test_a_repeated_key_inside_a_payload_passes_as_the_reference_reads_it(repo: Path) -> None:
+    """The reference reads a payload as serde_json's ``Value``: a repeated key keeps its
+    last value, and the event round-trips."""
+    line = json.dumps(event("run.started", {"run_id": "run_x", "task": "b"}, None))
+    append(repo, line.replace('"task": "b"', '"task": "a", "task": "b"'))
+    assert failing(run_all(repo)) == set()
+
+
+@pytest.mark.parametrize(
+    ("repeat", "field"),
+    [
+        (('"kind": "run.started"', '"kind": "run.started", "kind": "run.started"'), "kind"),
+        (('"id": "agent-1"', '"id": "agent-1", "id": "agent-1"'), "id"),
+    ],
+)
+def test_a_repeated_envelope_or_actor_key_fails_check_1(
+    repo: Path, repeat: tuple[str, str], field: str
+) -> None:
+    """The envelope and the actor are typed structs in the reference: serde refuses a
+    repeated field there."""
+    body = event("run.started", {"run_id": "run_x"}, None, actor={"kind": "agent", "id": "agent-1"})
+    append(repo, json.dumps(body).replace(*repeat))
+    reports = run_all(repo)
+    assert 1 in failing(reports)
+    assert f"duplicate field `{field}`" in failures_of(reports, 1)
+
+
 def test_reordered_keys_and_nested_extras_pass(repo: Path) -> None:
     body = event("run.started", {"run_id": "r", "novel": {"nested": True}}, None)
     append(repo, json.dumps(dict(reversed(list(body.items())))))
@@ -181,6 +208,8 @@ def test_a_valid_snapshot_passes(repo: Path) -> None:
         (lambda s: s["integrity"].update(line_count=999), "out of range"),
         (lambda s: s["integrity"].pop("sha256"), "missing `sha256`"),
         (lambda s: s["integrity"].update(event_id="event_99"), "not the last event"),
+        (lambda s: s["integrity"].pop("event_id"), "missing string `event_id`"),
+        (lambda s: s["integrity"].update(event_id=42), "missing string `event_id`"),
         (lambda s: s["graph"].update(version=999), "differs from folding"),
         (lambda s: s.pop("integrity"), "missing `graph` or `integrity`"),
     ],

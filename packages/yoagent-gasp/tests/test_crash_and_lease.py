@@ -7,13 +7,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from gasp_helpers import log_events, make_agent, text
 
+import yoagent.gasp.lease as lease_module
 from yoagent.gasp import (
     ExistingGoal,
     Lease,
@@ -26,6 +29,7 @@ from yoagent.gasp import (
     restore,
     run_all,
 )
+from yoagent.gasp.lease import LeaseRecord
 
 CHILD = Path(__file__).parent / "gasp_child.py"
 TESTS = str(Path(__file__).parent)
@@ -83,6 +87,41 @@ def test_a_process_killed_mid_run_leaves_a_foldable_log_and_the_next_open_closes
         ({"run_id": run_id, "outcome": "interrupted"}, run.id)
     ]
     assert not (repo_dir / ".agent" / "lease").exists()
+    clone = restore(repo_dir, tmp_path / "clone")
+    assert clone.graph.same_as(recorder.graph())
+    assert all(report.passed for report in run_all(tmp_path / "clone"))
+
+
+def test_a_process_killed_mid_write_leaves_a_torn_line_the_next_open_cuts_before_closing_the_run(
+    repo_dir: Path, tmp_path: Path
+) -> None:
+    Recorder.init(repo_dir, "torn", NewGoal("survive a torn write"))
+    log = repo_dir / "state" / "events.jsonl"
+    child = _child("tear", repo_dir)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL, err
+    raw = log.read_bytes()
+    assert not raw.endswith(b"\n") and raw.endswith(b'"tool.ca')  # killed mid-line
+    crashed = fold_log(log)
+    assert crashed.torn_tail
+    (run,) = [e for e in crashed.events if e.kind == "run.started"]
+    goal = next(
+        n.id for n in crashed.graph.of_kind("goal") if n.props["title"] == "survive a torn write"
+    )
+
+    recorder = Recorder.open(repo_dir, ExistingGoal(goal))
+
+    whole = raw[: raw.rindex(b"\n") + 1]
+    assert log.read_bytes().startswith(whole)
+    run_id = run.payload["run_id"]
+    assert recorder.repairs == [
+        f"cut a partial last line ({len(raw) - len(whole)} bytes after byte {len(whole)}) "
+        "from state/events.jsonl: a writer died mid-append, and what it was writing is lost",
+        f"closed the run {run_id}, which a writer left open, as interrupted",
+    ]
+    node = recorder.graph().node(run_id)
+    assert node is not None and node.props["outcome"] == "interrupted"
+    assert fold_log(log).clean
     clone = restore(repo_dir, tmp_path / "clone")
     assert clone.graph.same_as(recorder.graph())
     assert all(report.passed for report in run_all(tmp_path / "clone"))
@@ -153,3 +192,64 @@ def test_an_expired_lease_of_another_worker_is_taken_and_a_live_one_is_not(
     assert mine.read() is not None and mine.read().worker_id == "mine"  # type: ignore[union-attr]
     mine.release()
     assert mine.read() is None
+
+
+def test_a_lease_steal_racing_a_renewal_and_a_third_worker_leaves_exactly_one_holder(
+    repo_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B takes over A's expired lease; meanwhile A (alive after all) renews it, and C
+    arrives just after B's first rename. Whatever the interleaving, exactly one of them
+    may come out believing it holds the lease, and the file must name that one."""
+    repo_dir.mkdir()
+    clock = [1_000_000]
+    monkeypatch.setattr(lease_module, "now_ms", lambda: clock[0])
+    a, b, c = (Lease(repo_dir, name, ttl=10) for name in ("a", "b", "c"))
+    a.acquire()
+    clock[0] += 20_000  # A's lease has expired
+
+    stealer = threading.get_ident()
+    holders: list[str] = []
+    others: list[threading.Thread] = []
+
+    def take(lease: Lease) -> None:
+        try:
+            lease.acquire()
+        except LeaseHeldError:
+            return
+        holders.append(lease.worker_id)
+
+    def meanwhile(lease: Lease) -> None:
+        # another worker's attempt in the middle of B's; a correct lease makes it wait
+        # for B (so only give it a moment), a racy one lets it through at once
+        thread = threading.Thread(target=take, args=(lease,))
+        thread.start()
+        thread.join(timeout=1.0)
+        others.append(thread)
+
+    real_read, real_replace = lease_module.read_lease, os.replace
+    pending = {"renewal", "arrival"}
+
+    def read_lease(path: Path) -> LeaseRecord | None:
+        record = real_read(path)
+        if threading.get_ident() == stealer and record is not None and "renewal" in pending:
+            pending.discard("renewal")
+            meanwhile(a)  # B has seen A's expired lease; A renews it now
+        return record
+
+    def replace(source: Any, target: Any) -> None:
+        real_replace(source, target)
+        if threading.get_ident() == stealer and "arrival" in pending:
+            pending.discard("arrival")
+            meanwhile(c)  # C arrives right after B's first rename
+
+    monkeypatch.setattr(lease_module, "read_lease", read_lease)
+    monkeypatch.setattr(os, "replace", replace)
+    take(b)
+    for thread in others:
+        thread.join(timeout=30)
+    monkeypatch.undo()
+
+    assert not pending  # both interleavings happened
+    on_file = lease_module.read_lease(repo_dir / ".agent" / "lease")
+    assert len(holders) == 1, holders
+    assert on_file is not None and on_file.worker_id == holders[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from yoagent.gasp import (
     ManifestError,
     fold_events,
     identity_hash,
+    new_id,
     read_manifest,
     summarize,
 )
@@ -68,6 +70,29 @@ def test_the_identity_hash_is_the_manifest_recipe(tmp_path: Path) -> None:
     assert identity_hash(tmp_path) == shell.stdout.split()[0]
     # pinned, so a change to either side of the comparison cannot pass unnoticed
     assert identity_hash(tmp_path) == PINNED
+
+
+@pytest.mark.parametrize("link", ["identity", "identity/elsewhere", "identity/IDENTITY.md"])
+def test_the_identity_hash_follows_no_symlink_as_the_recipe_does_not(
+    tmp_path: Path, link: str
+) -> None:
+    """``find identity -type f`` follows no symlink, not even a symlinked ``identity``
+    itself; a hash that did would vouch for files outside the repository."""
+    if shutil.which("sha256sum") is None or shutil.which("find") is None:
+        pytest.skip("needs find and sha256sum to run the manifest's recipe")
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    _identity_folder(outside)
+    _identity_folder(root)
+    target = root / link
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    target.symlink_to(outside / "identity" / ("IDENTITY.md" if link.endswith(".md") else ""))
+    shell = subprocess.run(
+        ["bash", "-c", RECIPE], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert identity_hash(root) == shell.stdout.split()[0]
 
 
 def test_the_identity_hash_changes_with_a_path_or_a_byte(tmp_path: Path) -> None:
@@ -210,3 +235,13 @@ def test_fingerprints_key_on_what_identifies_a_call() -> None:
     other = args_fingerprint("search", {"pattern": "x", "path": "."})
     assert other == f"search:{fnv1a_64(whole_args):016x}"
     assert args_fingerprint("read_file", "not an object").startswith("read_file:")  # type: ignore[arg-type]
+
+
+def test_ids_are_uuid4_hex_as_the_reference_writes_them() -> None:
+    ids = {new_id("event") for _ in range(2000)}
+    assert len(ids) == 2000
+    for value in ids:
+        prefix, _, digits = value.partition("_")
+        parsed = uuid.UUID(hex=digits)
+        assert prefix == "event" and parsed.hex == digits
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -3,9 +3,11 @@ streams, retried replies, one run per recording, goals, summaries and commits.""
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 from pathlib import Path
+from typing import Any
 
 import anyio
 import git
@@ -14,12 +16,14 @@ from gasp_helpers import calls, log_events, make_agent, text
 
 from yoagent.core import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
-    AnyEvent,
     AssistantMessage,
     ErrorKind,
     MessageEnd,
+    ProviderError,
     ProviderRetry,
+    RunFailedError,
     StopReason,
     TextContent,
     ToolExecutionStart,
@@ -34,6 +38,7 @@ from yoagent.gasp import (
     Recorder,
     RecorderBusyError,
     RecordingError,
+    RepositoryError,
     fold_log,
     run_all,
 )
@@ -51,17 +56,18 @@ def kinds(root: Path) -> list[str]:
 async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder) -> None:
     order: list[str] = []
 
-    def forward(event: AnyEvent) -> None:
+    def forward(event: AgentEvent) -> None:
         order.append(f"forward {event.type}")
 
     recording = recorder.recording("t", forward=forward)
-    mapped = recording._map  # pyright: ignore[reportPrivateUsage]
+    writer = recording._writer  # pyright: ignore[reportPrivateUsage]
+    mapped = writer._map  # pyright: ignore[reportPrivateUsage]
 
-    def recorded(event: AnyEvent, ts: int) -> list[object]:
+    def recorded(event: AgentEvent, ts: int) -> list[object]:
         order.append(f"record {event.type}")
         return mapped(event, ts)  # type: ignore[return-value]
 
-    recording._map = recorded  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+    writer._map = recorded  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     recording(AgentStart())
     recording(AgentEnd())
     recording.close()
@@ -73,7 +79,7 @@ async def test_events_are_forwarded_before_they_are_recorded(recorder: Recorder)
 async def test_a_forward_that_raises_is_dropped_and_recording_goes_on(
     recorder: Recorder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(_: AnyEvent) -> None:
+    def broken(_: AgentEvent) -> None:
         raise RuntimeError("ui bug")
 
     agent = make_agent([text("hello")])
@@ -184,6 +190,21 @@ async def test_a_final_error_reply_is_recorded_as_an_error_run(recorder: Recorde
     assert len(recorder.graph().of_kind("model_call")) == 1
 
 
+async def test_a_run_that_fails_through_prompt_is_recorded_and_committed(
+    recorder: Recorder,
+) -> None:
+    """``Agent.prompt`` raises ``RunFailedError`` out of the block; the recording still
+    holds the whole run, with the ``error`` outcome, in one commit."""
+    agent = make_agent([ProviderError(ErrorKind.AUTH, "401 invalid key")])
+    with pytest.raises(RunFailedError):
+        async with recorder.recording("fails for real") as recording:
+            await agent.prompt("fails for real", on_event=recording)
+    assert recording.error is None
+    assert recording.outcome == "error"
+    assert recording.result() is not None and recording.commit is not None
+    assert len(recorder.graph().of_kind("model_call")) == 1
+
+
 async def test_one_recording_records_one_run(recorder: Recorder) -> None:
     recording = recorder.recording("one")
     with pytest.raises(RecorderBusyError):
@@ -258,12 +279,54 @@ def test_without_a_git_identity_commits_are_authored_as_the_agent(
     assert (author.name, author.email) == ("lonely (yoagent-gasp)", "lonely@gasp.invalid")
 
 
-def test_a_torn_log_is_refused_on_open(recorder: Recorder, repo_dir: Path) -> None:
-    with (repo_dir / "state" / "events.jsonl").open("a") as handle:
-        handle.write('{"id":"event_torn"')
-    assert fold_log(repo_dir / "state" / "events.jsonl").torn_tail
-    with pytest.raises(Exception, match="partial line"):
+def test_a_torn_uncommitted_tail_is_cut_under_the_lease_and_reported(
+    recorder: Recorder, repo_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log = repo_dir / "state" / "events.jsonl"
+    whole = log.read_bytes()
+    with log.open("ab") as handle:
+        handle.write(b'{"id":"event_torn","schema_ver')  # a writer killed mid-append
+    assert fold_log(log).torn_tail
+    with caplog.at_level(logging.WARNING, logger="yoagent.gasp"):
+        reopened = Recorder.open(repo_dir, ExistingGoal(recorder.goal_id))
+    assert log.read_bytes() == whole
+    assert reopened.repairs == [
+        f"cut a partial last line (30 bytes after byte {len(whole)}) from state/events.jsonl: "
+        "a writer died mid-append, and what it was writing is lost"
+    ]
+    assert reopened.repairs[0] in caplog.text
+    assert all(report.passed for report in run_all(repo_dir))
+
+
+def test_a_torn_tail_git_has_committed_is_refused(recorder: Recorder, repo_dir: Path) -> None:
+    log = repo_dir / "state" / "events.jsonl"
+    with log.open("ab") as handle:
+        handle.write(b'{"id":"event_torn"')
+    repo = git.Repo(repo_dir)
+    repo.git.commit("-q", "-m", "a torn log, committed", "--", "state/events.jsonl")
+    with pytest.raises(RepositoryError, match="committed"):
         Recorder.open(repo_dir, ExistingGoal(recorder.goal_id))
+    assert log.read_bytes().endswith(b'{"id":"event_torn"')
+    assert not (repo_dir / ".agent" / "lease").exists()
+
+
+async def test_a_recording_dropped_without_close_finishes_its_run_and_frees_the_lease(
+    repo_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorder = Recorder.init(repo_dir, "forgetful", NewGoal("never closed"), lease_ttl=0.4)
+    recording = recorder.recording("dropped on the floor")
+    recording(AgentStart())
+    await _wait_for_kind(repo_dir, "run.started")
+    run_id = recording.run_id
+    with caplog.at_level(logging.WARNING, logger="yoagent.gasp"):
+        del recording
+        gc.collect()
+        with anyio.fail_after(10):
+            while not git.Repo(repo_dir).head.commit.message.startswith(f"run {run_id}"):  # noqa: ASYNC110 - polls git
+                await anyio.sleep(0.02)
+    assert _outcomes(repo_dir) == [(run_id, "interrupted")]
+    assert "garbage-collected without close()" in caplog.text
+    Lease(repo_dir, "next-worker").acquire()  # the lease is free, not renewed forever
 
 
 async def test_a_quiet_run_keeps_its_lease(repo_dir: Path) -> None:
@@ -288,3 +351,114 @@ def test_opening_never_commits_an_edit_to_a_tracked_manifest(
     repo = git.Repo(repo_dir)
     assert [d.a_path for d in repo.index.diff(None)] == ["AGENT.md"]  # still uncommitted
     assert list(repo.head.commit.stats.files) == ["state/events.jsonl"]
+
+
+async def _wait_for_kind(root: Path, kind: str, count: int = 1) -> None:
+    with anyio.fail_after(30):
+        while kinds(root).count(kind) < count:  # noqa: ASYNC110 - polls the file
+            await anyio.sleep(0.01)
+
+
+def _outcomes(root: Path) -> list[tuple[str, str]]:
+    return [
+        (e["payload"]["run_id"], e["payload"]["outcome"])
+        for e in log_events(root)
+        if e["kind"] == "run.finished"
+    ]
+
+
+def _before_first_lease(monkeypatch: pytest.MonkeyPatch, worker: str, action: Any) -> None:
+    """Run ``action`` once, just before ``worker`` first asks for the lease."""
+    real = Lease.acquire
+    pending = [action]
+
+    def acquire(self: Lease) -> None:
+        if self.worker_id == worker and pending:
+            pending.pop()()
+        real(self)
+
+    monkeypatch.setattr(Lease, "acquire", acquire)
+
+
+async def test_opening_folds_under_the_lease_so_a_run_finished_meanwhile_stays_finished(
+    repo_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """W3 opens while W2's run is open; W2's run then ends normally before W3 gets the
+    lease. What W3 closes as stale must be what the log says under the lease."""
+    w2 = Recorder.init(repo_dir, "shared", NewGoal("two writers"), worker_id="w2")
+    recording = w2.recording("w2's run")
+    recording(AgentStart())
+    await _wait_for_kind(repo_dir, "run.started")
+
+    def w2_finishes() -> None:
+        recording(MessageEnd(message=text("done")))
+        recording(AgentEnd())
+        recording.close()
+
+    _before_first_lease(monkeypatch, "w3", w2_finishes)
+    Recorder.open(repo_dir, ExistingGoal(w2.goal_id), worker_id="w3")
+    assert recording.error is None and recording.commit is not None
+    assert _outcomes(repo_dir) == [(recording.run_id, "completed")]
+    assert (
+        fold_log(repo_dir / "state" / "events.jsonl")
+        .graph.node(
+            recording.run_id  # type: ignore[arg-type]
+        )
+        .props["outcome"]
+        == "completed"
+    )  # type: ignore[union-attr]
+
+
+async def test_two_openers_after_a_crash_close_the_stale_run_once(
+    repo_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crashed = Recorder.init(repo_dir, "shared", NewGoal("crash"), worker_id="crashed")
+    recording = crashed.recording("dies")
+    recording(AgentStart())
+    await _wait_for_kind(repo_dir, "run.started")
+    (repo_dir / ".agent" / "lease").write_text("garbage")  # its writer fails: the run stays open
+    recording.close()
+    assert recording.error is not None
+    (repo_dir / ".agent" / "lease").unlink()
+
+    def w2_opens() -> None:
+        Recorder.open(repo_dir, ExistingGoal(crashed.goal_id), worker_id="w2")
+
+    _before_first_lease(monkeypatch, "w3", w2_opens)
+    Recorder.open(repo_dir, ExistingGoal(crashed.goal_id), worker_id="w3")
+    assert _outcomes(repo_dir) == [(recording.run_id, "interrupted")]
+    assert all(report.passed for report in run_all(repo_dir))
+
+
+async def test_a_recorder_sees_what_other_writers_recorded_between_its_runs(
+    repo_dir: Path,
+) -> None:
+    first = Recorder.init(repo_dir, "shared", NewGoal("first's goal"), worker_id="first")
+    second = Recorder.open(repo_dir, NewGoal("second's goal"), worker_id="second")
+    async with second.recording("second's run") as theirs:
+        await make_agent([text("ok")]).prompt("x", on_event=theirs)
+    async with first.recording("first's run") as mine:
+        await make_agent([text("ok")]).prompt("y", on_event=mine)
+    graph = first.graph()
+    assert graph.node(second.goal_id) is not None
+    assert theirs.run_id is not None and graph.node(theirs.run_id) is not None
+    assert graph.same_as(fold_log(repo_dir / "state" / "events.jsonl").graph)
+
+
+async def test_a_run_another_writer_left_open_after_this_recorder_opened_is_closed_at_its_next_run(
+    repo_dir: Path,
+) -> None:
+    first = Recorder.init(repo_dir, "shared", NewGoal("outlive a crash"), worker_id="first")
+    other = Recorder.open(repo_dir, ExistingGoal(first.goal_id), worker_id="other")
+    recording = other.recording("dies")
+    recording(AgentStart())
+    await _wait_for_kind(repo_dir, "run.started")
+    (repo_dir / ".agent" / "lease").write_text("garbage")  # its writer fails: the run stays open
+    recording.close()
+    (repo_dir / ".agent" / "lease").unlink()
+
+    async with first.recording("next") as mine:
+        await make_agent([text("ok")]).prompt("next", on_event=mine)
+
+    assert _outcomes(repo_dir) == [(recording.run_id, "interrupted"), (mine.run_id, "completed")]
+    assert all(report.passed for report in run_all(repo_dir))

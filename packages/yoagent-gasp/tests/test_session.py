@@ -60,18 +60,21 @@ async def test_the_graph_holds_runs_calls_and_the_failure(
         assert run.props["status"] == "finished" and run.props["outcome"] == outcome
         assert [r.to for r in graph.outgoing(run_id, "serves")] == [recorder.goal_id]
     tools = graph.of_kind("tool_call")
-    # the loop run's third round is refused unrun: still a call, and a failure
+    # the loop run's third round is refused unrun (with a nudge) and its fourth ends the
+    # run: each still a call, and a failure
     assert [t.props["tool"] for t in tools] == ["read_file", "read_file", "bash"] + [
         "read_file"
-    ] * 3
+    ] * 4
     assert tools[0].props["metadata"]["args_fingerprint"].startswith("read_file:")
     loop_fingerprints = {t.props["metadata"]["args_fingerprint"] for t in tools[3:]}
     assert len(loop_fingerprints) == 1
-    failed, refused = graph.of_kind("failure")
+    failed, nudged, refused = graph.of_kind("failure")
     assert failed.props["title"] == "tool bash failed"
     assert failed.props["summary"] == "command failed: pytest -q exit status 1"
     assert [r.to for r in graph.outgoing(failed.id, "derived_from")] == [tools[2].id]
-    assert refused.props["summary"].startswith("Not run: the same tool calls were repeated")
+    for unrun, call in ((nudged, tools[5]), (refused, tools[6])):
+        assert unrun.props["summary"].startswith("Not run: the same tool calls were repeated")
+        assert [r.to for r in graph.outgoing(unrun.id, "derived_from")] == [call.id]
     models = graph.of_kind("model_call")
     first_runs = [m.props["prompt_summary"] for m in models if m.props["run_id"] == run_ids[0]]
     assert first_runs == ["read the two modules", "turn 2"]

@@ -91,8 +91,8 @@ async def test_the_stdio_helper_offers_the_tools_for_the_block_and_removes_them_
     async with with_mcp_server_stdio(agent, sys.executable, SERVER, prefix="s") as client:
         assert client.server_name == "py-test-server"
         await agent.prompt("echo")
-        assert len(agent.tool_sources) == 1
-    assert agent.tool_sources == []
+        assert len(agent.settings.tool_sources) == 1
+    assert agent.settings.tool_sources == ()
     assert results(agent)[0].text == "hi"
     assert client.exited() == "was closed"
 
@@ -100,6 +100,6 @@ async def test_the_stdio_helper_offers_the_tools_for_the_block_and_removes_them_
 async def test_the_generic_helper_takes_any_client() -> None:
     agent = Agent.from_provider(MockProvider([text("ok")]), ModelConfig.mock())
     async with with_mcp_server(agent, McpClient.stdio(sys.executable, SERVER)) as client:
-        assert isinstance(agent.tool_sources[0], McpToolSource)
-        assert agent.tool_sources[0].client is client
-    assert agent.tool_sources == []
+        assert isinstance(agent.settings.tool_sources[0], McpToolSource)
+        assert agent.settings.tool_sources[0].client is client
+    assert agent.settings.tool_sources == ()

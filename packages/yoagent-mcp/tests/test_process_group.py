@@ -57,11 +57,16 @@ async def test_a_launcher_that_exits_takes_its_backgrounded_server_with_it(
 
 async def test_without_its_own_group_only_the_command_is_killed() -> None:
     marker = f"marker-{uuid.uuid4().hex}"
-    async with McpClient.stdio("sh", launcher(marker, then="wait"), close_grace=0.2) as c:
+    # The server itself ends when its input closes (a race with the check below), so the
+    # launcher also backgrounds a process that reads nothing and ends on no cue of ours.
+    idle = f"{marker}-idle"
+    sleeper = f'"{sys.executable}" -c "import time; time.sleep(120)" {idle} </dev/null & wait'
+    async with McpClient.stdio("sh", launcher(marker, then=sleeper), close_grace=0.2) as c:
         assert (await c.call_tool("echo", {"text": "x"})).is_error is False
-    left = processes_with(marker)
+        assert processes_with(idle)
+    left = processes_with(idle)
     try:
-        assert left, "the backgrounded server should outlive its launcher without its own group"
+        assert left, "a backgrounded process should outlive its launcher without its own group"
     finally:
         for pid in left:
             os.kill(pid, signal.SIGKILL)

@@ -12,7 +12,7 @@ import pytest
 from pricing_helpers import config
 
 from yoagent.core import CostConfig, resolve_cost
-from yoagent.core import pricing as core_slot
+from yoagent.core._provider import pricing as core_slot
 from yoagent.pricing import (
     PRICES_ENV_VAR,
     PriceDataError,

@@ -3,9 +3,12 @@ fetch falls back to the snapshot and says why."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import time
+import tracemalloc
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -123,6 +126,27 @@ async def test_a_fetch_that_outlasts_its_timeout_falls_back() -> None:
     assert resolve_cost(HAIKU) == HAIKU_BUNDLED
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:99999/api.json", "Port out of range"),
+        ("ftp://prices.example/api.json", "not an http or https URL"),
+        ("http:///api.json", "no host"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_url_no_request_can_go_to_falls_back_with_the_reason(
+    url: str, reason: str, backend: str
+) -> None:
+    # An out-of-range port escaped enable_live as an ExceptionGroup([OverflowError]).
+    live = anyio.run(enable_live, PriceSource.models_dev(url), backend=backend)
+    assert live.fell_back
+    assert live.origin.fetch_error is not None
+    assert reason in live.origin.fetch_error.reason
+    assert str(live.origin.fetch_error).startswith(f"GET {url}: ")
+    assert resolve_cost(HAIKU) == HAIKU_BUNDLED
+
+
 async def test_a_price_file_source_is_read_in_the_file_format() -> None:
     url = "https://prices.example/yoagent.json"
     body = {
@@ -155,6 +179,74 @@ async def test_a_body_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch)
     with respx.mock(assert_all_mocked=True) as router:
         router.get(MODELS_DEV_URL).mock(return_value=httpx.Response(200, content=b"x" * 101))
         with pytest.raises(PriceFetchError, match="the body is over 100 bytes"):
+            await fetch_prices()
+
+
+class OneChunk(httpx.AsyncByteStream):
+    """A body served as is (respx decodes an ``httpx.ByteStream`` ahead of the client)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+
+async def test_a_compressed_body_is_refused_at_the_limit_without_inflating_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # httpx inflates a whole network chunk before the size check: 64 KiB of gzip took
+    # 64 MiB before the 1 MiB limit refused it.
+    from yoagent.pricing import _sources
+
+    monkeypatch.setattr(_sources, "MAX_BODY_BYTES", 1024 * 1024)
+    bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9)
+    headers = {"content-type": "application/json", "content-encoding": "gzip"}
+    with respx.mock(assert_all_mocked=True) as router:
+        router.get(MODELS_DEV_URL).mock(
+            return_value=httpx.Response(200, headers=headers, stream=OneChunk(bomb))
+        )
+        tracemalloc.start()
+        try:
+            with pytest.raises(PriceFetchError, match="the body is over 1048576 bytes"):
+                await fetch_prices()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024
+
+
+def raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw deflate", "identity"])
+async def test_a_compressed_body_is_read_like_a_plain_one(encoding: str) -> None:
+    plain = json.dumps(MODELS_DEV_DOC).encode()
+    packed = {"gzip": gzip.compress, "deflate": zlib.compress, "identity": bytes}.get(
+        encoding, raw_deflate
+    )
+    encoding = encoding.removeprefix("raw ")
+    headers = {"content-type": "application/json", "content-encoding": encoding}
+    with respx.mock(assert_all_mocked=True) as router:
+        route = router.get(MODELS_DEV_URL).mock(
+            return_value=httpx.Response(200, headers=headers, content=packed(plain))
+        )
+        report = await fetch_prices()
+    assert report.table.cost("anthropic", "claude-sonnet-5") == CostConfig(
+        input=2.2, output=11, cache_read=0.22
+    )
+    assert route.calls.last.request.headers["accept-encoding"] == "gzip, deflate"
+
+
+async def test_a_body_in_an_encoding_not_asked_for_is_refused() -> None:
+    headers = {"content-type": "application/json", "content-encoding": "br"}
+    with respx.mock(assert_all_mocked=True) as router:
+        router.get(MODELS_DEV_URL).mock(
+            return_value=httpx.Response(200, headers=headers, content=b"x")
+        )
+        with pytest.raises(PriceFetchError, match="sent content-encoding 'br'"):
             await fetch_prices()
 
 

@@ -15,10 +15,10 @@ from yoagent.core import (
     LlmCompaction,
     MockProvider,
     ModelConfig,
+    SubAgentTool,
     Usage,
     tool,
 )
-from yoagent.core.sub_agent import SubAgentTool
 from yoagent.pricing import enable_bundled
 
 # gpt-5.5: $5 / $30 / $0.50 cache read / $5 cache write; above 272K prompt tokens the

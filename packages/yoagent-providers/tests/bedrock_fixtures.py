@@ -10,8 +10,7 @@ import httpx
 import respx
 from provider_helpers import BEDROCK_URL, Chunks, stream_config
 
-from yoagent.core import ApiProtocol, AssistantMessage, ModelConfig, StreamConfig
-from yoagent.core.events import AnyDelta
+from yoagent.core import ApiProtocol, AssistantMessage, ModelConfig, StreamConfig, StreamDelta
 from yoagent.providers import BedrockProvider
 from yoagent.providers._eventstream import encode_frame
 
@@ -127,10 +126,10 @@ async def replay_bedrock(
     headers: Mapping[str, str] | None = None,
     env: Mapping[str, str] | None = None,
     clock: float = FIXED_TIME,
-) -> tuple[AssistantMessage, list[AnyDelta], respx.Route]:
+) -> tuple[AssistantMessage, list[StreamDelta], respx.Route]:
     """Serve ``pieces`` on the ConverseStream route; stream one reply through the provider."""
     cfg = config or stream_config(bedrock_config())
-    deltas: list[AnyDelta] = []
+    deltas: list[StreamDelta] = []
     provider = BedrockProvider(cfg.model, env=fixed_env(**(env or {})), clock=lambda: clock)
     chunks = pieces if isinstance(pieces, list) else [pieces]
     async with provider, respx.mock(assert_all_called=False) as mock:

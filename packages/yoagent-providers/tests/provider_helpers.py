@@ -20,9 +20,9 @@ from yoagent.core import (
     ModelConfig,
     OpenAiCompat,
     StreamConfig,
+    StreamDelta,
     UserMessage,
 )
-from yoagent.core.events import AnyDelta
 from yoagent.providers import (
     AnthropicProvider,
     AzureOpenAiResponsesProvider,
@@ -173,9 +173,9 @@ async def replay(
     config: StreamConfig | None = None,
     status: int = 200,
     headers: dict[str, str] | None = None,
-) -> tuple[AssistantMessage, list[AnyDelta], respx.Route]:
+) -> tuple[AssistantMessage, list[StreamDelta], respx.Route]:
     """Serve ``body`` on the provider's route and stream one reply through the real provider."""
-    deltas: list[AnyDelta] = []
+    deltas: list[StreamDelta] = []
     if anthropic:
         cfg = config or stream_config(anthropic_config())
         url = ANTHROPIC_URL + "/v1/messages"
@@ -304,11 +304,11 @@ async def replay_as(
     config: StreamConfig | None = None,
     status: int = 200,
     headers: dict[str, str] | None = None,
-) -> tuple[AssistantMessage, list[AnyDelta], respx.Route]:
+) -> tuple[AssistantMessage, list[StreamDelta], respx.Route]:
     """Serve ``body`` on ``api``'s route and stream one reply through the real provider."""
     protocol = PROTOCOLS[api]
     cfg = config or stream_config(protocol.model())
-    deltas: list[AnyDelta] = []
+    deltas: list[StreamDelta] = []
     provider = protocol.provider(cfg.model)
     async with provider, respx.mock(assert_all_called=False) as mock:
         route = mock.post(protocol.url(cfg.model.id)).mock(

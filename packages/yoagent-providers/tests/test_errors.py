@@ -6,6 +6,7 @@ import json
 import logging
 import re
 
+import anyio
 import httpx
 import pytest
 import respx
@@ -34,6 +35,7 @@ from stream_fixtures import (
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.providers._http_errors import KeySource
 
 
 def anthropic_error(kind: str, message: str) -> bytes:
@@ -264,7 +266,15 @@ async def test_an_overflow_phrase_after_a_long_preamble_is_still_an_overflow() -
 
 
 @pytest.mark.parametrize(
-    "base_url", ["api.openai.com/v1", "ftp://example.test/v1", "http://[::1/v1"]
+    "base_url",
+    [
+        "api.openai.com/v1",
+        "ftp://example.test/v1",
+        "http://[::1/v1",
+        "http://127.0.0.1:99999/v1",
+        "http://127.0.0.1:0/v1",
+        "http:///v1",
+    ],
 )
 async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
     base_url: str,
@@ -276,6 +286,26 @@ async def test_a_base_url_that_cannot_work_is_a_configuration_error_not_retried(
     assert caught.value.kind is ErrorKind.OTHER
     assert not caught.value.kind.retryable
     assert "base_url" in caught.value.message
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("api", list(PROTOCOLS), ids=[a.value for a in PROTOCOLS])
+def test_an_out_of_range_port_is_a_configuration_error_on_every_backend(
+    api: ApiProtocol, backend: str
+) -> None:
+    # The socket layer raised OverflowError: an ExceptionGroup under asyncio, a retried
+    # NETWORK error under trio.
+    model = PROTOCOLS[api].model(base_url="http://127.0.0.1:99999/v1")
+
+    async def main() -> ProviderError:
+        async with PROTOCOLS[api].provider(model) as provider:
+            with pytest.raises(ProviderError) as caught:
+                await provider.stream(stream_config(model), lambda d: None)  # type: ignore[attr-defined]
+        return caught.value
+
+    error = anyio.run(main, backend=backend)
+    assert error.kind is ErrorKind.OTHER
+    assert "port 99999 is out of range" in error.message
 
 
 def _in_stream_error(api: ApiProtocol) -> bytes:
@@ -334,3 +364,37 @@ async def test_the_key_never_appears_in_errors_or_logs_on_any_protocol(
         assert SECRET not in text
     if path == "401 echo":
         assert caught.value.kind is ErrorKind.AUTH
+
+
+def test_no_object_holding_a_secret_shows_it_in_its_repr() -> None:
+    # A repr reaches logs and error reports (a traceback's locals): KeySource printed
+    # every secret it was built to scrub.
+    from datetime import UTC, datetime
+
+    from yoagent.providers._rs256 import RsaKey
+    from yoagent.providers._sigv4 import AwsCredentials, sign
+    from yoagent.providers._vertex_auth import _Token  # pyright: ignore[reportPrivateUsage]
+
+    session = "session-token-" + SECRET
+    signature = sign(
+        method="POST",
+        path="/",
+        query="",
+        headers=[("host", "example.test")],
+        payload_sha256="0" * 64,
+        credentials=AwsCredentials("AKIDEXAMPLE", SECRET, session),
+        region="us-east-1",
+        service="bedrock",
+        when=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    private = RsaKey(n=3233, p=61, q=53, dp=53, dq=49, qinv=38)
+    shown = [
+        repr(KeySource(origin="OPENAI_API_KEY", hint="OPENAI_API_KEY", secrets=(SECRET,))),
+        repr(_Token(SECRET, 0.0, (session,))),
+        repr(signature),
+    ]
+    for text in shown:
+        assert SECRET not in text and session not in text, text
+    assert "OPENAI_API_KEY" in shown[0]
+    assert signature.signature not in shown[2]
+    assert not {"61", "53", "49", "38"} & set(re.findall(r"\d+", repr(private)))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from provider_helpers import PROTOCOLS, SECRET, replay_as, stream_config
-from stream_fixtures import gemini_sse, gemini_text, gemini_tool
+from stream_fixtures import gemini_chunk, gemini_sse, gemini_text, gemini_tool
 
 from yoagent.core import (
     ApiProtocol,
@@ -213,6 +213,42 @@ async def test_a_streamed_reply_with_signatures_replays_them_on_the_same_parts()
         "name": "read_file",
         "response": {"output": "hi"},
     }
+
+
+async def test_two_signatures_before_one_part_both_go_back() -> None:
+    # The second signature overwrote the first: a closing empty part's signature was lost
+    # when a signed call followed it.
+    stream = [
+        gemini_chunk([{"text": "Let me check."}]),
+        gemini_chunk([{"text": "", "thoughtSignature": "c2lnLXRleHQ="}]),
+        gemini_chunk(
+            [
+                {
+                    "functionCall": {"name": "read_file", "args": {}},
+                    "thoughtSignature": "c2lnLWNhbGw=",
+                }
+            ]
+        ),
+        gemini_chunk([{"text": ""}], "STOP"),
+    ]
+    first, _, _ = await replay_as(GEMINI, gemini_sse(stream))
+    history = [UserMessage.from_text("go"), first, result(first.tool_calls[0].id, "hi")]
+    body = build_request_body(stream_config(PROTOCOLS[GEMINI].model(), messages=history), GEMINI)
+    assert body["contents"][1]["parts"] == [
+        {"text": "Let me check.", "thoughtSignature": "c2lnLXRleHQ="},
+        {"functionCall": {"name": "read_file", "args": {}}, "thoughtSignature": "c2lnLWNhbGw="},
+    ]
+    opening = reply(
+        ThinkingContent(redacted="c2lnLTE=", redacted_protocol=GEMINI),  # an empty first part
+        ThinkingContent(redacted="c2lnLTI=", redacted_protocol=GEMINI),
+        TextContent(text="Hello"),
+    )
+    history = [UserMessage.from_text("hi"), opening, UserMessage.from_text("again")]
+    body = build_request_body(stream_config(PROTOCOLS[GEMINI].model(), messages=history), GEMINI)
+    assert body["contents"][1]["parts"] == [
+        {"text": "", "thoughtSignature": "c2lnLTE="},
+        {"text": "Hello", "thoughtSignature": "c2lnLTI="},
+    ]
 
 
 async def test_a_user_x_goog_api_key_header_replaces_the_key() -> None:

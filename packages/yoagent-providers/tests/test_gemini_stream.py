@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
-from provider_helpers import replay_as
+import respx
+from provider_helpers import PROTOCOLS, replay_as, sse_response, stream_config
 from stream_fixtures import GEMINI_USAGE, gemini_chunk, gemini_sse, gemini_text
 
-from yoagent.core import ApiProtocol, ErrorKind, ProviderError, StopReason, ThinkingContent
+from yoagent.core import (
+    ApiProtocol,
+    ErrorKind,
+    ProviderError,
+    StopReason,
+    ThinkingContent,
+    Usage,
+)
+from yoagent.providers import GoogleProvider, StreamLimits
+from yoagent.providers._gemini_stream import GeminiReader
+from yoagent.providers._http_errors import KeySource
 
 GEMINI = ApiProtocol.GOOGLE_GENERATIVE_AI
 
@@ -27,20 +39,28 @@ async def test_streamed_arguments_are_assembled_from_their_json_paths() -> None:
         gemini_chunk(
             [
                 call(
-                    partialArgs=[piece("$.steps[1].title", stringValue="Sec", willContinue=True)],
+                    partialArgs=[
+                        piece("$.steps[0].title", stringValue="First"),
+                        piece("$.steps[0].done", boolValue=True),
+                        piece("$.steps[1].title", stringValue="Sec", willContinue=True),
+                    ],
                     willContinue=True,
                 )
             ]
         ),
         gemini_chunk(
-            [call(partialArgs=[piece("$.steps[1].title", stringValue="ond")], willContinue=True)]
+            [
+                call(
+                    partialArgs=[piece("$.steps[1].title", stringValue="o", willContinue=True)],
+                    willContinue=True,
+                )
+            ]
         ),
         gemini_chunk(
             [
                 call(
                     partialArgs=[
-                        piece("$.steps[0].title", stringValue="First"),
-                        piece("$.steps[0].done", boolValue=True),
+                        piece("$.steps[1].title", stringValue="nd"),
                         piece("$.budget", numberValue=2.5),
                         piece("$['odd key']", nullValue=None),
                     ],
@@ -82,6 +102,9 @@ async def test_a_last_piece_without_will_continue_ends_the_call() -> None:
     "hostile",
     [
         piece("$.items[99999999]", stringValue="x"),  # would grow a list without bound
+        piece("$.items[1]", stringValue="x"),  # not the next item of the list
+        piece("$.items[" + "9" * 5000 + "]", stringValue="x"),  # int() refuses 4300+ digits
+        piece("$" + "[0]" * 65, stringValue="x"),  # too deep
         piece("items", stringValue="x"),  # not a JSON path
         piece("$" + ".a" * 100, stringValue="x"),  # too deep
         piece("$.a"),  # no value
@@ -99,6 +122,72 @@ async def test_unusable_streamed_arguments_make_an_error_and_the_call_never_runs
     assert message.tool_calls == []
     assert message.stop_reason is StopReason.ERROR
     assert "write" in (message.error_message or "")
+
+
+async def test_list_items_are_streamed_in_order_or_the_call_is_unusable() -> None:
+    # An index past the end of its list grew the list with nulls: a few KB of pieces
+    # jumping to index 10,000 at 64 levels built hundreds of MB of arguments.
+    pieces = [piece("$.a[0]", numberValue=1), piece("$.a[1]", numberValue=2)]
+    in_order = [
+        gemini_chunk([call(name="write", partialArgs=pieces, willContinue=True)]),
+        gemini_chunk([call(partialArgs=[piece("$.a[0]", numberValue=3)])], "STOP"),
+    ]
+    message, _, _ = await replay_as(GEMINI, gemini_sse(in_order))
+    assert [c.arguments for c in message.tool_calls] == [{"a": [3, 2]}]
+    gap = [
+        gemini_chunk([call(name="write", partialArgs=pieces, willContinue=True)]),
+        gemini_chunk([call(partialArgs=[piece("$.a[3]", numberValue=4)])], "STOP"),
+    ]
+    message, _, _ = await replay_as(GEMINI, gemini_sse(gap))
+    assert message.tool_calls == []
+    assert message.stop_reason is StopReason.ERROR
+
+
+async def test_streamed_arguments_past_the_event_limit_make_the_call_unusable() -> None:
+    def stream(pieces: int) -> bytes:
+        chunks = [gemini_chunk([call(name="write", willContinue=True)])]
+        chunks += [
+            gemini_chunk(
+                [call(partialArgs=[piece(f"$.k{i}", stringValue="x" * 100)], willContinue=True)]
+            )
+            for i in range(pieces)
+        ]
+        return gemini_sse([*chunks, gemini_chunk([call()], "STOP")])
+
+    limits = StreamLimits(max_event_bytes=4096)
+    config = stream_config(PROTOCOLS[GEMINI].model())
+    for pieces, usable in ((20, True), (60, False)):  # ≈ 2.2 KB, ≈ 6.6 KB of arguments
+        async with respx.mock() as mock, GoogleProvider(config.model, limits=limits) as provider:
+            mock.post(PROTOCOLS[GEMINI].url()).mock(return_value=sse_response(stream(pieces)))
+            message = await provider.stream(config, lambda d: None)
+        assert (len(message.tool_calls) == 1) is usable
+        assert (message.stop_reason is StopReason.ERROR) is not usable
+
+
+def test_a_long_string_argument_is_assembled_in_linear_time() -> None:
+    # Each piece of a streamed string was appended by copying the whole string so far.
+    def assemble(pieces: int) -> float:
+        reader = GeminiReader(
+            stream_config(PROTOCOLS[GEMINI].model()), lambda d: None, KeySource("", ""), GEMINI
+        )
+        chunk = {"functionCall": {"partialArgs": [piece("$.text", stringValue="0123456789")]}}
+        chunk["functionCall"]["partialArgs"][0]["willContinue"] = True
+        chunk["functionCall"]["willContinue"] = True
+        reader._part({"functionCall": {"name": "write", "willContinue": True}})
+        started = time.perf_counter()
+        for _ in range(pieces):
+            reader._part(chunk)
+        reader._part({"functionCall": {}})
+        elapsed = time.perf_counter() - started
+        [call] = reader.builder.finish(
+            stop_reason=StopReason.STOP, usage=Usage(), model="m", provider="p"
+        ).tool_calls
+        assert len(call.arguments["text"]) == 10 * pieces
+        return elapsed
+
+    small = min(assemble(10_000) for _ in range(2))
+    large = min(assemble(80_000) for _ in range(2))
+    assert large / small < 20  # linear: about 8; copying each time: 30 and more
 
 
 async def test_a_call_still_streaming_at_the_token_limit_is_dropped() -> None:

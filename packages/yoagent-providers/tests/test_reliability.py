@@ -5,6 +5,7 @@ compressed streams (10.6), deeply nested JSON (10.13), undecodable text in the h
 from __future__ import annotations
 
 import gzip
+import tracemalloc
 from typing import Any
 
 import httpx
@@ -108,6 +109,35 @@ async def test_the_decoder_caps_a_decompressed_body(api: ApiProtocol) -> None:
     with pytest.raises(ProviderError) as caught:
         await stream_with(api, response, limits=StreamLimits(max_body_bytes=8 * 1024 * 1024))
     assert "max_body_bytes" in caught.value.message
+
+
+GZIP_BOMB = gzip.compress(b"0" * (64 * 1024 * 1024), compresslevel=9)
+"""64 KiB of gzip that inflates to 64 MiB."""
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type"),
+    [(500, "text/plain"), (500, "application/json"), (200, "application/json")],
+)
+async def test_a_compressed_error_body_is_inflated_only_up_to_its_cap(
+    status: int, content_type: str
+) -> None:
+    # Error bodies (and a JSON reply where a stream was expected) were read through
+    # httpx's decoder, which inflates a whole network chunk at once before any cap.
+    response = httpx.Response(
+        status,
+        headers={"content-type": content_type, "content-encoding": "gzip"},
+        stream=Chunks([GZIP_BOMB]),
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await stream_with(ApiProtocol.OPENAI_COMPLETIONS, response)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.kind is ErrorKind.API
+    assert peak < 8 * 1024 * 1024
 
 
 @pytest.mark.parametrize("api", PARAMS)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import time
+import warnings
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
@@ -18,7 +21,7 @@ from provider_helpers import (
 from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
-from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
+from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider, StreamLimits
 from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
 
 
@@ -52,6 +55,35 @@ async def test_a_stalled_stream_ends_with_a_network_error(server: ScriptedSseSer
     assert "stalled" in caught.value.message
 
 
+async def test_a_stream_of_keep_alive_comments_alone_ends_at_the_idle_limit(
+    server: ScriptedSseServer,
+) -> None:
+    # Comments reset the read timeout: `: ping` every few seconds kept a turn open forever.
+    server.enqueue(ScriptedReply([b": ping\n\n"] * 200, delay=0.05))  # 10 s of pings
+    config = stream_config(anthropic_config(base_url=server.url))
+    limits = StreamLimits(max_idle_seconds=0.5)
+    started = time.monotonic()
+    async with AnthropicProvider(config.model, limits=limits) as provider:
+        with anyio.fail_after(8), pytest.raises(ProviderError) as caught:
+            await provider.stream(config, lambda d: None)
+    assert caught.value.kind is ErrorKind.NETWORK
+    assert "StreamLimits.max_idle_seconds" in caught.value.message
+    assert time.monotonic() - started < 5  # generous: the machine is shared
+
+
+async def test_events_spaced_within_the_idle_limit_keep_a_stream_going(
+    server: ScriptedSseServer,
+) -> None:
+    body = anthropic_sse(anthropic_text("steady"))
+    events = [event + b"\n\n" for event in body.split(b"\n\n") if event]
+    server.enqueue(ScriptedReply([b": ping\n\n" + event for event in events], delay=0.1))
+    config = stream_config(anthropic_config(base_url=server.url))
+    limits = StreamLimits(max_idle_seconds=0.6)  # the whole reply takes longer
+    async with AnthropicProvider(config.model, limits=limits) as provider:
+        assert (await provider.stream(config, lambda d: None)).text == "steady"
+    assert len(events) * 0.1 > 0.6
+
+
 async def test_cancellation_closes_the_response(server: ScriptedSseServer) -> None:
     body = anthropic_sse(anthropic_text("x" * 50))
     server.enqueue(ScriptedReply([body[i : i + 20] for i in range(0, len(body), 20)], delay=0.05))
@@ -63,6 +95,34 @@ async def test_cancellation_closes_the_response(server: ScriptedSseServer) -> No
     assert scope.cancelled_caught
     assert await anyio.to_thread.run_sync(server.disconnected.wait, 5)
     assert server.disconnects == 1
+
+
+ERROR_THEN_MORE = (
+    b'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"boom"}}\n\n'
+    + b": more\n\n" * 20_000
+)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_stream_left_early_closes_its_body_reader_at_once(
+    server: ScriptedSseServer, backend: str
+) -> None:
+    # An error event ends the reply with the body still flowing: the reader of the body
+    # was left to the garbage collector (trio warned that it was never closed).
+    server.enqueue(ScriptedReply([ERROR_THEN_MORE[:100], ERROR_THEN_MORE[100:]], delay=0.05))
+    config = stream_config(anthropic_config(base_url=server.url))
+
+    async def main() -> None:
+        with pytest.raises(ProviderError, match="boom"):
+            await AnthropicProvider(config.model).stream(config, lambda d: None)
+        gc.collect()
+        await anyio.sleep(0.1)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        anyio.run(main, backend=backend)
+        gc.collect()
+    assert [str(w.message) for w in caught if "bounded_body" in str(w.message)] == []
 
 
 def test_providers_are_found_through_entry_points() -> None:

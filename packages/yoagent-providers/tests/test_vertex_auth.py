@@ -4,13 +4,17 @@ token endpoint (never the real one), cached, refused clearly, never leaked."""
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import shutil
 import subprocess
+import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import anyio
 import pytest
 from provider_helpers import stream_config
 from stream_fixtures import gemini_sse, gemini_text
@@ -18,7 +22,7 @@ from stream_fixtures import gemini_sse, gemini_text
 from yoagent.core import ApiProtocol, ErrorKind, GoogleCompat, ModelConfig, ProviderError
 from yoagent.providers import VertexProvider
 from yoagent.providers._vertex_auth import clear_token_cache
-from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
+from yoagent.providers.testing import RecordedRequest, ScriptedReply, ScriptedSseServer
 
 REFRESH = "1//refresh-token-SECRET-0123456789"
 CLIENT_SECRET = "client-secret-SECRET-abcdef"
@@ -253,6 +257,16 @@ async def test_a_refused_exchange_names_the_file_and_leaks_no_secret(
         ({"type": "external_account"}, "'external_account'"),
         ({"type": "authorized_user", "client_id": "c"}, "lacks client_secret, refresh_token"),
         ({"type": "service_account", "client_email": "e", "private_key": "nope"}, "cannot be used"),
+        (
+            {
+                "type": "authorized_user",
+                "client_id": "c",
+                "client_secret": CLIENT_SECRET,
+                "refresh_token": REFRESH,
+                "token_uri": "http://127.0.0.1:99999/token",
+            },
+            "port 99999 is out of range",
+        ),
     ],
 )
 async def test_unusable_credentials_files_are_auth_errors_saying_why(
@@ -268,3 +282,67 @@ async def test_unusable_credentials_files_are_auth_errors_saying_why(
     assert caught.value.kind is ErrorKind.AUTH
     assert expected in caught.value.message
     assert server.requests == []
+
+
+def authorized_user(folder: Path, server: ScriptedSseServer) -> Path:
+    return write(
+        folder / "adc.json",
+        {
+            "type": "authorized_user",
+            "client_id": "c",
+            "client_secret": CLIENT_SECRET,
+            "refresh_token": REFRESH,
+            "token_uri": server.url + "/token",
+        },
+    )
+
+
+def test_concurrent_first_requests_share_one_token_exchange(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def slow_token(request: RecordedRequest) -> ScriptedReply | None:
+        if request.path != "/token":
+            return None  # the queued stream replies
+        time.sleep(0.3)  # every first request is waiting for a token by now
+        return token_reply()
+
+    with ScriptedSseServer(check=slow_token) as server:
+        adc = authorized_user(tmp_path, server)
+        monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+        for _ in range(5):
+            server.enqueue(gemini_sse(gemini_text("ok")))
+        model = vertex_model(server)
+        replies: list[str] = []
+
+        async def main() -> None:
+            async def one() -> None:
+                replies.append(await ask(model))
+
+            async with anyio.create_task_group() as group:
+                for _ in range(5):
+                    group.start_soon(one)
+
+        anyio.run(main)
+        assert replies == ["ok"] * 5
+        assert [r.path for r in server.requests].count("/token") == 1
+
+
+async def test_a_token_reply_is_read_only_up_to_its_cap(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The reply was read whole (response.content) and inflated at once: 64 KiB of gzip
+    # from a token endpoint took 64 MiB.
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(authorized_user(tmp_path, server)))
+    bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9)
+    headers = {"content-type": "application/json", "content-encoding": "gzip"}
+    server.enqueue(ScriptedReply([bomb], headers=headers))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await ask(vertex_model(server))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.kind is ErrorKind.AUTH
+    assert "sent no access_token" in caught.value.message
+    assert peak < 8 * 1024 * 1024

@@ -16,6 +16,7 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     RetryConfig,
+    RunFailedError,
     StopReason,
     StreamProvider,
     TextContent,
@@ -93,14 +94,17 @@ async def run_agent(
 
 
 async def prompt_through_errors(agent: Agent, prompt: str, events: list[AgentEvent]) -> None:
-    """``agent.prompt``, for a run that may end in an error reply: the history keeps the
-    error whether ``prompt`` returns or raises it (both are the loop's documented ways)."""
+    """``agent.prompt``, for a run that may end in an error reply: ``prompt`` raises
+    ``RunFailedError`` for it, and the history keeps the error reply it names."""
+    failure: RunFailedError | None = None
     try:
         await agent.prompt(prompt, on_event=events.append)
-    except Exception:
-        last = agent.messages[-1] if agent.messages else None
-        if not (isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR):
-            raise
+    except RunFailedError as failed:
+        failure = failed
+    if failure is not None:
+        last = agent.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR
+        assert failure.message == last.error_message
 
 
 def without_timestamps(value: Any) -> Any:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -181,19 +183,88 @@ def test_the_plugin_is_registered_for_pytest() -> None:
     assert names.get("yoagent") == "yoagent.testing.pytest_plugin"
 
 
+def _digest(test_name: str) -> str:
+    return hashlib.sha256(test_name.encode()).hexdigest()[:12]
+
+
 @pytest.mark.parametrize(
     ("test_name", "file_name"),
     [
         ("test_adds", "test_adds.jsonl"),
+        ("TestInAClass.test_adds", "TestInAClass.test_adds.jsonl"),
         ("test_x[anthropic_messages]", "test_x[anthropic_messages].jsonl"),
-        ("test_x[a/b: c]", "test_x[a_b_c].jsonl"),
-        ("...", "test.jsonl"),
+        ("test_x[a-b.c]", "test_x[a-b.c].jsonl"),
+        ("test_x[a/b: c]", f"test_x[a_b_c]-{_digest('test_x[a/b: c]')}.jsonl"),
+        ("...", f"test-{_digest('...')}.jsonl"),
     ],
 )
 def test_cassette_names_are_safe_file_names(test_name: str, file_name: str) -> None:
     assert cassette_name(test_name) == file_name
 
 
-def test_a_long_test_name_is_cut_and_kept_unique() -> None:
-    a, b = cassette_name("test_" + "x" * 300 + "a"), cassette_name("test_" + "x" * 300 + "b")
-    assert a != b and len(a) <= 120 + len(".jsonl")
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("test_ask[what is 2+2?]", "test_ask[what is 2*2?]"),
+        ("test_x[a b]", "test_x[a_b]"),
+        ("test_x[src/x]", "test_x[src\\x]"),
+        ("_test_x", "test_x"),
+        ("test_" + "x" * 300 + "a", "test_" + "x" * 300 + "b"),
+    ],
+)
+def test_different_tests_never_share_a_cassette_name(one: str, other: str) -> None:
+    assert cassette_name(one) != cassette_name(other)
+    for name in (cassette_name(one), cassette_name(other)):
+        assert len(name) <= 120 + len(".jsonl")
+        assert re.fullmatch(r"[\w.\-\[\]]+\.jsonl", name), name
+
+
+COLLIDING_TESTS = textwrap.dedent(
+    """
+    import os
+
+    import anyio
+    import pytest
+
+    from yoagent.core import Agent, AssistantMessage, MockProvider, ModelConfig, TextContent
+
+    ANSWERS = {"what is 2+2?": "4", "what is 2*2?": "four", "a b": "spaced", "a_b": "joined"}
+
+
+    @pytest.mark.parametrize("question", list(ANSWERS))
+    def test_ask(yoagent_cassette, question):
+        def live():
+            if os.environ.get("NO_LIVE"):
+                raise AssertionError("a replay built the live provider")
+            return MockProvider([AssistantMessage(content=[TextContent(text=ANSWERS[question])])])
+
+        agent = Agent.from_provider(yoagent_cassette.provider(live), ModelConfig.mock())
+        anyio.run(agent.prompt, question)
+        assert agent.messages[-1].text == ANSWERS[question]
+    """
+)
+
+
+def test_parametrized_tests_whose_ids_sanitize_alike_record_and_replay_their_own_cassettes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "test_inner.py").write_text(COLLIDING_TESTS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    cassettes = tmp_path / "cassettes" / "test_inner"
+
+    recording = _pytest(tmp_path, "--yoagent-record=once")
+    assert recording.returncode == 0, recording.stdout + recording.stderr
+    files = sorted(path.name for path in cassettes.iterdir())
+    assert files == sorted(
+        [
+            f"test_ask[what_is_2_2_]-{_digest('test_ask[what is 2+2?]')}.jsonl",
+            f"test_ask[what_is_2_2_]-{_digest('test_ask[what is 2*2?]')}.jsonl",
+            f"test_ask[a_b]-{_digest('test_ask[a b]')}.jsonl",
+            "test_ask[a_b].jsonl",  # already a safe name: kept readable
+        ]
+    )
+
+    replaying = _pytest(tmp_path, NO_LIVE="1")
+    assert replaying.returncode == 0, replaying.stdout + replaying.stderr
+    for question in ("what is 2+2?", "what is 2*2?", "a b", "a_b"):
+        assert _outcome(replaying, f"test_ask[{question}]") == "PASSED"

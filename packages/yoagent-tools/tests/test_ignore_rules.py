@@ -8,16 +8,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tools_helpers import needs_rg
 
 from yoagent.core import ToolContext
-from yoagent.tools import ListFilesTool, PathSandbox, SearchTool, find_ripgrep
+from yoagent.tools import ListFilesTool, PathSandbox, SearchTool
 from yoagent.tools._ignore import GlobFilter, expand_braces
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-needs_rg = pytest.mark.skipif(
-    find_ripgrep() is None and not os.environ.get("YOAGENT_REQUIRE_RG"),
-    reason="ripgrep (rg) is not installed",
-)
 
 FILES = [
     ".gitignore",

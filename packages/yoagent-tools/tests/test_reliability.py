@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from tools_helpers import is_alive, make_ctx
+from tools_helpers import ENGINES, is_alive, make_ctx
 
 from yoagent.core import CancelToken, ToolContext, ToolError
 from yoagent.tools import (
@@ -26,21 +26,8 @@ from yoagent.tools import (
     ReadFileTool,
     SearchTool,
     WriteFileTool,
-    find_ripgrep,
 )
 from yoagent.tools.edit_file import Edit, EditError, apply_edits
-
-ENGINES = [
-    "python",
-    pytest.param(
-        "ripgrep",
-        marks=pytest.mark.skipif(
-            find_ripgrep() is None and not os.environ.get("YOAGENT_REQUIRE_RG"),
-            reason="ripgrep (rg) is not installed",
-        ),
-    ),
-]
-
 
 # -- 2: parallel edits of one file ------------------------------------------------
 

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from tools_helpers import make_ctx, wait_group_gone
+from tools_helpers import ENGINES, make_ctx, needs_rg, wait_group_gone
 
 from yoagent.core import ToolContext, ToolError
 from yoagent.tools import PathSandbox, SearchTool, find_ripgrep
-
-RG = find_ripgrep()
-needs_rg = pytest.mark.skipif(
-    RG is None and not os.environ.get("YOAGENT_REQUIRE_RG"),
-    reason="ripgrep (rg) is not installed: install the `ripgrep` extra",
-)
-ENGINES = [pytest.param("ripgrep", marks=needs_rg), "python"]
 
 
 def _project(base: Path) -> Path:
@@ -97,11 +90,13 @@ async def test_the_result_limit_stops_early_and_says_so(
     assert time.monotonic() - started < 5
 
 
-async def test_exactly_max_results_is_not_truncated(tmp_path: Path, ctx: ToolContext) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_exactly_max_results_is_not_truncated(
+    tmp_path: Path, ctx: ToolContext, engine: str
+) -> None:
     (tmp_path / "f.txt").write_text("m\n" * 3)
-    for engine in ("python", *(["ripgrep"] if RG else [])):
-        result = await _tool(tmp_path, engine).execute({"pattern": "m", "max_results": 3}, ctx)
-        assert result.details["truncated"] is False, engine
+    result = await _tool(tmp_path, engine).execute({"pattern": "m", "max_results": 3}, ctx)
+    assert result.details["truncated"] is False
 
 
 @needs_rg

@@ -1,12 +1,44 @@
-"""Helpers for the tool tests: contexts and process-group probes."""
+"""Helpers for the tool tests: contexts, process-group probes, and whether rg must be found."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import time
 from collections.abc import Callable
 
+import pytest
+
 from yoagent.core import CancelToken, ToolContext, ToolResult
+from yoagent.tools import find_ripgrep
+
+
+def ripgrep_expected() -> str | None:
+    """Why ``rg`` must be found here, or ``None`` when its tests may skip.
+
+    It must when ``YOAGENT_REQUIRE_RG`` or ``CI`` is set, or when the ``ripgrep`` wheel
+    (the dev group, the ``ripgrep`` extra) is installed: a CI run without rg then fails
+    instead of passing on skipped tests.
+    """
+    if os.environ.get("YOAGENT_REQUIRE_RG"):
+        return "YOAGENT_REQUIRE_RG is set"
+    if os.environ.get("CI"):
+        return "CI is set"
+    try:
+        importlib.metadata.distribution("ripgrep")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return "the ripgrep wheel is installed"
+
+
+needs_rg = pytest.mark.skipif(
+    find_ripgrep() is None and ripgrep_expected() is None,
+    reason="ripgrep (rg) is not installed: install the `ripgrep` extra",
+)
+"""For tests of the ripgrep engine: skipped only where rg is neither found nor expected."""
+
+ENGINES = [pytest.param("ripgrep", marks=needs_rg), "python"]
+"""Both search engines, for ``@pytest.mark.parametrize("engine", ENGINES)``."""
 
 
 def make_ctx(

@@ -10,14 +10,14 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
     ToolSource,
 )
-from yoagent.core.hooks import MiddlewareLike
-from yoagent.tools import default_tools
+from yoagent.tools import PathSandbox, default_tools
 
 from .instructions import find_instructions, instructions_section
 from .mcp_config import McpServerSpec
@@ -54,11 +54,20 @@ class Options:
     cwd: Path = field(default_factory=Path.cwd)
 
 
+def _roots(options: Options) -> list[Path]:
+    return [options.cwd, *options.allow_paths]
+
+
+def file_sandbox(options: Options) -> PathSandbox:
+    """The sandbox the file tools check paths with (the working folder first, then the
+    ``--allow-path`` folders): previews and ``/undo`` resolve a tool's path through it."""
+    return PathSandbox(_roots(options))
+
+
 def build_tools(options: Options) -> list[AgentTool]:
     """The coding tools confined to the working folder (and ``--allow-path`` folders), plus
     ``read_skill`` when skills were given."""
-    roots = [options.cwd, *options.allow_paths]
-    tools = default_tools(roots)
+    tools = default_tools(_roots(options))
     if len(options.skills):
         tools.append(ReadSkillTool(options.skills))
     return tools

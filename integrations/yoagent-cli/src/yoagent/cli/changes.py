@@ -6,6 +6,11 @@ that there was no file). When the call's result comes back without an error, the
 recorded in the current turn with a digest of what the agent wrote. Only the agent's own
 writes and edits are tracked — not what ``bash`` does, and never the user's work: a file
 changed by anyone since the agent wrote it is left alone by ``/undo``.
+
+Paths are resolved by the file tools' own :class:`~yoagent.tools.PathSandbox`: a call whose
+path leads outside it is not tracked (the tool refuses it). Files are read as
+:mod:`.file_read` reads them — never a FIFO or device, never more than the snapshot limit —
+and the snapshot before a call is taken in a worker thread that cancelling abandons.
 """
 
 from __future__ import annotations
@@ -18,11 +23,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from yoagent.core import Allow, ToolCallRequest, ToolDecision, ToolExecutionEnd
-from yoagent.core.events import AnyEvent
-from yoagent.core.messages import AnyMessage
+import anyio
 
-from .preview import target_path, unified
+from yoagent.core import (
+    AgentEvent,
+    AgentMessage,
+    Allow,
+    ToolCallRequest,
+    ToolDecision,
+    ToolExecutionEnd,
+)
+from yoagent.tools import PathSandbox
+
+from .file_read import Unreadable, read_regular, resolve_inside
+from .preview import unified
 
 TRACKED_TOOLS = frozenset({"write_file", "edit_file"})
 MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
@@ -34,10 +48,9 @@ def _digest(data: bytes | None) -> str | None:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """The file's bytes (``None``: no file); :class:`Unreadable` when it is not a regular
+    file, is larger than :data:`MAX_SNAPSHOT_BYTES` or cannot be read."""
+    return read_regular(str(path), MAX_SNAPSHOT_BYTES, str(path))
 
 
 @dataclass(slots=True)
@@ -49,8 +62,14 @@ class FileChange:
     shown: str
     before: bytes | None
     after: str | None
-    snapshot: bool = True
-    """False when the file was too large (or unreadable) to keep."""
+    unkept: str = ""
+    """Why no copy of the file before the change was kept (too large, not a regular file,
+    unreadable); empty when one was."""
+
+    @property
+    def snapshot(self) -> bool:
+        """Whether a copy of the file before the change was kept."""
+        return not self.unkept
 
 
 @dataclass(slots=True)
@@ -58,7 +77,7 @@ class Turn:
     """The changes of one prompt's run, and the prompt message it started with."""
 
     changes: list[FileChange] = field(default_factory=list[FileChange])
-    prompt: AnyMessage | None = None
+    prompt: AgentMessage | None = None
 
 
 @dataclass(slots=True)
@@ -73,10 +92,12 @@ class UndoReport:
 
 class ChangeTracker:
     """See the module docstring. Call :meth:`begin_turn` before a run, feed it every event
-    with :meth:`observe`, and :meth:`end_turn` after."""
+    with :meth:`observe`, and :meth:`end_turn` after. ``sandbox`` is the file tools'
+    (by default: ``cwd`` alone)."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, sandbox: PathSandbox | None = None) -> None:
         self.cwd = cwd
+        self.sandbox = sandbox if sandbox is not None else PathSandbox([cwd])
         self.turns: list[Turn] = []
         self._pending: dict[str, FileChange] = {}
         self._current: Turn | None = None
@@ -85,26 +106,30 @@ class ChangeTracker:
         if request.tool_name in TRACKED_TOOLS and self._current is not None:
             path_argument = request.arguments.get("path")
             if isinstance(path_argument, str):
-                self._pending[request.tool_call_id] = self._snapshot(path_argument)
+                change = await anyio.to_thread.run_sync(
+                    self._snapshot, path_argument, abandon_on_cancel=True
+                )
+                if change is not None:
+                    self._pending[request.tool_call_id] = change
         return Allow()
 
-    def _snapshot(self, shown: str) -> FileChange:
-        path = target_path(self.cwd, shown)
-        with contextlib.suppress(OSError, ValueError):
-            path = path.resolve()
+    def _snapshot(self, shown: str) -> FileChange | None:
+        """The file before the call; ``None`` when its path leads outside the sandbox."""
         try:
-            if path.exists() and path.stat().st_size > MAX_SNAPSHOT_BYTES:
-                return FileChange(path, shown, None, None, snapshot=False)
+            path = Path(resolve_inside(self.sandbox, shown))
+        except Unreadable:
+            return None
+        try:
             return FileChange(path, shown, _read(path), None)
-        except (OSError, ValueError):
-            return FileChange(path, shown, None, None, snapshot=False)
+        except Unreadable as error:
+            return FileChange(path, shown, None, None, unkept=error.reason)
 
     def begin_turn(self) -> None:
         """A prompt's run starts: its changes are one turn."""
         self._current = Turn()
         self._pending.clear()
 
-    def observe(self, event: AnyEvent) -> None:
+    def observe(self, event: AgentEvent) -> None:
         """Record a tracked call's change when its result comes back without an error."""
         if not isinstance(event, ToolExecutionEnd) or self._current is None:
             return
@@ -113,7 +138,7 @@ class ChangeTracker:
             return
         try:
             change.after = _digest(_read(change.path))
-        except OSError:
+        except Unreadable:
             change.after = None
         earlier = next((c for c in self._current.changes if c.path == change.path), None)
         if earlier is None:
@@ -121,7 +146,7 @@ class ChangeTracker:
         else:  # the same file again: keep the first "before", take the newest "after"
             earlier.after = change.after
 
-    def end_turn(self, messages: Sequence[AnyMessage], start: int) -> None:
+    def end_turn(self, messages: Sequence[AgentMessage], start: int) -> None:
         """The run ended; ``messages[start]`` is its prompt (if the turn was kept)."""
         turn, self._current = self._current, None
         self._pending.clear()
@@ -149,12 +174,12 @@ class ChangeTracker:
     @staticmethod
     def _restore(change: FileChange, report: UndoReport) -> None:
         if not change.snapshot:
-            report.skipped.append(f"{change.shown} (it was too large to keep a copy of)")
+            report.skipped.append(f"{change.shown} (no copy was kept: it {change.unkept})")
             return
         try:
             now = _read(change.path)
-        except OSError as error:
-            report.skipped.append(f"{change.shown} ({error.strerror or error})")
+        except Unreadable as error:
+            report.skipped.append(f"{change.shown} (it {error.reason})")
             return
         if _digest(now) != change.after:
             report.skipped.append(f"{change.shown} (changed since the agent wrote it)")
@@ -180,12 +205,12 @@ class ChangeTracker:
         lines: list[str] = []
         for change in first.values():
             if not change.snapshot:
-                lines.append(f"{change.shown}: changed (too large to compare)")
+                lines.append(f"{change.shown}: changed (not compared: it {change.unkept})")
                 continue
             try:
                 now = _read(change.path)
-            except OSError as error:
-                lines.append(f"{change.shown}: cannot be read ({error.strerror or error})")
+            except Unreadable as error:
+                lines.append(f"{change.shown}: not compared (it {error.reason})")
                 continue
             if now == change.before:
                 continue

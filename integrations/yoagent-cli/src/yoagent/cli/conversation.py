@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 
 from yoagent.core import (
     Agent,
+    AgentMessage,
     AssistantMessage,
     SessionError,
     UserMessage,
     is_loop_injected,
 )
-from yoagent.core.messages import AnyMessage
 
-from .app import Options, system_prompt_for
+from .app import Options, file_sandbox, system_prompt_for
 from .changes import ChangeTracker
 from .confirm import ConfirmMiddleware
 from .mcp_servers import McpServers
@@ -26,7 +26,7 @@ EXCHANGE_LINES = 4
 """How many lines of the last prompt and reply ``--resume`` shows."""
 
 
-def last_exchange(messages: Sequence[AnyMessage]) -> tuple[str, str] | None:
+def last_exchange(messages: Sequence[AgentMessage]) -> tuple[str, str] | None:
     """The newest prompt the user typed and the reply text that followed it."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
@@ -64,7 +64,7 @@ class Conversation:
 
     def __post_init__(self) -> None:
         if self.tracker is None:
-            self.tracker = ChangeTracker(self.options.cwd)
+            self.tracker = ChangeTracker(self.options.cwd, file_sandbox(self.options))
 
     @property
     def changes(self) -> ChangeTracker:

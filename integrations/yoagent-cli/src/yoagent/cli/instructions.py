@@ -1,11 +1,12 @@
 """Project instructions: ``AGENTS.md`` (and ``CLAUDE.md``) from the working folder and its
 parents, for the system prompt; ``/init`` writes a starter ``AGENTS.md``.
 
-Every folder from the filesystem root down to the working folder is looked in (the root
-itself excepted), as other coding agents do; outer files come first, so the nearer, more
-specific ones are read last. In one folder ``AGENTS.md`` comes before ``CLAUDE.md``; a file
-that is the other one under a second name (a link, or the same text) is read once. Each
-file is cut to :data:`MAX_FILE_CHARS`.
+The folders looked in are :func:`~.project.project_folders`: from the repository root (or
+the home folder, outside a repository) down to the working folder, never a shared parent
+above them; outer files come first, so the nearer, more specific ones are read last. In
+one folder ``AGENTS.md`` comes before ``CLAUDE.md``; a file that is the other one under a
+second name (a link, or the same text) is read once. Each file is cut to
+:data:`MAX_FILE_CHARS`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .project import project_folders
 
 FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_FILE_CHARS = 40_000
@@ -28,7 +31,7 @@ class InstructionFile:
 
 def find_instructions(cwd: Path) -> list[InstructionFile]:
     """The instruction files for ``cwd``, outermost first (see the module docstring)."""
-    folders = [folder for folder in (cwd, *cwd.parents) if folder.parent != folder]
+    folders = project_folders(cwd)
     found: list[InstructionFile] = []
     seen_paths: set[Path] = set()
     seen_texts: set[str] = set()

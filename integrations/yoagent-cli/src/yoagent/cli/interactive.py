@@ -10,9 +10,9 @@ from typing import TextIO
 import platformdirs
 from rich.console import Console
 
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage
 
-from .app import Options, build_agent
+from .app import Options, build_agent, file_sandbox
 from .arguments import package_version
 from .changes import ChangeTracker
 from .commands import Commands
@@ -72,7 +72,7 @@ async def interactive(
     choice: ModelChoice,
     store: SessionStore,
     session: SavedSession,
-    history: list[AnyMessage],
+    history: list[AgentMessage],
     loaded: LoadedSettings,
     servers: McpServers,
 ) -> int:
@@ -83,7 +83,7 @@ async def interactive(
     else:
         renderer = PlainRenderer(sys.stdout, show_thinking=options.show_thinking)
     confirm = ConfirmMiddleware(None, assume_yes=options.yes, trusted=servers.trusted)
-    tracker = ChangeTracker(options.cwd)
+    tracker = ChangeTracker(options.cwd, file_sandbox(options))
     agent = build_agent(options, choice.config, [confirm, tracker], servers.sources)
     renderer.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:

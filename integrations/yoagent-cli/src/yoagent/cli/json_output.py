@@ -11,6 +11,9 @@ null), ``usage`` (tokens: ``input``, ``output``, ``cache_read``, ``cache_write``
 ``cost_usd`` (null when any part of it is not priced) of the run with its sub-agents and
 compaction summaries, ``session_id`` (null when nothing was saved), ``num_turns`` and
 ``duration_ms``.
+
+The lines are written with DEL, C1 and bidi controls and the line separators escaped as
+``\\uXXXX`` (JSON escapes only C0 controls itself): the same JSON, safe on a terminal.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from yoagent.core import AssistantMessage, MessageStart, SessionStats, event_adapter
-from yoagent.core.events import AnyEvent
+from yoagent.core import AgentEvent, AssistantMessage, MessageStart, SessionStats, event_adapter
 
+from .safe_text import json_inert
 from .status import cost_usd
 
 
@@ -31,10 +34,10 @@ class JsonLines:
         self.out = out
 
     def _write(self, line: str) -> None:
-        self.out.write(line + "\n")
+        self.out.write(json_inert(line) + "\n")
         self.out.flush()
 
-    def event(self, event: AnyEvent) -> None:
+    def event(self, event: AgentEvent) -> None:
         """One event as a JSON line."""
         if isinstance(event, MessageStart) and isinstance(event.message, AssistantMessage):
             payload: dict[str, Any] = event_adapter.dump_python(event, mode="json")

@@ -14,8 +14,14 @@ from typing import NoReturn
 import anyio
 from rich.console import Console
 
-from yoagent.core import ProviderNotFoundError, SessionError, ToolCallRequest
-from yoagent.core.messages import AnyMessage
+from yoagent.core import (
+    AgentMessage,
+    MissingApiKeyError,
+    ProviderNotFoundError,
+    SessionError,
+    ToolCallRequest,
+)
+from yoagent.providers import models
 
 from .app import Options, build_agent
 from .arguments import build_parser, make_options
@@ -101,6 +107,15 @@ def run(argv: list[str] | None = None) -> int:
     except ProviderNotFoundError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
+    except MissingApiKeyError:
+        # A --base-url that is not on this machine or a private network, and no key.
+        provider = choice.config.provider
+        write_inert(
+            sys.stderr,
+            f"yoagent: no API key for {provider}: set {models.key_hint(provider)} "
+            "(a --base-url that is not a local server needs one)",
+        )
+        return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return EXIT_INTERRUPTED
@@ -137,7 +152,7 @@ async def _one_shot(
     options: Options,
     choice: ModelChoice,
     session: SavedSession,
-    history: list[AnyMessage],
+    history: list[AgentMessage],
     servers: McpServers,
 ) -> int:
     assert options.prompt is not None

@@ -10,7 +10,8 @@ answer its handshake, stops the start-up: :class:`McpStartError` (exit code 2).
 
 Each server's tools are offered as ``<prefix>__<tool>``: the prefix is the config table's
 name, or for a server from a flag the name it gives itself (made safe for a tool name,
-and made unique).
+and made unique). A tool whose name a provider would refuse is offered under a safe one
+(yoagent-mcp's rule; ``/mcp`` shows both).
 """
 
 from __future__ import annotations
@@ -96,7 +97,10 @@ class McpServers:
                     f"{server.prefix} ({where}{asks}): no tool list within {LIST_TIMEOUT:g} s"
                 )
                 continue
-            tools = [tool.name for tool in listed]
+            tools = [
+                f"{tool.name} (the server's {tool.server_tool_name})" if tool.renamed else tool.name
+                for tool in listed
+            ]
             lines.append(f"{server.prefix} ({where}{asks}): {len(tools)} tools")
             if tools:
                 lines.append(f"  {', '.join(tools)}")

@@ -20,12 +20,13 @@ from typing import TextIO
 from yoagent.core import (
     Agent,
     AgentEnd,
+    AgentMessage,
+    RunFailedError,
     StopReason,
     UserMessage,
     is_loop_injected,
     last_assistant,
 )
-from yoagent.core.messages import AnyMessage
 
 from .interrupt import exit_signals_call, sigint_calls
 from .json_output import JsonLines
@@ -53,7 +54,7 @@ class Outcome:
     reason: str = "success"
 
 
-def judge(messages: Sequence[AnyMessage], agent: Agent | None = None) -> Outcome:
+def judge(messages: Sequence[AgentMessage], agent: Agent | None = None) -> Outcome:
     """The outcome of a run from the messages it added (``agent`` names the model in a
     failure's explanation)."""
     last_reply = last_assistant(messages)
@@ -116,6 +117,8 @@ async def run_once(
                         end = event
         except BrokenPipeError:
             raise
+        except RunFailedError:
+            pass  # its events (and AgentEnd) were delivered first: judged below
         except Exception as error:  # a broken provider or tool set-up: report, do not trace
             failure = f"{type(error).__name__}: {error}"
     if progress is not None:

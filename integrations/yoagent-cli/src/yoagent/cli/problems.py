@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from yoagent.core import ModelConfig
-from yoagent.core.errors import ErrorKind
+from yoagent.core import ErrorKind, ModelConfig
 
 _KIND_PREFIX = re.compile(r"^(" + "|".join(kind.name for kind in ErrorKind) + r"): ?(.*)$", re.S)
 

@@ -19,6 +19,7 @@ import anyio
 from yoagent.core import (
     CANCELLED_MARKER,
     AgentEnd,
+    AgentEvent,
     AssistantMessage,
     InputRejected,
     MessageEnd,
@@ -34,7 +35,6 @@ from yoagent.core import (
     UserMessage,
     is_loop_injected,
 )
-from yoagent.core.events import AnyEvent
 
 from .safe_text import inert, inert_parts
 
@@ -186,7 +186,7 @@ class Renderer:
         with anyio.move_on_after(2.0):
             await self._shown.setdefault(call_id, anyio.Event()).wait()
 
-    def handle(self, event: AnyEvent) -> None:
+    def handle(self, event: AgentEvent) -> None:
         """Draw one event."""
         if isinstance(event, MessageUpdate):
             delta = event.delta

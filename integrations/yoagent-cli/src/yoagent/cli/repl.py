@@ -15,14 +15,14 @@ from contextlib import aclosing
 
 import anyio
 
-from yoagent.core import ToolCallRequest
+from yoagent.core import RunFailedError, ToolCallRequest
 
 from .commands import Commands
 from .confirm import Answer, Reply, parse_answer
 from .conversation import Conversation
 from .interrupt import ExitRequest, exit_signals_call, quiet_terminal, sigint_calls
 from .line_input import LineInput
-from .preview import preview
+from .preview import holds_hidden, preview
 from .prices import PricingMode
 from .safe_text import has_hidden
 from .status import Status, context_used
@@ -55,11 +55,12 @@ class Repl:
         await renderer.wait_tool_shown(request.tool_call_id)
         renderer.finish_block()
         renderer.exact("\n".join(f"  {line}" for line in description.split("\n")), "yellow")
-        if has_hidden(description):
-            renderer.line(HIDDEN_WARNING, "bold yellow")
-        shown = preview(request.tool_name, request.arguments, conversation.options.cwd)
+        sandbox = conversation.changes.sandbox  # the file tools' own
+        shown = await preview(request.tool_name, request.arguments, sandbox)
         if shown:
             renderer.diff(shown)
+        if has_hidden(description) or holds_hidden(shown):
+            renderer.line(HIDDEN_WARNING, "bold yellow")
         try:
             answer = parse_answer(await self.lines.ask(QUESTION))
         except KeyboardInterrupt:
@@ -160,6 +161,8 @@ class Repl:
                     async for event in events:
                         renderer.handle(event)
                         changes.observe(event)
+            except RunFailedError:
+                pass  # the renderer has shown the failure from the events
             except Exception as error:  # the session survives a broken run
                 renderer.error(f"{type(error).__name__}: {error}")
         renderer.finish_block()

@@ -50,7 +50,8 @@ class _MarkdownStream:
             no_color=main.no_color,
             highlight=False,
         )
-        scratch.print(Markdown(self.text))
+        # No OSC 8 hyperlinks: a link's target is printed after its text, never hidden.
+        scratch.print(Markdown(self.text, hyperlinks=False))
         return buffer.getvalue().splitlines(keepends=True)
 
     def _render(self, final: bool) -> None:

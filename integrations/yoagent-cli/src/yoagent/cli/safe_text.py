@@ -84,6 +84,18 @@ def _loose_unsafe(char: str) -> bool:
     return _UNSAFE.match(char) is not None
 
 
+# What JSON leaves raw in a string that a terminal may act on or that ends a line in
+# JavaScript: DEL, C1 controls, the bidi controls, the line and paragraph separators (C0
+# controls are escaped by every JSON encoder already).
+_JSON_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
+
+
+def json_inert(line: str) -> str:
+    """A serialized JSON line with every character a terminal may act on written as a
+    ``\\uXXXX`` escape: the same JSON value, safe to print on a terminal."""
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", line)
+
+
 def write_inert(stream: TextIO, text: str) -> None:
     """Write ``text`` and a newline to ``stream`` (stderr, mostly), inert."""
     stream.write(inert(text) + "\n")

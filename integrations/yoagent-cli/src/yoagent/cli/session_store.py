@@ -23,8 +23,7 @@ from typing import Any, cast
 
 import platformdirs
 
-from yoagent.core import Session, SessionError, UserMessage, is_loop_injected
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage, Session, SessionError, UserMessage, is_loop_injected
 
 SUFFIX = ".jsonl"
 META_SUFFIX = ".meta.json"
@@ -58,7 +57,7 @@ def _read_meta(path: Path) -> dict[str, str]:
     return {k: v for k, v in cast(dict[str, Any], value).items() if isinstance(v, str)}
 
 
-def _title(messages: Sequence[AnyMessage]) -> str:
+def _title(messages: Sequence[AgentMessage]) -> str:
     for message in messages:
         if isinstance(message, UserMessage) and not is_loop_injected(message):
             text = " ".join(message.text.split())
@@ -106,7 +105,7 @@ class SavedSession:
         return _id_of(self.path)
 
     @property
-    def messages(self) -> list[AnyMessage]:
+    def messages(self) -> list[AgentMessage]:
         """The history to give the agent: the branch ending at the session's head."""
         return self.session.path_messages()
 
@@ -119,7 +118,7 @@ class SavedSession:
             for w in self.session.load_warnings
         ]
 
-    def save(self, messages: Sequence[AnyMessage]) -> str | None:
+    def save(self, messages: Sequence[AgentMessage]) -> str | None:
         """Bring the file in line with ``messages`` (the agent's history); nothing is written
         while the session is empty.
 

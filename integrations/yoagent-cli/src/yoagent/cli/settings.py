@@ -3,7 +3,8 @@
 Two files are read, when present: the user's ``config.toml`` in the user config folder
 (``~/.config/yoagent/config.toml`` on Linux, honouring ``XDG_CONFIG_HOME``), then the
 project's ``.yoagent/config.toml`` in the working folder or the nearest parent that has
-one. A key in the project file wins over the user file, and a flag wins over both.
+one, up to the repository root (see :mod:`.project`: never a shared parent such as
+``/tmp``). A key in the project file wins over the user file, and a flag wins over both.
 
 Some keys are read from the user file only (:data:`USER_ONLY`): a project file comes with
 the code you cloned, and must not be able to point your API key at another server
@@ -43,6 +44,7 @@ from yoagent.core import ThinkingLevel
 
 from .prices import PricingMode
 from .problems import base_url_problem
+from .project import project_folders
 
 CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
@@ -180,8 +182,9 @@ def user_config_file() -> Path:
 
 
 def project_config_file(cwd: Path) -> Path | None:
-    """``.yoagent/config.toml`` in ``cwd`` or its nearest parent that has one."""
-    for folder in (cwd, *cwd.parents):
+    """``.yoagent/config.toml`` in ``cwd`` or its nearest parent that has one, among the
+    :func:`~.project.project_folders`."""
+    for folder in project_folders(cwd):
         candidate = folder / PROJECT_FOLDER / CONFIG_NAME
         if candidate.is_file():
             return candidate

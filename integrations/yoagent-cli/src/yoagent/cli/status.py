@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from yoagent.core import AssistantMessage, SessionStats, last_assistant
-from yoagent.core.messages import AnyMessage, Usage
+from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage, last_assistant
 
 UNKNOWN = "cost unknown"
 
@@ -68,7 +67,7 @@ def cost_lines(stats: SessionStats) -> list[str]:
     return [f"  {name:<11} {amount:>9}  {detail}".rstrip() for name, amount, detail in rows]
 
 
-def context_used(messages: Sequence[AnyMessage]) -> int | None:
+def context_used(messages: Sequence[AgentMessage]) -> int | None:
     """Tokens the conversation fills now: the last reply's prompt plus its output (the
     provider's own count), or ``None`` before any reply."""
     reply = last_assistant(messages)

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from yoagent.core import AssistantMessage, StopReason
-from yoagent.core.messages import AnyMessage
+from yoagent.core import AgentMessage, AssistantMessage, StopReason
 
 _FAILED = (StopReason.ERROR, StopReason.ABORTED)
 
@@ -25,16 +24,16 @@ _FAILED = (StopReason.ERROR, StopReason.ABORTED)
 class Settled:
     """The history after a turn, whether the turn failed, and whether it was dropped."""
 
-    messages: list[AnyMessage]
+    messages: list[AgentMessage]
     failed: bool
     dropped: bool
 
 
-def _produced(message: AnyMessage) -> bool:
+def _produced(message: AgentMessage) -> bool:
     return isinstance(message, AssistantMessage) and bool(message.content)
 
 
-def settle(messages: Sequence[AnyMessage], start: int) -> Settled:
+def settle(messages: Sequence[AgentMessage], start: int) -> Settled:
     """Apply the rule above to the turn that began at ``messages[start]``."""
     turn = messages[start:]
     replies = [m for m in turn if isinstance(m, AssistantMessage)]

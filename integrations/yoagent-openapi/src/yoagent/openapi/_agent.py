@@ -13,6 +13,11 @@ from ._adapter import OpenApiToolAdapter
 from ._config import OpenApiConfig, OperationFilter
 
 
+def _add_source(agent: Agent, adapter: OpenApiToolAdapter) -> None:
+    sources = agent.settings.tool_sources
+    agent.settings = agent.settings.replace(tool_sources=(*sources, adapter.source()))
+
+
 def with_openapi_spec(
     agent: Agent,
     spec: dict[str, Any],
@@ -23,12 +28,12 @@ def with_openapi_spec(
 ) -> OpenApiToolAdapter:
     """Offer the operations of ``spec`` (a parsed document) to ``agent`` as tools.
 
-    They are added as a tool source (``agent.tool_sources``), so they are offered from
+    They are added as a tool source (``agent.settings.tool_sources``), so they are offered from
     the agent's next run on, after its own tools when names collide. Returns the
     adapter (its ``skipped`` says which operations were left out, and why).
     """
     adapter = OpenApiToolAdapter.from_spec(spec, config=config, filter=filter, client=client)
-    agent.tool_sources.append(adapter.source())
+    _add_source(agent, adapter)
     return adapter
 
 
@@ -42,7 +47,7 @@ def with_openapi_file(
 ) -> OpenApiToolAdapter:
     """Offer the operations of the JSON or YAML document at ``path`` to ``agent``."""
     adapter = OpenApiToolAdapter.from_file(path, config=config, filter=filter, client=client)
-    agent.tool_sources.append(adapter.source())
+    _add_source(agent, adapter)
     return adapter
 
 
@@ -56,5 +61,5 @@ async def with_openapi_url(
 ) -> OpenApiToolAdapter:
     """Fetch the document at ``url`` and offer its operations to ``agent``."""
     adapter = await OpenApiToolAdapter.from_url(url, config=config, filter=filter, client=client)
-    agent.tool_sources.append(adapter.source())
+    _add_source(agent, adapter)
     return adapter

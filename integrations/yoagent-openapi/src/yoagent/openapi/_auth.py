@@ -2,8 +2,8 @@
 
 They go on every request the tools send and nowhere else: never into a tool's schema or
 description (a parameter the credential supplies is taken out of the schema), and
-never into a result, an error or a log line (see :mod:`._secrets`). Their ``repr``
-hides the secret part.
+never into a result, an error or a log line (see :mod:`._secrets`): each names its
+secret values and the fields that carry them. Their ``repr`` hides the secret part.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Literal
 
 import httpx
 
-from ._secrets import basic_forms
+from ._secrets import Field, basic_token
 
 ApiKeyLocation = Literal["header", "query", "cookie"]
 
@@ -42,6 +42,10 @@ class BearerAuth:
     def secrets(self) -> tuple[str, ...]:
         """The values to keep out of every text."""
         return (self.token,)
+
+    def fields(self) -> tuple[Field, ...]:
+        """Where the credential shows as one, to scrub it there even when it is short."""
+        return (("Bearer", " ", self.token),)
 
     def supplies(self, location: str, name: str) -> bool:
         """True when this credential fills the parameter ``name`` in ``location``."""
@@ -75,6 +79,10 @@ class ApiKeyAuth:
         """The values to keep out of every text."""
         return (self.value,)
 
+    def fields(self) -> tuple[Field, ...]:
+        """Where the credential shows as one, to scrub it there even when it is short."""
+        return () if self.location == "header" else ((self.name, "=", self.value),)
+
     def supplies(self, location: str, name: str) -> bool:
         """True when this credential fills the parameter ``name`` in ``location``."""
         if location != self.location:
@@ -97,11 +105,15 @@ class BasicAuth:
 
     def apply(self, request: httpx.Request) -> None:
         """Put the credential on ``request``."""
-        request.headers["authorization"] = f"Basic {basic_forms(self.username, self.password)[1]}"
+        request.headers["authorization"] = f"Basic {basic_token(self.username, self.password)}"
 
     def secrets(self) -> tuple[str, ...]:
         """The values to keep out of every text."""
-        return basic_forms(self.username, self.password)
+        return (self.password, basic_token(self.username, self.password))
+
+    def fields(self) -> tuple[Field, ...]:
+        """Where the credential shows as one, to scrub it there even when it is short."""
+        return (("Basic", " ", basic_token(self.username, self.password)),)
 
     def supplies(self, location: str, name: str) -> bool:
         """True when this credential fills the parameter ``name`` in ``location``."""

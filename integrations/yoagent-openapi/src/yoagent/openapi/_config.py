@@ -26,8 +26,9 @@ class OpenApiConfig:
     ``base_url`` replaces the document's ``servers`` for every operation (needed when
     the document names none, or only a relative one and was not loaded from a URL).
     ``server_variables`` fill ``{variables}`` in a server URL instead of their defaults.
-    ``headers`` go on every request; their values are treated as secrets like ``auth``
-    (the ``repr`` names the headers only).
+    ``headers`` go on every request; the values of credential-named ones
+    (``Authorization``, ``Cookie``, any naming a key, token, secret, password, signature
+    or session) are treated as secrets like ``auth`` (the ``repr`` names the headers only).
     ``timeout`` bounds each call (seconds, connect to last byte). A response body over
     ``max_response_bytes`` is cut there (the result says so); an error result quotes at
     most ``error_excerpt_chars`` of the body. ``prefix`` starts every tool name
@@ -60,7 +61,7 @@ class OpenApiConfig:
                 raise ValueError(f"invalid header name {name!r}")
             if not value.isascii() or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
                 raise ValueError(f"the value of header {name!r} must be printable ASCII")
-        # Copies nobody can change later: the values were checked, and are scrubbed.
+        # Copies nobody can change later: the values were checked, and some are scrubbed.
         object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
         object.__setattr__(self, "server_variables", MappingProxyType(dict(self.server_variables)))
 

@@ -21,7 +21,8 @@ import httpx
 from yoagent.core import CancelToken, ToolError, ToolResult
 
 from ._config import OpenApiConfig
-from ._secrets import Secrets, guarded_logs
+from ._log_scrub import guarded_logs
+from ._secrets import Secrets, header_secrets
 
 _TEXT_TYPES: Final = (
     "application/json",
@@ -67,8 +68,11 @@ class Caller:
     def __init__(self, config: OpenApiConfig, client: httpx.AsyncClient | None) -> None:
         self.config = config
         self.client = client
-        credential = config.auth.secrets() if config.auth is not None else ()
-        self.secrets = Secrets.of(credential, config.headers.values())
+        auth = config.auth
+        self.secrets = Secrets(
+            [*(auth.secrets() if auth is not None else ()), *header_secrets(config.headers)],
+            auth.fields() if auth is not None else (),
+        )
 
     async def call(self, outgoing: OutgoingRequest, cancel: CancelToken) -> ToolResult:
         """Send ``outgoing``; the response as a result, or a :class:`ToolError`."""

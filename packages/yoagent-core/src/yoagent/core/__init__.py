@@ -1,21 +1,8 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
-from .agent import Agent, AgentBusyError
-from .agent_tool import AgentTool, ToolContext, ToolError, ToolResult
-from .cancel import CancelToken
-from .config import (
-    AnthropicCompat,
-    ApiProtocol,
-    CacheConfig,
-    ContextTier,
-    CostConfig,
-    GoogleCompat,
-    ModelConfig,
-    OpenAiCompat,
-    ThinkingLevel,
-)
-from .content import ImageContent, TextContent, ThinkingContent, ToolCall
-from .context import (
+from ._agent import Agent, AgentBusyError, PromptInput
+from ._cancel import CancelToken
+from ._context.compaction import (
     CompactionResult,
     ContextConfig,
     ContextTracker,
@@ -24,44 +11,14 @@ from .context import (
     estimate_messages,
     estimate_text,
     estimate_tokens,
-    is_compaction_message,
 )
-from .errors import (
-    OVERFLOW_PHRASES,
-    RATE_LIMIT_CODES,
-    ErrorKind,
-    ProviderError,
-    classify,
-    is_overflow_text,
-    parse_retry_after,
-)
-from .events import (
-    AgentEnd,
-    AgentEvent,
-    AgentStart,
-    AnyEvent,
-    InputRejected,
-    MessageEnd,
-    MessageStart,
-    MessageUpdate,
-    ProgressMessage,
-    ProviderRetry,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    ToolExecutionUpdate,
-    TurnEnd,
-    TurnStart,
-    event_adapter,
-)
-from .function_tool import FunctionTool, tool
-from .hooks import (
+from ._context.llm_compaction import LlmCompaction
+from ._hooks.basic import (
     Allow,
     Deny,
     FilterResult,
     InputFilter,
+    MiddlewareLike,
     Modify,
     Pass,
     Reject,
@@ -72,20 +29,147 @@ from .hooks import (
     TurnHook,
     Warn,
 )
-from .keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
-from .limits import ExecutionLimits
-from .llm_compaction import LlmCompaction
-from .loop import EventSink, agent_loop, agent_loop_continue
-from .loop_config import AgentContext, AgentLoopConfig, ToolExecution
-from .markers import (
+from ._hooks.budget import Budget
+from ._hooks.extension import (
+    FINISH_TIMEOUT,
+    ContinueRun,
+    Extension,
+    ExtensionMode,
+    FailRun,
+    ModelVerdict,
+    Proceed,
+    RunContext,
+    RunEnd,
+    RunHooks,
+    RunOutcome,
+    StopRun,
+    ToolOutput,
+)
+from ._hooks.user_request import (
+    ReplyContext,
+    UserRequestParts,
+    UserRequestSource,
+    user_request_parts,
+)
+from ._loop.driver import agent_loop, agent_loop_continue
+from ._loop.settings import (
+    AgentContext,
+    AgentLoopConfig,
+    ContextSetting,
+    RunOptions,
+    RunSettings,
+    ToolExecution,
+)
+from ._loop.state import EventSink
+from ._loop.tool_runner import SUB_AGENT_STATS_KEY
+from ._provider.keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
+from ._provider.mock import MockProvider, MockReply, TranscriptError, validate_transcript
+from ._provider.pricing import (
+    AUTOLOAD_GROUP,
+    add_usd,
+    cost_of,
+    price_resolver,
+    resolve_cost,
+    set_price_resolver,
+)
+from ._provider.protocol import (
+    DeltaSink,
+    OutputSchema,
+    StreamConfig,
+    StreamProvider,
+    ToolDefinition,
+)
+from ._provider.registry import (
+    ENTRY_POINT_GROUP,
+    ProviderNotFoundError,
+    ProviderRegistry,
+    default_registry,
+)
+from ._run_stream import RunFailedError, RunStream
+from ._session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
+from ._shared_state.store import (
+    FileBackend,
+    InvalidKeyError,
+    MemoryBackend,
+    SharedState,
+    SharedStateBackend,
+    SharedStateError,
+    SharedStateFullError,
+    SharedStateSink,
+    ToolOutputSink,
+)
+from ._shared_state.tool import SharedStateTool
+from ._skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
+from ._structured import (
+    NoStructuredOutputError,
+    StructuredOutputError,
+    StructuredParseError,
+    StructuredProviderError,
+)
+from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
+from ._tools.contract import AgentTool, Delegation, ToolContext, ToolError, ToolResult
+from ._tools.function_tool import FunctionTool, tool
+from ._tools.model_tool import ModelTool, ToolArguments
+from ._tools.tool_source import ToolSource
+from ._types.adapters import LazyTypeAdapter
+from ._types.config import (
+    AnthropicCompat,
+    ApiProtocol,
+    CacheConfig,
+    ContextTier,
+    CostConfig,
+    GoogleCompat,
+    ModelConfig,
+    OpenAiCompat,
+    ThinkingLevel,
+)
+from ._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
+from ._types.errors import (
+    OVERFLOW_PHRASES,
+    RATE_LIMIT_CODES,
+    ErrorKind,
+    MissingApiKeyError,
+    ProviderError,
+    classify,
+    is_overflow_text,
+    parse_retry_after,
+)
+from ._types.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    InputRejected,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ProgressMessage,
+    ProviderRetry,
+    StreamDelta,
+    SubAgentEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+    event_adapter,
+)
+from ._types.limits import ExecutionLimits
+from ._types.markers import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     COMPACTION_MARKER,
+    EXTENSION_FAILED_PREFIX,
+    EXTENSION_MESSAGE_PREFIX,
     LOOP_ABORT_PREFIX,
+    LOOP_NUDGE_PREFIX,
     SUMMARY_PREFIX,
+    is_compaction_message,
     is_loop_injected,
 )
-from .messages import (
+from ._types.messages import (
     AgentMessage,
     AssistantMessage,
     CustomMessage,
@@ -99,54 +183,34 @@ from .messages import (
     message_adapter,
     messages_adapter,
 )
-from .mock import MockProvider, MockReply, TranscriptError, validate_transcript
-from .model_tool import ModelTool, ToolArguments
-from .pricing import (
-    AUTOLOAD_GROUP,
-    add_usd,
-    cost_of,
-    price_resolver,
-    resolve_cost,
-    set_price_resolver,
+from ._types.retry import RetryConfig
+from ._types.stats import (
+    CompactionSpend,
+    DecisionSpend,
+    ModelSpend,
+    RunSpend,
+    SessionStats,
+    SubAgentSpend,
 )
-from .provider import DeltaSink, OutputSchema, StreamConfig, StreamProvider, ToolDefinition
-from .registry import ENTRY_POINT_GROUP, ProviderNotFoundError, ProviderRegistry, default_registry
-from .retry import RetryConfig
-from .session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
-from .shared_state import (
-    FileBackend,
-    InvalidKeyError,
-    MemoryBackend,
-    SharedState,
-    SharedStateBackend,
-    SharedStateError,
-    SharedStateFullError,
-    SharedStateSink,
-    ToolOutputSink,
-)
-from .shared_state_tool import SharedStateTool
-from .skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
-from .stats import CompactionSpend, SessionStats, SubAgentSpend
-from .structured import (
-    NoStructuredOutputError,
-    StructuredOutputError,
-    StructuredParseError,
-    StructuredProviderError,
-)
-from .sub_agent import SUB_AGENT_LIMITS, SubAgentTool
-from .tool_source import ToolSource
 
 __all__ = [
     "AGENT_STOPPED_PREFIX",
     "AUTOLOAD_GROUP",
     "CANCELLED_MARKER",
     "COMPACTION_MARKER",
+    "DEFAULT_MAX_DEPTH",
     "ENTRY_POINT_GROUP",
+    "EXTENSION_FAILED_PREFIX",
+    "EXTENSION_MESSAGE_PREFIX",
     "FALLBACK_KEY_VARIABLES",
+    "FINISH_TIMEOUT",
     "LOOP_ABORT_PREFIX",
+    "LOOP_NUDGE_PREFIX",
     "OVERFLOW_PHRASES",
     "RATE_LIMIT_CODES",
     "SUB_AGENT_LIMITS",
+    "SUB_AGENT_SETTINGS",
+    "SUB_AGENT_STATS_KEY",
     "SUMMARY_PREFIX",
     "Agent",
     "AgentBusyError",
@@ -159,23 +223,30 @@ __all__ = [
     "AgentTool",
     "Allow",
     "AnthropicCompat",
-    "AnyEvent",
     "ApiProtocol",
     "AssistantMessage",
+    "Budget",
     "CacheConfig",
     "CancelToken",
     "CompactionResult",
     "CompactionSpend",
     "ContextConfig",
+    "ContextSetting",
     "ContextTier",
     "ContextTracker",
+    "ContinueRun",
     "CostConfig",
     "CustomMessage",
+    "DecisionSpend",
+    "Delegation",
     "DeltaSink",
     "Deny",
     "ErrorKind",
     "EventSink",
     "ExecutionLimits",
+    "Extension",
+    "ExtensionMode",
+    "FailRun",
     "FileBackend",
     "FilterResult",
     "FunctionTool",
@@ -184,6 +255,7 @@ __all__ = [
     "InputFilter",
     "InputRejected",
     "InvalidKeyError",
+    "LazyTypeAdapter",
     "LlmCompaction",
     "LoadWarning",
     "MemoryBackend",
@@ -191,23 +263,39 @@ __all__ = [
     "MessageEnd",
     "MessageStart",
     "MessageUpdate",
+    "MiddlewareLike",
+    "MissingApiKeyError",
     "MockProvider",
     "MockReply",
     "ModelConfig",
+    "ModelSpend",
     "ModelTool",
+    "ModelVerdict",
     "Modify",
     "NoStructuredOutputError",
     "OpenAiCompat",
     "OutputSchema",
     "Pass",
+    "Proceed",
     "ProgressMessage",
+    "PromptInput",
     "ProviderError",
     "ProviderNotFoundError",
     "ProviderRegistry",
     "ProviderRetry",
     "ReadSkillTool",
     "Reject",
+    "ReplyContext",
     "RetryConfig",
+    "RunContext",
+    "RunEnd",
+    "RunFailedError",
+    "RunHooks",
+    "RunOptions",
+    "RunOutcome",
+    "RunSettings",
+    "RunSpend",
+    "RunStream",
     "Session",
     "SessionCorruptError",
     "SessionEntry",
@@ -224,11 +312,14 @@ __all__ = [
     "SkillProblem",
     "SkillSet",
     "StopReason",
+    "StopRun",
     "StreamConfig",
+    "StreamDelta",
     "StreamProvider",
     "StructuredOutputError",
     "StructuredParseError",
     "StructuredProviderError",
+    "SubAgentEvent",
     "SubAgentSpend",
     "SubAgentTool",
     "TextContent",
@@ -249,6 +340,7 @@ __all__ = [
     "ToolExecutionStart",
     "ToolExecutionUpdate",
     "ToolMiddleware",
+    "ToolOutput",
     "ToolOutputSink",
     "ToolResult",
     "ToolResultMessage",
@@ -260,6 +352,8 @@ __all__ = [
     "TurnStart",
     "Usage",
     "UserMessage",
+    "UserRequestParts",
+    "UserRequestSource",
     "Warn",
     "add_usd",
     "agent_loop",
@@ -288,6 +382,20 @@ __all__ = [
     "resolve_cost",
     "set_price_resolver",
     "tool",
+    "user_request_parts",
     "validate_transcript",
     "with_env_key",
 ]
+
+
+def _name_exceptions_publicly() -> None:
+    """Tracebacks and reprs name ``yoagent.core.RunFailedError``, not the private module
+    that defines it (as httpx does). Only exceptions: pydantic resolves the dataclasses'
+    annotations through their defining module."""
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, type) and issubclass(value, BaseException):
+            value.__module__ = __name__
+
+
+_name_exceptions_publicly()

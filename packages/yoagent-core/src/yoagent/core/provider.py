@@ -1,78 +1,102 @@
-"""The provider contract: stream one assistant reply, reporting deltas, return it whole."""
+"""The provider-author API: what a model provider implements, and the helpers it uses.
 
-from __future__ import annotations
+A provider turns a :class:`StreamConfig` into one streamed :class:`AssistantMessage`,
+reporting deltas to a :data:`DeltaSink` as they arrive and raising a classified
+:class:`ProviderError` on failure. Applications rarely need this module; every name here
+that an application does use is also exported by :mod:`yoagent.core`.
+"""
 
-import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from ._provider.keys import (
+    FALLBACK_KEY_VARIABLES,
+    SELF_AUTHENTICATING,
+    key_variables,
+    resolve_api_key,
+)
+from ._provider.protocol import (
+    DeltaSink,
+    OutputSchema,
+    StreamConfig,
+    StreamProvider,
+    ToolDefinition,
+)
+from ._types.config import (
+    AnthropicCompat,
+    ApiProtocol,
+    CacheConfig,
+    Compat,
+    GoogleCompat,
+    ModelConfig,
+    OpenAiCompat,
+    ThinkingLevel,
+)
+from ._types.content import (
+    AssistantContent,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    UserContent,
+)
+from ._types.errors import (
+    OVERFLOW_PHRASES,
+    RATE_LIMIT_CODES,
+    RATE_LIMIT_STATUSES,
+    ErrorKind,
+    ProviderError,
+    classify,
+    is_overflow_text,
+    parse_retry_after,
+)
+from ._types.events import StreamDelta, TextDelta, ThinkingDelta, ToolCallDelta
+from ._types.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 
-from .config import CacheConfig, ModelConfig, ThinkingLevel
-from .events import AnyDelta
-from .messages import AssistantMessage, LlmMessage
-
-
-@dataclass(slots=True, kw_only=True, frozen=True)
-class ToolDefinition:
-    """What a model is told about one tool."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-
-@dataclass(slots=True, kw_only=True, frozen=True)
-class OutputSchema:
-    """A JSON schema the reply must match (structured output), for one call only."""
-
-    name: str
-    schema: dict[str, Any]
-    description: str = ""
-    strict: bool = True
-
-
-@dataclass(slots=True, kw_only=True)
-class StreamConfig:
-    """Everything one model request needs.
-
-    ``messages`` are already what the model may see (see
-    :func:`~yoagent.core.messages.context_messages`). ``turn_notes`` are appended to the
-    latest user turn of this request only; they are never stored.
-    """
-
-    model: ModelConfig
-    system_prompt: str
-    messages: Sequence[LlmMessage]
-    tools: Sequence[ToolDefinition] = ()
-    thinking_level: ThinkingLevel = ThinkingLevel.OFF
-    max_tokens: int | None = None
-    temperature: float | None = None
-    output_schema: OutputSchema | None = None
-    cache: CacheConfig = field(default_factory=CacheConfig)
-    turn_notes: Sequence[str] = ()
-
-    def cache_session_key(self) -> str | None:
-        """The prompt-cache key: the explicit one, else derived from the system prompt."""
-        if not self.cache.enabled:
-            return None
-        if self.cache.session_key:
-            return self.cache.session_key
-        digest = hashlib.sha256(self.system_prompt.encode()).hexdigest()
-        return f"yoagent-{digest[:32]}"
-
-
-DeltaSink = Callable[[AnyDelta], None]
-"""Where a provider reports deltas as they arrive. It never blocks and never raises."""
-
-
-@runtime_checkable
-class StreamProvider(Protocol):
-    """Streams one assistant reply.
-
-    ``stream`` reports each delta to ``sink`` as it arrives and returns the complete
-    :class:`~yoagent.core.AssistantMessage`. Failures are raised as
-    :class:`~yoagent.core.ProviderError`; a provider never sleeps or retries on its own
-    (the loop owns retries). Cancellation arrives as anyio cancellation of the call.
-    """
-
-    async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage: ...
+__all__ = [
+    "FALLBACK_KEY_VARIABLES",
+    "OVERFLOW_PHRASES",
+    "RATE_LIMIT_CODES",
+    "RATE_LIMIT_STATUSES",
+    "SELF_AUTHENTICATING",
+    "AnthropicCompat",
+    "ApiProtocol",
+    "AssistantContent",
+    "AssistantMessage",
+    "CacheConfig",
+    "Compat",
+    "DeltaSink",
+    "ErrorKind",
+    "GoogleCompat",
+    "ImageContent",
+    "Message",
+    "ModelConfig",
+    "OpenAiCompat",
+    "OutputSchema",
+    "ProviderError",
+    "StopReason",
+    "StreamConfig",
+    "StreamDelta",
+    "StreamProvider",
+    "TextContent",
+    "TextDelta",
+    "ThinkingContent",
+    "ThinkingDelta",
+    "ThinkingLevel",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolDefinition",
+    "ToolResultMessage",
+    "Usage",
+    "UserContent",
+    "UserMessage",
+    "classify",
+    "is_overflow_text",
+    "key_variables",
+    "parse_retry_after",
+    "resolve_api_key",
+]

@@ -37,6 +37,33 @@ def loads_strict(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
 
 
+def loads_event(text: str | bytes) -> Any:
+    """Parse a log line as the reference deserializes an ``Event``: a key repeated in the
+    envelope or in its ``actor`` is an error (serde refuses a repeated field of a typed
+    struct), while inside ``payload`` — a ``serde_json::Value`` — the last value wins."""
+    repeated: list[tuple[dict[str, Any], str]] = []
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                repeated.append((result, key))
+            result[key] = value
+        return result
+
+    value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=members)
+    envelope = as_object(value)
+    if envelope is not None and repeated:
+        typed = [envelope]
+        actor = as_object(envelope.get("actor"))
+        if actor is not None:
+            typed.append(actor)
+        for owner, key in repeated:
+            if any(owner is struct for struct in typed):
+                raise ValueError(f"duplicate field `{key}`")
+    return value
+
+
 def as_object(value: object) -> dict[str, Any] | None:
     """``value`` when it is a JSON object, else ``None``."""
     return cast("dict[str, Any]", value) if isinstance(value, dict) else None

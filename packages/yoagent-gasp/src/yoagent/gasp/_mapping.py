@@ -16,8 +16,8 @@ from yoagent.core import (
     CANCELLED_MARKER,
     LOOP_ABORT_PREFIX,
     AgentEnd,
+    AgentEvent,
     AgentStart,
-    AnyEvent,
     AssistantMessage,
     InputRejected,
     MessageEnd,
@@ -144,7 +144,7 @@ class RunMapper:
     def started(self) -> bool:
         return self.run is not None
 
-    def take(self, event: AnyEvent, ts: int) -> list[Entry]:
+    def take(self, event: AgentEvent, ts: int) -> list[Entry]:
         """The entries one agent event adds (an error reply waits for the next event: a
         ``ProviderRetry`` after it means the attempt is being retried, not recorded)."""
         entries: list[Entry] = []

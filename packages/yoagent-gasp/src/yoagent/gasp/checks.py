@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import git
 
-from ._json import as_object, json_equal, loads, loads_strict
+from ._json import as_object, json_equal, loads, loads_event
 from .envelope import ENVELOPE_KEYS, STATE_OPS_APPLIED, Event, event_from_json
 from .fold import LOG_PATH, Fold, apply_event
 from .graph import Graph
@@ -83,7 +83,7 @@ def _parse_events(lines: list[_Line]) -> list[tuple[int, Event]] | None:
     events: list[tuple[int, Event]] = []
     for line in lines:
         try:
-            events.append((line.number, event_from_json(loads_strict(line.text))))
+            events.append((line.number, event_from_json(loads_event(line.text))))
         except ValueError:
             return None
     return events
@@ -124,7 +124,7 @@ def check_envelope(lines: list[_Line]) -> CheckReport:
             if key not in ENVELOPE_KEYS
         ]
         try:
-            event = event_from_json(loads_strict(line.text))
+            event = event_from_json(loads_event(line.text))
         except ValueError as error:
             report.failures.append(f"line {n}: not a valid envelope: {error}")
             continue
@@ -204,7 +204,11 @@ def _check_snapshot(entry: Path, physical: list[bytes]) -> str | None:
     if events is None:
         return f"snapshot {name}: prefix does not parse"
     event_id = record.get("event_id")
-    if isinstance(event_id, str) and (not events or events[-1][1].id != event_id):
+    if not isinstance(event_id, str):
+        # Stricter than the reference at 4b543fa, which skips this test when the id is
+        # absent or not a string: the integrity record names the prefix's last event.
+        return f"snapshot {name}: integrity record missing string `event_id`"
+    if not events or events[-1][1].id != event_id:
         return (
             f"snapshot {name}: integrity event_id `{event_id}` is not the last event of the prefix"
         )

@@ -3,8 +3,8 @@ types them (an integer ``ts_ms``, an actor of exactly ``kind`` and ``id``)."""
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,9 +27,19 @@ _U32 = 2**32
 _I64 = 2**63
 
 
+_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
+
+
 def new_id(prefix: str) -> str:
-    """A fresh id in the reference runtime's form: ``<prefix>_<uuid4 hex>``."""
-    return f"{prefix}_{uuid.uuid4().hex}"
+    """A fresh id in the reference runtime's form: ``<prefix>_<uuid4 hex>``.
+
+    The bits of ``uuid.uuid4().hex`` (122 random, version 4, RFC 4122 variant) without
+    building a ``UUID``: a recorded 50-turn run makes ~800 ids on the writer thread, and
+    ``uuid4`` was a third of its mapping time.
+    """
+    value = int.from_bytes(os.urandom(16), "big") & _UUID4_CLEAR | _UUID4_SET
+    return f"{prefix}_{value:032x}"
 
 
 def now_ms() -> int:

@@ -84,26 +84,30 @@ def parse_line(raw: bytes) -> Event:
     return event_from_json(value)
 
 
-def read_log(raw: bytes, into: Fold | None = None, *, until: str | None = None) -> Fold:
-    """Parse and fold raw log bytes (stopping after the event ``until`` when given)."""
+def read_log(
+    raw: bytes, into: Fold | None = None, *, until: str | None = None, first_line: int = 1
+) -> Fold:
+    """Parse and fold raw log bytes (stopping after the event ``until`` when given);
+    ``first_line`` numbers the first line of ``raw`` when it continues a log."""
     fold = into if into is not None else Fold()
     pieces = raw.split(b"\n")
     last = len(pieces) - 1  # the piece after the final newline (empty for a whole file)
-    for index, piece in enumerate(pieces):
+    for offset, piece in enumerate(pieces):
+        number = first_line + offset
         line = piece.removesuffix(b"\r")
         if not line.strip():
             continue
         try:
             event = parse_line(line)
         except EnvelopeError as error:
-            if index == last:
+            if offset == last:
                 fold.torn_tail = True
                 message = f"{error} (a torn final line — likely a crash mid-append)"
             else:
                 message = str(error)
-            fold.problems.append(LogProblem(index + 1, message))
+            fold.problems.append(LogProblem(number, message))
             continue
-        apply_event(fold, event, index + 1)
+        apply_event(fold, event, number)
         if until is not None and event.id == until:
             break
     return fold

@@ -25,24 +25,42 @@ SPEC_VERSION = 1
 _YAML_BLOCK = re.compile(r"^```ya?ml[ \t]*\r?\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def _identity_files(root: Path, folder: str) -> list[bytes]:
-    """Relative paths (as ``find`` prints them) of the regular files under ``folder``."""
-    found: list[bytes] = []
-    for directory, _dirs, files in os.walk(root / folder):
-        for name in files:
-            path = Path(directory) / name
-            if path.is_file() and not path.is_symlink():  # find -type f: no symlinks
-                found.append(os.fsencode(path.relative_to(root).as_posix()))
-    return sorted(found)
+def walk_identity(root: str | Path, folder: str = IDENTITY_DIR) -> tuple[list[str], list[str]]:
+    """What the identity hash covers under ``folder``, and what it leaves out.
+
+    Returns the regular files (relative paths as ``find`` prints them, in byte order) and
+    everything else found there — symlinks to files or folders, anything not a regular
+    file — which is neither hashed nor, by :func:`~yoagent.gasp.restore`, loaded. As with
+    ``find identity -type f``, a ``folder`` that is itself a symlink holds nothing.
+    """
+    base = Path(root)
+    top = base / folder
+    if top.is_symlink():
+        return [], [folder]
+    files: list[bytes] = []
+    others: list[bytes] = []
+    for directory, dirs, names in os.walk(top):
+        here = Path(directory)
+        # os.walk lists a symlinked folder among ``dirs`` and does not descend into it.
+        others += [_relative(base, here / name) for name in dirs if (here / name).is_symlink()]
+        for name in names:
+            path = here / name
+            regular = path.is_file() and not path.is_symlink()  # find -type f: no symlinks
+            (files if regular else others).append(_relative(base, path))
+    return [os.fsdecode(p) for p in sorted(files)], [os.fsdecode(p) for p in sorted(others)]
+
+
+def _relative(base: Path, path: Path) -> bytes:
+    return os.fsencode(path.relative_to(base).as_posix())
 
 
 def identity_hash(root: str | Path, folder: str = IDENTITY_DIR) -> str:
     """The identity hash of the repository at ``root`` (hex SHA-256)."""
     base = Path(root)
     digest = hashlib.sha256()
-    for relative in _identity_files(base, folder):
-        digest.update(relative + b"\n")
-        digest.update((base / os.fsdecode(relative)).read_bytes())
+    for relative in walk_identity(base, folder)[0]:
+        digest.update(os.fsencode(relative) + b"\n")
+        digest.update((base / relative).read_bytes())
     return digest.hexdigest()
 
 

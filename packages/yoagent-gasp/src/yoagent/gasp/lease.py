@@ -6,6 +6,15 @@ another worker's lease can be taken only once it has expired — or, on the same
 once the process that held it is gone (a crashed writer must not lock the repository for
 the rest of the lease). A lease file that cannot be read or parsed is an error, never
 stolen: without proof of exclusivity nobody writes.
+
+Every change of the file — create, renew, take over, release — is a read-decide-write
+made under an exclusive ``flock`` on the ``.agent/`` folder, so two workers can never
+both act on what they read: no third worker slips into a takeover, and a renewal cannot
+overwrite the lease that replaced it. A takeover replaces the file in one rename (it is
+never absent meanwhile), so even a writer that does not take the lock — another GASP
+runtime creating it exclusively — cannot get in. The lock lasts one decision, never a
+run, and dies with its process. Where ``fcntl`` is missing (Windows) the changes are not
+locked.
 """
 
 from __future__ import annotations
@@ -13,11 +22,18 @@ from __future__ import annotations
 import json
 import os
 import socket
+from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .envelope import now_ms
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: lease changes are not locked
+    fcntl = None
 
 LEASE_PATH = ".agent/lease"
 DEFAULT_TTL = 600.0
@@ -107,60 +123,73 @@ class Lease:
         if self._expires_at_ms - now_ms() > self.ttl_ms // 2 and self._still_ours():
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(3):
+        with _locked(self.path.parent):
+            existing = read_lease(self.path)
+            if (
+                existing is not None
+                and existing.worker_id != self.worker_id
+                and not self._is_stale(existing)
+            ):
+                raise LeaseHeldError(f"the lease is held by {existing.describe()}")
             record = self._fresh()
             payload = json.dumps(record.to_json()).encode()
-            try:
-                descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                existing = self.read()
-                if existing is None:
-                    continue  # released between our create and our read
-                if existing.worker_id == self.worker_id:
-                    self._replace(payload)
-                    self._expires_at_ms = record.expires_at_ms
-                    return
-                if not self._is_stale(existing):
-                    raise LeaseHeldError(f"the lease is held by {existing.describe()}") from None
-                self._steal(existing)
-                continue
-            try:
-                os.write(descriptor, payload)
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+            if existing is None:
+                self._create(payload)
+            else:
+                self._replace(payload)  # a renewal, or a takeover of a stale lease
             self._expires_at_ms = record.expires_at_ms
-            return
-        raise LeaseError("could not take the lease after repeated contention; retry")
 
     def _still_ours(self) -> bool:
         record = self.read()
         return record is not None and record.worker_id == self.worker_id
 
+    def _create(self, payload: bytes) -> None:
+        try:
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            # created since we looked, by a writer that does not take the lock
+            holder = read_lease(self.path)
+            held = holder.describe() if holder is not None else "another writer"
+            raise LeaseHeldError(f"the lease is held by {held}") from None
+        try:
+            os.write(descriptor, payload)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
     def _replace(self, payload: bytes) -> None:
         temporary = self.path.with_name(f"lease.tmp-{os.getpid()}")
-        temporary.write_bytes(payload)
-        os.replace(temporary, self.path)
-
-    def _steal(self, seen: LeaseRecord) -> None:
-        """Move a stale lease aside; put it back if it was renewed meanwhile."""
-        aside = self.path.with_name(f"lease.steal-{os.getpid()}")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.replace(self.path, aside)
-        except FileNotFoundError:
-            return
-        moved = read_lease(aside)
-        if moved is not None and moved != seen and not self._is_stale(moved):
-            os.replace(aside, self.path)
-            raise LeaseHeldError(f"the lease is held by {moved.describe()}")
-        aside.unlink(missing_ok=True)
+            os.write(descriptor, payload)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, self.path)
 
     def release(self) -> None:
         """Give the lease up if this worker holds it (a corrupt file is an error)."""
-        record = self.read()
         self._expires_at_ms = 0
-        if record is not None and record.worker_id == self.worker_id:
-            self.path.unlink(missing_ok=True)
+        if not self.path.parent.is_dir():
+            return
+        with _locked(self.path.parent):
+            record = self.read()
+            if record is not None and record.worker_id == self.worker_id:
+                self.path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _locked(folder: Path) -> Generator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` (closing the descriptor releases it)."""
+    if fcntl is None:  # pragma: no cover - Windows
+        yield
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def read_lease(path: Path) -> LeaseRecord | None:

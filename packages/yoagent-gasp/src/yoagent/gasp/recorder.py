@@ -6,36 +6,42 @@ lines and fsyncs them (one write and one fsync for everything queued meanwhile: 
 commit), and commits once the run ends. The loop's thread only enqueues, so a slow disk
 never slows the run; a recording failure stops the recording, never the run, and is
 logged at once and kept on :attr:`Recording.error`.
+
+What the recorder decides from the log (runs a dead writer left open, the goal, the graph
+it hands out) it reads under the lease, when it opens and again as each run starts: the
+lease is released between runs, and another writer may have appended meanwhile. A
+:class:`Recording` dropped without :meth:`~Recording.close` is closed when it is
+garbage-collected (its writer thread holds no reference to it), so it cannot keep the
+lease renewed for ever.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import queue
 import socket
-import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final
 
 import anyio
 
-from yoagent.core import AnyEvent
+from yoagent.core import AgentEvent
 
-from ._mapping import INTERRUPTED, Entry, OpenRun, RunMapper, finish_entries, goal_entries
+from ._appender import Appender
+from ._mapping import RunMapper, goal_entries
+from ._run_writer import RunWriter
 from .envelope import Actor, new_id, now_ms
-from .fold import Fold, fold_log
 from .graph import Graph
 from .lease import DEFAULT_TTL, Lease, LeaseError
-from .repository import AgentRepo, RepositoryError
+from .repository import AgentRepo
 from .summary import Summarizer, summarize
 
 logger = logging.getLogger("yoagent.gasp")
 
-EventSink = Callable[[AnyEvent], None]
+EventSink = Callable[[AgentEvent], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,59 +79,6 @@ def default_worker_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{new_id('w')[2:10]}"
 
 
-def open_runs(fold: Fold) -> list[OpenRun]:
-    """Runs started in the log and never finished, in log order."""
-    running: dict[str, OpenRun] = {}
-    for event in fold.events:
-        payload = event.payload
-        run_id = payload.get("run_id") if isinstance(payload, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if not isinstance(run_id, str):
-            continue
-        if event.kind == "run.started":
-            running[run_id] = OpenRun(run_id, event.id)
-        elif event.kind == "run.finished":
-            running.pop(run_id, None)
-    return list(running.values())
-
-
-class _Appender:
-    """The one way lines reach the log: lease checked, written whole, fsynced, folded."""
-
-    def __init__(self, repo: AgentRepo, lease: Lease, graph: Graph) -> None:
-        self.repo = repo
-        self.lease = lease
-        self.graph = graph
-        self.lock = threading.Lock()
-        """Guards :attr:`graph` (the writer thread folds into it while users read it)."""
-        self._descriptor: int | None = None
-
-    def write(self, entries: list[Entry]) -> None:
-        if not entries:
-            return
-        self.lease.acquire()
-        if self._descriptor is None:
-            self._descriptor = self.repo.open_log()
-        data = "".join(entry.event.to_line() for entry in entries).encode("utf-8")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._descriptor, view)
-            view = view[written:]
-        os.fsync(self._descriptor)
-        with self.lock:
-            for entry in entries:
-                if entry.ops is not None:
-                    self.graph.apply(entry.ops)
-
-    def close(self) -> None:
-        if self._descriptor is not None:
-            os.close(self._descriptor)
-            self._descriptor = None
-
-    def release(self) -> None:
-        self.close()
-        self.lease.release()
-
-
 class Recorder:
     """Records an agent's runs into one GASP repository, for one goal, as one writer.
 
@@ -149,45 +102,38 @@ class Recorder:
         self.summarizer: Summarizer = summarizer
         """Applied to every task, argument and output text before it is logged; replace it
         to redact secrets (the log is meant to be cloned and shared)."""
-        if repo.tail_is_torn():
-            raise RepositoryError(
-                f"{repo.log_path} ends in a partial line (a crash mid-append?); truncate that "
-                "last line, then open again"
-            )
-        folded = fold_log(repo.log_path)
-        for line in folded.diagnostics():
-            logger.warning("%s: %s", repo.log_path, line)
-        self._appender = _Appender(repo, Lease(repo.root, worker_id, lease_ttl), folded.graph)
-        self._open_runs = open_runs(folded)
-        self._active: Recording | None = None
-        self.goal_id = self._resolve_goal(goal, folded.graph)
+        self._appender = Appender(repo, Lease(repo.root, worker_id, lease_ttl))
+        self._writer: RunWriter | None = None
+        self.goal_id = self._open(goal)
 
-    def _resolve_goal(self, goal: GoalRef, graph: Graph) -> str:
-        if isinstance(goal, ExistingGoal):
-            node = graph.node(goal.goal_id)
-            if node is None or node.kind != "goal":
-                raise GoalNotFoundError(f"goal {goal.goal_id} is not in this repository's graph")
-        ts = now_ms()
-        entries: list[Entry] = []
-        for run in self._open_runs:
-            logger.warning("closing the stale open run %s as interrupted", run.run_id)
-            entries += finish_entries(self.actor, run, INTERRUPTED, ts)
-        goal_id = goal.goal_id if isinstance(goal, ExistingGoal) else new_id("goal")
-        if isinstance(goal, NewGoal):
-            entries += goal_entries(self.actor, goal_id, goal.title, ts)
+    def _open(self, goal: GoalRef) -> str:
+        """Under the lease: read the log, close the runs dead writers left open, log the
+        goal, commit the scaffolding."""
+        appender = self._appender
         try:
-            self._appender.lease.acquire()
-            self._appender.write(entries)
-            self._open_runs = []
+            appender.sync()
+            if isinstance(goal, ExistingGoal):
+                with appender.lock:
+                    node = appender.graph.node(goal.goal_id)
+                if node is None or node.kind != "goal":
+                    raise GoalNotFoundError(
+                        f"goal {goal.goal_id} is not in this repository's graph"
+                    )
+            ts = now_ms()
+            entries = appender.close_stale_runs(self.actor, ts)
+            goal_id = goal.goal_id if isinstance(goal, ExistingGoal) else new_id("goal")
+            if isinstance(goal, NewGoal):
+                entries += goal_entries(self.actor, goal_id, goal.title, ts)
+            appender.write(entries)
             self.repo.commit_scaffolding()
         except LeaseError as error:
-            stale = " found an open run and could not close it;" if self._open_runs else ""
             raise type(error)(
-                f"{error}.{stale} another worker is live on this repository; GASP "
+                f"{error}. Opening needs the lease (to close runs a dead writer left open "
+                "and log the goal); another worker is live on this repository, and GASP "
                 "repositories are single-writer"
             ) from None
         finally:
-            self._appender.release()
+            appender.release()
         return goal_id
 
     @classmethod
@@ -245,21 +191,35 @@ class Recorder:
         )
 
     def graph(self) -> Graph:
-        """A copy of the graph as recorded so far."""
+        """A copy of the graph as this recorder last read the log (it reads it again as
+        each of its runs starts) and its own runs since."""
         with self._appender.lock:
             return Graph.from_json(self._appender.graph.to_json())
+
+    @property
+    def repairs(self) -> list[str]:
+        """What this recorder repaired in the log — a partial last line cut, a run a dead
+        writer left open closed as interrupted — one line each (each also logged)."""
+        return list(self._appender.repairs)
 
     def recording(self, task: str, *, forward: EventSink | None = None) -> Recording:
         """Start recording one run: pass the returned :class:`Recording` as the run's event
         sink. ``task`` is stored verbatim in ``run.started``; ``forward`` (your UI) gets
         every event before it is recorded, whatever happens to the recording."""
-        if self._active is not None and not self._active.closed:
-            raise RecorderBusyError("a recording is still open; close it before the next run")
-        self._active = Recording(self, task, forward)
-        return self._active
+        writer = self._writer
+        if writer is not None and not writer.done:
+            if not writer.closing:
+                raise RecorderBusyError("a recording is still open; close it before the next run")
+            writer.join()  # a dropped recording still finishing its run
+        mapper = RunMapper(self.actor, self.goal_id, task, self.summarizer)
+        goal_id = self.goal_id
 
+        def commit(run_id: str, outcome: str) -> str | None:
+            return self.repo.commit_run(run_id, goal_id, outcome)
 
-_CLOSE: Final = object()
+        writer = RunWriter(self._appender, mapper, commit)
+        self._writer = writer
+        return Recording(writer, forward)
 
 
 class Recording:
@@ -267,26 +227,21 @@ class Recording:
 
     Call it with each event (``on_event=recording``), then :meth:`close` it (or use it as a
     ``with`` / ``async with`` block). A run whose ``AgentEnd`` never came (a dropped
-    stream) is finished on close with the outcome derived so far.
+    stream) is finished on close with the outcome derived so far — and so is the run of a
+    recording dropped without being closed, once it is garbage-collected.
     """
 
-    def __init__(self, recorder: Recorder, task: str, forward: EventSink | None) -> None:
-        self._recorder = recorder
+    def __init__(self, writer: RunWriter, forward: EventSink | None) -> None:
+        self._writer = writer
         self._forward = forward
-        self._mapper = RunMapper(recorder.actor, recorder.goal_id, task, recorder.summarizer)
-        self._queue: queue.SimpleQueue[tuple[object, int]] = queue.SimpleQueue()
-        self._closing = False
-        self._lock = threading.Lock()
-        self.error: BaseException | None = None
-        """Why recording stopped, if it failed (it was logged when it happened)."""
-        self.commit: str | None = None
-        """The sha of the run's closing commit, once made."""
-        self._thread = threading.Thread(target=self._work, name="yoagent-gasp-writer", daemon=True)
-        self._thread.start()
+        # The writer thread holds no reference to this handle: when the handle is garbage,
+        # the run is closed instead of holding the lease for ever.
+        finalizer = weakref.finalize(self, writer.close_dropped)
+        finalizer.atexit = False
 
     # --- the sink ------------------------------------------------------------------------
 
-    def __call__(self, event: AnyEvent) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         """Forward ``event``, then queue it for recording. Never raises."""
         forward = self._forward
         if forward is not None:
@@ -295,26 +250,35 @@ class Recording:
             except Exception:
                 self._forward = None
                 logger.exception("the forwarded event consumer raised; it gets no more events")
-        if not self._closing:
-            self._queue.put((event, now_ms()))
+        self._writer.put(event)
 
     # --- the handle ----------------------------------------------------------------------
 
     @property
     def run_id(self) -> str | None:
         """The recorded run's id (``None`` until ``AgentStart`` arrives)."""
-        run = self._mapper.run
+        run = self._writer.mapper.run
         return None if run is None else run.run_id
 
     @property
     def outcome(self) -> str:
         """The run's outcome as derived so far."""
-        return self._mapper.outcome
+        return self._writer.mapper.outcome
+
+    @property
+    def error(self) -> BaseException | None:
+        """Why recording stopped, if it failed (it was logged when it happened)."""
+        return self._writer.error
+
+    @property
+    def commit(self) -> str | None:
+        """The sha of the run's closing commit, once made."""
+        return self._writer.commit
 
     @property
     def closed(self) -> bool:
         """True once :meth:`close` finished."""
-        return self._closing and not self._thread.is_alive()
+        return self._writer.closing and self._writer.done
 
     def close(self) -> str | None:
         """Finish the recording (the run, if it never ended, as dropped), wait for the
@@ -322,11 +286,8 @@ class Recording:
 
         Never raises for a recording failure: check :attr:`error`, or use :meth:`result`.
         """
-        with self._lock:
-            if not self._closing:
-                self._closing = True
-                self._queue.put((_CLOSE, now_ms()))
-        self._thread.join()
+        self._writer.close()
+        self._writer.join()
         return self.run_id
 
     def result(self) -> str | None:
@@ -368,95 +329,3 @@ class Recording:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-    # --- the writer thread ---------------------------------------------------------------
-
-    def _work(self) -> None:
-        recorder = self._recorder
-        appender = recorder._appender  # pyright: ignore[reportPrivateUsage]
-        closing = False
-        quiet = appender.lease.ttl_ms / 4000  # renew well before a quiet run's lease ends
-        while not closing:
-            try:
-                batch = [self._queue.get(timeout=quiet)]
-            except queue.Empty:
-                self._keep_lease()
-                continue
-            while True:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            entries: list[Entry] = []
-            for item, ts in batch:
-                if item is _CLOSE:
-                    closing = True
-                    break
-                if self.error is None:
-                    try:
-                        entries += self._map(item, ts)  # pyright: ignore[reportArgumentType]
-                    except Exception as error:
-                        self._fail(error)
-            if closing and self.error is None:
-                try:
-                    entries += self._mapper.finish(now_ms())
-                except Exception as error:
-                    self._fail(error)
-            if self.error is None:
-                try:
-                    self._write(entries)
-                except Exception as error:
-                    self._fail(error)
-        if self.error is not None:
-            try:
-                appender.release()
-            except Exception:
-                logger.exception("could not release the lease after a recording failure")
-
-    def _keep_lease(self) -> None:
-        """A long tool call sends no events: renew the lease of an open run anyway."""
-        mapper = self._mapper
-        if self.error is None and mapper.run is not None and not mapper.finished:
-            try:
-                self._recorder._appender.lease.acquire()  # pyright: ignore[reportPrivateUsage]
-            except Exception as error:
-                self._fail(error)
-
-    def _map(self, event: AnyEvent, ts: int) -> list[Entry]:
-        mapper = self._mapper
-        started = mapper.started
-        entries = mapper.take(event, ts)
-        if not started and mapper.started:
-            # Runs a failed recording left open are closed before this one starts.
-            recorder = self._recorder
-            stale: list[Entry] = []
-            for run in recorder._open_runs:  # pyright: ignore[reportPrivateUsage]
-                stale += finish_entries(recorder.actor, run, INTERRUPTED, ts)
-            entries = stale + entries
-        return entries
-
-    def _write(self, entries: list[Entry]) -> None:
-        recorder = self._recorder
-        appender = recorder._appender  # pyright: ignore[reportPrivateUsage]
-        mapper = self._mapper
-        if not entries:
-            return
-        appender.write(entries)
-        recorder._open_runs = []  # pyright: ignore[reportPrivateUsage]
-        if mapper.run is not None and not mapper.finished:
-            recorder._open_runs = [mapper.run]  # pyright: ignore[reportPrivateUsage]
-            return
-        if mapper.run is not None and mapper.finished and self.commit is None:
-            self.commit = recorder.repo.commit_run(
-                mapper.run.run_id, recorder.goal_id, mapper.outcome
-            )
-            appender.release()
-
-    def _fail(self, error: BaseException) -> None:
-        self.error = error
-        logger.error(
-            "GASP recording of run %s failed; recording stops, the run goes on: %s",
-            self.run_id,
-            error,
-            exc_info=error,
-        )

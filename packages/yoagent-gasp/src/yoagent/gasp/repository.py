@@ -165,17 +165,20 @@ class AgentRepo:
                 os.close(directory)
             return descriptor
 
-    def tail_is_torn(self) -> bool:
-        """True when the log does not end with a newline (a crash cut its last line)."""
-        try:
-            with self.log_path.open("rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                if handle.tell() == 0:
-                    return False
-                handle.seek(-1, os.SEEK_END)
-                return handle.read(1) != b"\n"
-        except FileNotFoundError:
-            return False
+    def cut_log(self, keep: int) -> None:
+        """Cut the log back to its first ``keep`` bytes, durably — the repair of a partial
+        last line a dead writer left. Refused when git has committed any of the bytes it
+        would cut: the log's history is append-only, and a human must look at it."""
+        committed = self._committed_log()
+        if committed is not None and committed.size > keep:
+            raise RepositoryError(
+                f"{LOG_PATH} ends in a partial line that git has committed (HEAD holds "
+                f"{committed.size} bytes, the whole lines end at {keep}); cutting it would "
+                "rewrite committed history, so repair it by hand"
+            )
+        with self.log_path.open("r+b") as handle:
+            handle.truncate(keep)
+            os.fsync(handle.fileno())
 
     # --- commits -------------------------------------------------------------------------
 
@@ -268,8 +271,8 @@ class AgentRepo:
 
     def _commit_tracked_log(self, message: str, committed: git.Blob) -> str | None:
         """The hot path: one ``git commit -- <log>`` (no ``add``: the path is tracked)."""
-        content = self.log_path.read_bytes()
-        if len(content) == committed.size:
+        if self.log_path.stat().st_size == committed.size:  # else it changed: no need to read it
+            content = self.log_path.read_bytes()
             header = b"blob %d\0" % len(content)
             if (
                 hashlib.sha1(header + content, usedforsecurity=False).hexdigest()

@@ -1,6 +1,13 @@
 """Restore: ``git clone`` an agent repository, then replay it — check the manifest and the
 identity hash, load ``identity/``, ``skills/`` and ``.agent/config.toml``, and fold the
-committed log into the typed graph."""
+committed log into the typed graph.
+
+Restore reads only regular files inside the repository. Git commits symlinks, and a clone
+recreates them pointing wherever they point on the restoring machine, so a symlink is
+never followed: one inside ``identity/`` is left out with a note (the identity hash does
+not cover it, so its text is unverified), and any other file or folder restore would read
+that is a symlink refuses the restore.
+"""
 
 from __future__ import annotations
 
@@ -14,18 +21,22 @@ import git
 
 from yoagent.core import SkillSet, load_skills
 
-from .fold import Fold, fold_log
+from .fold import LOG_PATH, Fold, fold_log
 from .graph import Graph
 from .identity import (
     IDENTITY_DIR,
+    MANIFEST,
     SPEC_VERSION,
     Manifest,
     ManifestError,
     identity_hash,
     read_manifest,
+    walk_identity,
 )
 
 CONFIG_PATH = ".agent/config.toml"
+SKILLS_DIR = "skills"
+SKILL_FILE = "SKILL.md"
 _URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
 
 
@@ -68,6 +79,8 @@ def load(root: str | Path, *, at: str | None = None) -> RestoredAgent:
     """Replay the agent repository at ``root`` (already cloned): the graph as of the event
     ``at`` (inclusive) when given, else of the whole log."""
     base = Path(root)
+    for path in (MANIFEST, IDENTITY_DIR, "IDENTITY.md", CONFIG_PATH, LOG_PATH, SKILLS_DIR):
+        _refuse_symlink(base, path)
     try:
         manifest = read_manifest(base)
     except ManifestError as error:
@@ -78,11 +91,55 @@ def load(root: str | Path, *, at: str | None = None) -> RestoredAgent:
             f"this reads {SPEC_VERSION}"
         )
     notes: list[str] = []
+    identity = _load_identity(base, manifest, notes)
+    config: dict[str, Any] | None = None
+    config_path = base / CONFIG_PATH
+    if config_path.is_file():
+        try:
+            config = tomllib.loads(config_path.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise RestoreError(f"{CONFIG_PATH} does not parse: {error}") from None
+    fold = fold_log(base / LOG_PATH, until=at)
+    if at is not None and (not fold.events or fold.events[-1].id != at):
+        raise RestoreError(f"no event {at} in the log")
+    skills = _load_skills(base)
+    notes += fold.diagnostics()
+    return RestoredAgent(
+        root=base,
+        manifest=manifest,
+        identity=identity,
+        skills=skills,
+        config=config,
+        fold=fold,
+        notes=notes,
+    )
+
+
+def _refuse_symlink(base: Path, relative: str) -> None:
+    """:class:`RestoreError` when ``relative`` or a folder on its way is a symlink."""
+    parts = Path(relative).parts
+    for depth in range(1, len(parts) + 1):
+        step = "/".join(parts[:depth])
+        if (base / step).is_symlink():
+            raise RestoreError(
+                f"{step} is a symlink; restore reads only regular files inside the "
+                "repository (a symlink would load whatever it points to on this machine)"
+            )
+
+
+def _load_identity(base: Path, manifest: Manifest, notes: list[str]) -> dict[str, str]:
+    """``identity/``'s files — exactly those the identity hash covers — checked against the
+    manifest's hash; or the root ``IDENTITY.md`` of a repository without the folder."""
     identity: dict[str, str] = {}
-    identity_dir = base / IDENTITY_DIR
-    if identity_dir.is_dir():
-        for path in sorted(p for p in identity_dir.rglob("*") if p.is_file()):
-            identity[path.relative_to(base).as_posix()] = path.read_text("utf-8", "replace")
+    if (base / IDENTITY_DIR).is_dir():
+        files, others = walk_identity(base)
+        for relative in files:
+            identity[relative] = (base / relative).read_text("utf-8", "replace")
+        notes += [
+            f"{relative}: not loaded — a symlink or not a regular file, which the identity "
+            "hash does not cover"
+            for relative in others
+        ]
         actual = identity_hash(base)
         if manifest.identity_hash is None:
             notes.append("AGENT.md declares no identity_hash; the identity is unverified")
@@ -95,28 +152,20 @@ def load(root: str | Path, *, at: str | None = None) -> RestoredAgent:
         identity["IDENTITY.md"] = (base / "IDENTITY.md").read_text("utf-8", "replace")
     else:
         raise RestoreError("the repository has no identity/ directory nor IDENTITY.md")
-    config: dict[str, Any] | None = None
-    config_path = base / CONFIG_PATH
-    if config_path.is_file():
-        try:
-            config = tomllib.loads(config_path.read_text("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise RestoreError(f"{CONFIG_PATH} does not parse: {error}") from None
-    fold = fold_log(base / "state" / "events.jsonl", until=at)
-    if at is not None and (not fold.events or fold.events[-1].id != at):
-        raise RestoreError(f"no event {at} in the log")
-    skills_dir = base / "skills"
-    skills = load_skills(skills_dir) if skills_dir.is_dir() else SkillSet()
-    notes += fold.diagnostics()
-    return RestoredAgent(
-        root=base,
-        manifest=manifest,
-        identity=identity,
-        skills=skills,
-        config=config,
-        fold=fold,
-        notes=notes,
-    )
+    return identity
+
+
+def _load_skills(base: Path) -> SkillSet:
+    """``skills/`` through core's loader, once no skill folder or ``SKILL.md`` it would read
+    is a symlink (the loader follows them, and skills go into the model's prompt)."""
+    folder = base / SKILLS_DIR
+    if not folder.is_dir():
+        return SkillSet()
+    for skill in sorted(folder.iterdir()):
+        if skill.name.startswith("."):
+            continue  # the loader skips hidden folders
+        _refuse_symlink(base, f"{SKILLS_DIR}/{skill.name}/{SKILL_FILE}")
+    return load_skills(folder)
 
 
 def restore(source: str | Path, destination: str | Path, *, at: str | None = None) -> RestoredAgent:

@@ -3,7 +3,7 @@
 Importing this package does not import the SDK: it is loaded when a client connects.
 """
 
-from ._adapter import PREFIX_SEPARATOR, McpToolAdapter
+from ._adapter import McpToolAdapter
 from ._agent import with_mcp_server, with_mcp_server_http, with_mcp_server_stdio
 from ._client import (
     CLOSE_GRACE,
@@ -14,6 +14,7 @@ from ._client import (
 )
 from ._errors import McpError
 from ._http import RESERVED_HEADERS
+from ._names import PREFIX_SEPARATOR
 from ._source import McpToolSource
 
 __all__ = [

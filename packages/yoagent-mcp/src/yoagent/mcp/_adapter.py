@@ -10,14 +10,12 @@ from yoagent.core import TextContent, ToolContext, ToolError, ToolResult
 
 from ._content import error_text, result_details, to_tool_result
 from ._errors import McpError
+from ._names import PREFIX_SEPARATOR, check_prefix, is_tool_name, provider_tool_name
 
 if TYPE_CHECKING:
     from mcp_types import Tool
 
     from ._client import McpClient
-
-PREFIX_SEPARATOR = "__"
-"""Between a prefix and the server's tool name: ``github__create_issue``."""
 
 _UNSET: Any = object()
 
@@ -26,7 +24,11 @@ class McpToolAdapter:
     """The server's tool ``tool`` as an :class:`~yoagent.core.AgentTool`.
 
     The name is the server's, or ``<prefix>__<name>`` with ``prefix`` (to tell apart
-    two servers' tools of the same name); the description and input schema are the
+    two servers' tools of the same name), made one every provider accepts
+    (``^[a-zA-Z0-9_-]{1,64}$``): a name that is not is cut if need be, its other
+    characters replaced by ``_``, and ends in a hash of the server's name (``files.read``
+    → ``files_read_<8 hex digits>``); ``name`` sets it outright. The server is always
+    called by its own name, ``tool.name``. The description and input schema are the
     server's, passed through. A result's ``is_error`` fails the call with the result's
     text (the model reads it; ``details`` keeps any structured content). A server that
     is gone, times out or refuses fails the call with the :class:`McpError` text.
@@ -40,16 +42,33 @@ class McpToolAdapter:
         *,
         prefix: str | None = None,
         call_timeout: float | None = _UNSET,
+        name: str | None = None,
     ) -> None:
+        check_prefix(prefix)
+        if name is not None and not is_tool_name(name):
+            raise ValueError(f"tool name {name!r} must be 1 to 64 of a-z, A-Z, 0-9, '_' and '-'")
         self.client = client
         self.tool = tool
-        self._name = f"{prefix}{PREFIX_SEPARATOR}{tool.name}" if prefix else tool.name
+        self._name = name if name is not None else provider_tool_name(tool.name, prefix)
+        as_given = f"{prefix}{PREFIX_SEPARATOR}{tool.name}" if prefix else tool.name
+        self._renamed = self._name != as_given
         self._call_timeout = client.call_timeout if call_timeout is _UNSET else call_timeout
 
     @property
     def name(self) -> str:
         """The name the model calls the tool by."""
         return self._name
+
+    @property
+    def server_tool_name(self) -> str:
+        """The server's own name for the tool: the one it is called by."""
+        return self.tool.name
+
+    @property
+    def renamed(self) -> bool:
+        """Whether the model's name is not ``<prefix>__<server's name>`` (it had to be made
+        one every provider accepts, or unique)."""
+        return self._renamed
 
     @property
     def description(self) -> str:
@@ -88,4 +107,5 @@ class McpToolAdapter:
         return converted
 
     def __repr__(self) -> str:
-        return f"McpToolAdapter({self.name!r}, server={self.client.name!r})"
+        own = f", server_tool={self.tool.name!r}" if self._renamed else ""
+        return f"McpToolAdapter({self.name!r}{own}, server={self.client.name!r})"

@@ -19,18 +19,21 @@ async def with_mcp_server(
 ) -> AsyncGenerator[McpClient]:
     """Connect ``client`` and offer its tools to ``agent`` until the block ends.
 
-    The tools come from an :class:`McpToolSource` added to ``agent.tool_sources``: they
-    follow the server's ``list_changed`` and are withdrawn if the server goes. Leaving
-    the block removes the source and closes the connection.
+    The tools come from an :class:`McpToolSource` added to the agent's
+    ``settings.tool_sources``: they follow the server's ``list_changed`` and are withdrawn
+    if the server goes. Leaving the block removes the source and closes the connection.
     """
+    source = McpToolSource(client, prefix=prefix)  # a bad prefix fails before connecting
     async with client:
-        source = McpToolSource(client, prefix=prefix)
-        agent.tool_sources.append(source)
+        sources = agent.settings.tool_sources
+        agent.settings = agent.settings.replace(tool_sources=(*sources, source))
         try:
             yield client
         finally:
-            if source in agent.tool_sources:
-                agent.tool_sources.remove(source)
+            sources = agent.settings.tool_sources
+            agent.settings = agent.settings.replace(
+                tool_sources=tuple(other for other in sources if other is not source)
+            )
 
 
 def with_mcp_server_stdio(

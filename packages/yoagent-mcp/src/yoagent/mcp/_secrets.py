@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 from urllib.parse import SplitResult, unquote, urlsplit
 
 REDACTED: Final = "[redacted]"
@@ -94,12 +94,17 @@ class UrlSecrets:
 
 
 class _ScrubLogs(logging.Filter):
-    """Scrubs every registered URL's secrets from the records of the loggers it sits on."""
+    """Scrubs every registered URL's secrets from a record (as a filter, or when it is made)."""
 
     def __init__(self) -> None:
         super().__init__("yoagent.mcp.scrub")
         self._lock = threading.Lock()
         self._active: dict[int, UrlSecrets] = {}
+
+    @property
+    def active(self) -> bool:
+        """True while a connection with secrets in its URL lives."""
+        return bool(self._active)
 
     def register(self, secrets: UrlSecrets) -> None:
         with self._lock:
@@ -117,12 +122,16 @@ class _ScrubLogs(logging.Filter):
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self._active:
-            return True
+        if self._active:
+            self.scrub_record(record)
+        return True
+
+    def scrub_record(self, record: logging.LogRecord) -> None:
+        """Replace the record's message (and formatted traceback) with scrubbed text."""
         try:
             message = record.getMessage()
         except Exception:  # a broken format string is the handler's to report
-            return True
+            return
         scrubbed = self.scrub(message)
         if scrubbed != message:
             record.msg, record.args = scrubbed, None
@@ -132,40 +141,64 @@ class _ScrubLogs(logging.Filter):
             record.exc_info = None  # handlers must not format the raw exception again
         elif record.exc_text:
             record.exc_text = self.scrub(record.exc_text)
-        return True
 
 
-_filter = _ScrubLogs()
-_installed: set[str] = set()
-_install_lock = threading.Lock()
 # The loggers the SDK's client side and its HTTP stack write to; "client" is the
 # name the SDK's session module logs under.
 _PREFIXES: Final = ("mcp", "mcp_types", "httpx2", "httpcore2")
+_BELOW: Final = tuple(f"{prefix}." for prefix in _PREFIXES)
 _EXACT: Final = ("client",)
+_ROOTS: Final = (*_PREFIXES, *_EXACT)
+
+RecordFactory = Callable[..., logging.LogRecord]
+
+_filter = _ScrubLogs()
+_install_lock = threading.Lock()
+_filtered: set[str] = set()
+_factory: RecordFactory | None = None  # the record factory installed here
 
 
-def _logger_names() -> Iterable[str]:
-    for name in list(logging.Logger.manager.loggerDict):
-        if name in _EXACT or any(name == p or name.startswith(p + ".") for p in _PREFIXES):
-            yield name
-    yield from _EXACT
-    yield from _PREFIXES
+def guarded_name(name: str) -> bool:
+    """True for the loggers whose records are scrubbed: the SDK's, httpx2's, httpcore2's."""
+    return name in _EXACT or name in _PREFIXES or name.startswith(_BELOW)
+
+
+def _scrubbing(previous: RecordFactory) -> RecordFactory:
+    def make_record(name: str, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(name, *args, **kwargs)
+        # The cheapest test first: most records are of other loggers.
+        if name.startswith(_ROOTS) and _filter.active and guarded_name(name):
+            _filter.scrub_record(record)
+        return record
+
+    return make_record
 
 
 def guard_logs(secrets: UrlSecrets) -> None:
     """Scrub ``secrets`` from the SDK's and httpx2's log records until :func:`unguard_logs`.
 
-    A logging filter applies only to records logged on its own logger, so it is put on
-    every existing logger of those libraries (they create theirs at import, and they are
-    imported before a connection opens).
+    A logging filter sees only the records of the logger it sits on, not its children's,
+    and httpx2 imports httpcore2 (whose loggers log response headers, a redirect's
+    ``Location`` included) only when the first client is built, after this runs. So the
+    record factory is wrapped (once; again if it was reset to the default) to scrub a
+    guarded logger's record as it is made, whenever that logger was created; a record is
+    made only for an enabled level, so with logging off this never runs. A filter also
+    goes on every guarded logger that exists now, the parents included, which stays in
+    effect if a program replaces the record factory without calling the one it replaced.
     """
+    global _factory
     if secrets.empty:
         return
     with _install_lock:
-        for name in _logger_names():
-            if name not in _installed:
+        current = logging.getLogRecordFactory()
+        if _factory is None or current is logging.LogRecord:
+            _factory = _scrubbing(current)
+            logging.setLogRecordFactory(_factory)
+        names = [*_EXACT, *_PREFIXES, *logging.Logger.manager.loggerDict]
+        for name in names:
+            if name not in _filtered and guarded_name(name):
                 logging.getLogger(name).addFilter(_filter)
-                _installed.add(name)
+                _filtered.add(name)
     _filter.register(secrets)
 
 

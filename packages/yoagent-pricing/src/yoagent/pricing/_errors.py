@@ -72,11 +72,9 @@ def display_url(url: str) -> str:
     """``url`` safe to show: no user or password, and ``?…`` in place of a query string."""
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
     except ValueError:
         return "<unparsable URL>"
+    host = parts.netloc.rpartition("@")[2]  # the port as written, even one out of range
     query = "…" if parts.query else ""
     return urlunsplit((parts.scheme, host, parts.path, query, ""))
 

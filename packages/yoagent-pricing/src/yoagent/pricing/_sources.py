@@ -7,8 +7,11 @@ that never fetches never loads it.
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -103,10 +106,77 @@ def parse_source(source: PriceSource, body: bytes) -> FetchReport:
     return FetchReport(table=table, ignored_fields=table.ignored_fields)
 
 
+_ACCEPT_ENCODING = "gzip, deflate"
+_INFLATE_STEP = 64 * 1024
+
+
+class _Inflater:
+    """A body's ``content-encoding`` undone at most 64 KiB at a time.
+
+    httpx's own decoder inflates a whole network chunk at once, before any size check
+    (64 KiB of gzip can be 64 MiB), so the raw body is read and inflated here in steps.
+    """
+
+    def __init__(self, url: str, encoding: str) -> None:
+        self._url = url
+        name = encoding.strip().lower()
+        # deflate is zlib-wrapped, or raw as some servers send it (tried on a bad start).
+        self._may_be_raw = name == "deflate"
+        self._plain = name in ("", "identity")
+        if not self._plain and name not in ("gzip", "x-gzip", "deflate"):
+            raise PriceFetchError(url, f"the server sent content-encoding {encoding!r}")
+        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | (0 if self._may_be_raw else 16))
+
+    def steps(self, data: bytes) -> Iterator[bytes]:
+        """``data`` decoded, in pieces of at most 64 KiB."""
+        if self._plain:
+            yield data
+            return
+        pending = data
+        while True:
+            try:
+                out = self._decoder.decompress(pending, _INFLATE_STEP)
+            except zlib.error:
+                if self._may_be_raw:
+                    self._decoder, self._may_be_raw = zlib.decompressobj(-zlib.MAX_WBITS), False
+                    continue
+                raise PriceFetchError(self._url, "the compressed body is corrupt") from None
+            self._may_be_raw = False
+            if out:
+                yield out
+            pending = self._decoder.unconsumed_tail
+            if not pending and len(out) < _INFLATE_STEP:
+                return
+
+
+def _url_problem(url: str) -> str | None:
+    """Why no request can go to ``url``, or ``None``: checked first, because an
+    out-of-range port fails deep in the socket layer (an ``OverflowError`` that escaped)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        return f"not a usable URL ({error})"
+    if parts.scheme not in ("http", "https"):
+        return "not an http or https URL"
+    if not parts.hostname:
+        return "the URL has no host"
+    if port == 0:
+        return "not a usable URL (port 0)"
+    return None
+
+
 async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_prices)
+    problem = _url_problem(url)
+    if problem is not None:
+        raise PriceFetchError(url, problem)
     import httpx  # only live pricing needs it
 
-    headers = {"accept": "application/json", "user-agent": "yoagent-pricing"}
+    headers = {
+        "accept": "application/json",
+        "accept-encoding": _ACCEPT_ENCODING,
+        "user-agent": "yoagent-pricing",
+    }
     try:
         with anyio.fail_after(timeout):
             async with (
@@ -117,13 +187,16 @@ async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_
                     raise PriceFetchError(
                         url, f"HTTP {response.status_code}", status=response.status_code
                     )
+                encoding = response.headers.get("content-encoding", "")
+                inflate = _Inflater(url, encoding)
                 chunks: list[bytes] = []
                 size = 0
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > MAX_BODY_BYTES:
-                        raise PriceFetchError(url, f"the body is over {MAX_BODY_BYTES} bytes")
-                    chunks.append(chunk)
+                async for raw in response.aiter_raw():
+                    for chunk in inflate.steps(raw):
+                        size += len(chunk)
+                        if size > MAX_BODY_BYTES:
+                            raise PriceFetchError(url, f"the body is over {MAX_BODY_BYTES} bytes")
+                        chunks.append(chunk)
                 return b"".join(chunks)
     except (TimeoutError, httpx.TimeoutException):
         raise PriceFetchError(url, f"timed out after {timeout:g} s", timed_out=True) from None

@@ -24,7 +24,7 @@ from yoagent.core import (
     ToolCallDelta,
     Usage,
 )
-from yoagent.core.content import AssistantContent
+from yoagent.core.provider import AssistantContent
 
 from ._tool_args import parse_tool_arguments
 

@@ -10,6 +10,7 @@ from yoagent.core import (
     ApiProtocol,
     AssistantMessage,
     ImageContent,
+    Message,
     StreamConfig,
     TextContent,
     ThinkingContent,
@@ -18,7 +19,6 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
 
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
@@ -118,7 +118,7 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
     }
 
 
-def build_messages(messages: Sequence[LlmMessage], model_id: str) -> list[WireMessage]:
+def build_messages(messages: Sequence[Message], model_id: str) -> list[WireMessage]:
     """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged."""
     wire: list[WireMessage] = []
     for message in messages:
@@ -160,7 +160,7 @@ def _thinking(config: StreamConfig, max_tokens: int) -> tuple[dict[str, Any] | N
     return {"type": "enabled", "budget_tokens": budget}, max_tokens
 
 
-def _called_tools(messages: Sequence[LlmMessage]) -> list[str]:
+def _called_tools(messages: Sequence[Message]) -> list[str]:
     names: dict[str, None] = {}
     for message in messages:
         if isinstance(message, AssistantMessage):

@@ -3,15 +3,16 @@
 httpx inflates a whole network chunk at once (a 64 KiB gzip chunk can grow to 64 MiB),
 and nothing caps the total, so a small compressed body could take gigabytes (issue 10.6:
 0.5 MB of gzip grew to 3.1 GB). Here the raw bytes are inflated at most
-:data:`INFLATE_STEP` bytes at a time and the decompressed total is capped by
-:attr:`StreamLimits.max_body_bytes`. Only ``gzip`` and ``deflate`` are accepted, and
+:data:`INFLATE_STEP` bytes at a time and the decompressed total is capped: by
+:attr:`StreamLimits.max_body_bytes` for a stream, by the caller's limit for an error
+body or a token reply (:func:`read_prefix`). Only ``gzip`` and ``deflate`` are accepted, and
 they are all the request advertises (``accept-encoding: gzip, deflate``).
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass
 
 from yoagent.core import ErrorKind, ProviderError
@@ -24,7 +25,8 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamLimits:
-    """How large a streamed reply may get before it is refused with a ``ProviderError``.
+    """How large a streamed reply may get before it is refused with a ``ProviderError``,
+    and how long it may go without an event.
 
     Both are far above any real reply (a 128k-token answer streams ≈ 30 MiB of events,
     its largest event is the final copy of the whole reply); they stop a broken or
@@ -36,6 +38,12 @@ class StreamLimits:
     """The most bytes between two event boundaries (one event, or one unbroken line)."""
     max_body_bytes: int = 256 * MIB
     """The most bytes of decompressed body."""
+    max_idle_seconds: float | None = 300.0
+    """The longest an SSE stream may go without an event (``None``: no limit). Comments
+    and blank lines (``: ping``) do not count: they reset the read timeout, so a server
+    sending only those would otherwise hold a turn open forever. Past it the stream ends
+    with a ``NETWORK`` error. As generous as the read timeout: reasoning models can
+    think for minutes before their first event."""
 
 
 DEFAULT_LIMITS = StreamLimits()
@@ -81,21 +89,47 @@ class _Inflater:
                 return
 
 
-async def bounded_body(
-    raw: AsyncIterator[bytes], content_encoding: str, limits: StreamLimits
-) -> AsyncIterator[bytes]:
-    """The decompressed body of ``raw``, refused once it passes ``limits.max_body_bytes``."""
+def _inflater_for(content_encoding: str) -> _Inflater | None:
+    """The inflater for a ``content-encoding`` (``None``: identity); an ``API`` error for
+    one that was not asked for."""
     encoding = content_encoding.strip().lower()
     if encoding in ("gzip", "x-gzip", "deflate"):
-        inflater: _Inflater | None = _Inflater("deflate" if encoding == "deflate" else "gzip")
-    elif encoding in ("", "identity"):
-        inflater = None
-    else:
-        raise ProviderError(
-            ErrorKind.API,
-            f"the server sent an unsupported content-encoding {content_encoding!r} "
-            f"(asked for {ACCEPT_ENCODING})",
-        )
+        return _Inflater("deflate" if encoding == "deflate" else "gzip")
+    if encoding in ("", "identity"):
+        return None
+    raise ProviderError(
+        ErrorKind.API,
+        f"the server sent an unsupported content-encoding {content_encoding!r} "
+        f"(asked for {ACCEPT_ENCODING})",
+    )
+
+
+async def read_prefix(raw: AsyncIterator[bytes], content_encoding: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the decompressed body of ``raw``, for an error message.
+
+    Never raises for the body itself: a corrupt one gives what was read before the
+    damage, an unsupported encoding gives nothing (the status still says what failed).
+    """
+    parts: list[bytes] = []
+    size = 0
+    try:
+        inflater = _inflater_for(content_encoding)
+        async for chunk in raw:
+            for piece in inflater.steps(chunk) if inflater is not None else (chunk,):
+                parts.append(piece)
+                size += len(piece)
+                if size >= limit:
+                    return b"".join(parts)[:limit]
+    except ProviderError:  # an encoding not asked for, or corrupt compressed data
+        pass
+    return b"".join(parts)
+
+
+async def bounded_body(
+    raw: AsyncIterator[bytes], content_encoding: str, limits: StreamLimits
+) -> AsyncGenerator[bytes]:
+    """The decompressed body of ``raw``, refused once it passes ``limits.max_body_bytes``."""
+    inflater = _inflater_for(content_encoding)
     total = 0
     async for chunk in raw:
         for piece in inflater.steps(chunk) if inflater is not None else (chunk,):

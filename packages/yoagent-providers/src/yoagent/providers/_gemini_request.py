@@ -26,7 +26,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._logging import warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
@@ -70,13 +70,21 @@ def _sent_id(call_id: str) -> str | None:
 
 
 def _model_parts(message: AssistantMessage, protocol: ApiProtocol) -> list[dict[str, Any]]:
-    """A reply's text and calls as parts; each signature goes on the part it came with."""
+    """A reply's text and calls as parts; each signature goes on the part it came with.
+
+    A signature whose part had nothing to send back (an empty text part) goes on the part
+    before it when that has none (a closing part's signature belongs to the text before
+    it), else on an empty text part of its own; only a reply with nothing else to send
+    (then dropped as empty) loses its signature.
+    """
     parts: list[dict[str, Any]] = []
     signature: str | None = None
     for block in message.content:
         if isinstance(block, ThinkingContent):
             own = block.redacted_for(protocol)
             if own is not None:
+                if signature is not None:  # the pending one's part had no content
+                    _place_alone(parts, signature)
                 signature = own
             continue  # thought text is not sent back
         if isinstance(block, TextContent):
@@ -95,10 +103,17 @@ def _model_parts(message: AssistantMessage, protocol: ApiProtocol) -> list[dict[
             part["thoughtSignature"] = signature
             signature = None
         parts.append(part)
-    if signature is not None and parts and "thoughtSignature" not in parts[-1]:
-        # A signature that came on an empty closing part belongs to the text before it.
-        parts[-1]["thoughtSignature"] = signature
+    if signature is not None and parts:  # a reply with nothing else to send stays empty
+        _place_alone(parts, signature)
     return parts
+
+
+def _place_alone(parts: list[dict[str, Any]], signature: str) -> None:
+    """Keep a signature whose own part had no content to send back."""
+    if parts and "thoughtSignature" not in parts[-1]:
+        parts[-1]["thoughtSignature"] = signature
+    else:
+        parts.append({"text": "", "thoughtSignature": signature})
 
 
 def _response_parts(message: ToolResultMessage) -> list[dict[str, Any]]:
@@ -122,7 +137,7 @@ def function_responses_first(content: WireMessage) -> WireMessage:
 
 
 def build_contents(
-    messages: Sequence[LlmMessage], turn_notes: Sequence[str], protocol: ApiProtocol
+    messages: Sequence[Message], turn_notes: Sequence[str], protocol: ApiProtocol
 ) -> list[WireMessage]:
     """The ``contents`` array (see the module docstring)."""
     wire: list[WireMessage] = []

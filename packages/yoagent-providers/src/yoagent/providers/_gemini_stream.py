@@ -6,7 +6,8 @@ thought text (``thought: true``) as thinking, ``functionCall`` as a tool call. A
 the part starts, holding the signature as ``redacted`` data of this protocol, so it is
 replayed on the same part and only to the API that produced it. Gemini 3 may stream a
 call's arguments (``partialArgs`` with a ``jsonPath``, ``willContinue``): they are
-assembled here, and a call still open when the stream ends is never run. The reply ends
+assembled here (lists in order, within ``StreamLimits.max_event_bytes``), and a call
+still open when the stream ends is never run. The reply ends
 at a ``finishReason`` (or a blocked prompt); a body that ends first is a cut
 (``NETWORK``). Usage: ``promptTokenCount`` less ``cachedContentTokenCount`` is input,
 ``candidatesTokenCount`` plus ``thoughtsTokenCount`` is output.
@@ -14,6 +15,7 @@ at a ``finishReason`` (or a blocked prompt); a body that ends first is a cut
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import secrets
@@ -31,6 +33,7 @@ from yoagent.core import (
 )
 
 from ._assembly import ReplyBuilder
+from ._body import DEFAULT_LIMITS, StreamLimits
 from ._gemini_request import GENERATED_ID_PREFIX
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
@@ -52,12 +55,10 @@ FINISH_REASONS: dict[str, StopReason] = {
 
 MAX_PATH_DEPTH = 64
 """The deepest ``jsonPath`` a streamed argument may have."""
-MAX_LIST_INDEX = 10_000
-"""The largest array index a streamed argument may name (a hostile index cannot grow a
-list without bound)."""
 
-_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
 _UNSET = object()
+_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d{1,9})\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
+_SCALAR_COST = 8
 
 
 def _path(json_path: str) -> list[str | int] | None:
@@ -72,8 +73,6 @@ def _path(json_path: str) -> list[str | int] | None:
             return None
         name, index, quoted, double = match.groups()
         if index is not None:
-            if int(index) > MAX_LIST_INDEX:
-                return None
             steps.append(int(index))
         else:
             steps.append(name if name is not None else (quoted if quoted is not None else double))
@@ -81,47 +80,84 @@ def _path(json_path: str) -> list[str | int] | None:
     return steps
 
 
-class _StreamedCall:
-    """A call whose arguments arrive as ``partialArgs`` pieces."""
+class _OpenString:
+    """A string argument still streaming (``willContinue``): its pieces, joined once.
 
-    def __init__(self, slot: int) -> None:
+    Appending each piece to a ``str`` copied the whole string every time: a long argument
+    streamed in small pieces took time quadratic in its length.
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self, first: str) -> None:
+        self.parts = [first]
+
+
+class _StreamedCall:
+    """A call whose arguments arrive as ``partialArgs`` pieces.
+
+    A list grows one item at a time (an index may name an item or the next one: a gap
+    would fill the list with nulls), and the assembled size (estimated from each piece's
+    path and value, over-counting) may not pass ``max_bytes``: past either, the call is
+    unusable and later pieces are ignored.
+    """
+
+    def __init__(self, slot: int, max_bytes: int) -> None:
         self.slot = slot
-        self.arguments: dict[str, Any] = {}
-        self.continuing: set[str] = set()  # paths whose string is still streaming
+        self.max_bytes = max_bytes
+        self.size = 0
         self.broken = False
+        self._arguments: dict[str, Any] = {}
+        self._open: list[tuple[object, str | int, _OpenString]] = []
 
     def add(self, piece: dict[str, Any]) -> None:
-        json_path = as_str(piece.get("jsonPath"))
-        steps = _path(json_path)
-        value = _UNSET
+        if self.broken:
+            return
+        steps = _path(as_str(piece.get("jsonPath")))
+        value: object = _UNSET
         for field in ("stringValue", "numberValue", "boolValue"):
             if field in piece:
                 value = piece[field]
         if "nullValue" in piece:
             value = None
         if steps is None or not steps or value is _UNSET:
-            self.broken = True
+            self._break("an unusable jsonPath or no value")
             return
-        container: object = self.arguments
-        for step, following in zip(steps, [*steps[1:], None], strict=True):
-            if following is None:
-                break
-            fresh: object = [] if isinstance(following, int) else {}
-            container = _child(container, step, fresh)
+        self.size += sum(len(str(step)) + 4 for step in steps)
+        self.size += len(value) + 2 if isinstance(value, str) else _SCALAR_COST
+        if self.size > self.max_bytes:
+            self._break(f"past {self.max_bytes} bytes (StreamLimits.max_event_bytes)")
+            return
+        container: object = self._arguments
+        for step, following in itertools.pairwise(steps):
+            container = _child(container, step, [] if isinstance(following, int) else {})
             if container is None:
-                self.broken = True
+                self._break("a path through a value, or a list index out of order")
                 return
         last = steps[-1]
-        if isinstance(value, str) and json_path in self.continuing:
-            current = _get(container, last)
-            value = (current if isinstance(current, str) else "") + value
+        current = _get(container, last)
+        if isinstance(value, str) and isinstance(current, _OpenString):
+            current.parts.append(value)  # the string at this path goes on
+            value = current
+        elif isinstance(value, str) and piece.get("willContinue") is True:
+            value = _OpenString(value)
+            self._open.append((container, last, value))
+        if isinstance(value, _OpenString) and piece.get("willContinue") is not True:
+            value = "".join(value.parts)
         if not _set(container, last, value):
-            self.broken = True
-            return
-        if isinstance(value, str) and piece.get("willContinue") is True:
-            self.continuing.add(json_path)
-        else:
-            self.continuing.discard(json_path)
+            self._break("a path through a value, or a list index out of order")
+
+    def _break(self, why: str) -> None:
+        self.broken = True
+        logger.warning("Gemini: unusable streamed call arguments (%s)", why)
+
+    def arguments(self) -> dict[str, Any]:
+        """The assembled arguments, with any string still streaming as far as it got."""
+        for container, step, string in self._open:
+            if _get(container, step) is string:
+                _set(container, step, "".join(string.parts))
+        self._open.clear()
+        return self._arguments
 
 
 def _child(container: object, step: str | int, fresh: object) -> object:
@@ -139,12 +175,15 @@ def _get(container: object, step: str | int) -> object:
 
 
 def _set(container: object, step: str | int, value: object) -> bool:
+    """Put ``value`` at ``step``: a key of a dict, an item of a list or the list's next one."""
     if isinstance(step, int):
         items = as_list(container)
-        if items is not container:
+        if items is not container or step > len(items):
             return False
-        items.extend([None] * (step + 1 - len(items)))
-        items[step] = value
+        if step == len(items):
+            items.append(value)
+        else:
+            items[step] = value
         return True
     fields = as_dict(container)
     if fields is not container:
@@ -157,11 +196,17 @@ class GeminiReader:
     """Reads one ``streamGenerateContent`` SSE stream into a reply."""
 
     def __init__(
-        self, config: StreamConfig, sink: DeltaSink, key: KeySource, protocol: ApiProtocol
+        self,
+        config: StreamConfig,
+        sink: DeltaSink,
+        key: KeySource,
+        protocol: ApiProtocol,
+        limits: StreamLimits = DEFAULT_LIMITS,
     ) -> None:
         self.config = config
         self.key = key
         self.protocol = protocol
+        self.limits = limits
         self.builder = ReplyBuilder(sink)
         self.current: int | None = None  # the text or thinking block parts continue
         self.streamed: _StreamedCall | None = None
@@ -247,7 +292,7 @@ class GeminiReader:
         pieces = as_list(call.get("partialArgs"))
         continues = call.get("willContinue") is True
         if as_str(call.get("name")) and (continues or pieces):
-            self.streamed = _StreamedCall(self._new_call(call))
+            self.streamed = _StreamedCall(self._new_call(call), self.limits.max_event_bytes)
         elif as_str(call.get("name")):
             slot = self._new_call(call)
             args = call.get("args")
@@ -271,7 +316,7 @@ class GeminiReader:
         if streamed.broken:
             self.builder.add_tool_arguments(streamed.slot, "<unusable streamed arguments>")
         else:
-            self.builder.add_tool_arguments(streamed.slot, json.dumps(streamed.arguments))
+            self.builder.add_tool_arguments(streamed.slot, json.dumps(streamed.arguments()))
         self.builder.close(streamed.slot)
 
     def _finish_reason(self, reason: str, message: str) -> None:

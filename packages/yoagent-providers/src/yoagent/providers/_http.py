@@ -6,16 +6,16 @@ import json
 import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from typing import Any, Protocol, Self, TypedDict
 
 import anyio
 import httpx
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
 
-from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body
+from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
 from ._http_errors import (
     KeySource,
     bad_url,
@@ -23,6 +23,7 @@ from ._http_errors import (
     from_stream_error,
     from_transport,
     malformed,
+    url_problem,
 )
 from ._json import as_dict, parse_json
 from ._pool import DEFAULT_TIMEOUT, shared_client
@@ -38,6 +39,7 @@ __all__ = [
     "check_headers",
     "encode_body",
     "key_variables",
+    "merge_headers",
     "resolve_key",
 ]
 
@@ -111,6 +113,16 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
         origin, key = found
     check_key(key, origin)
     return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
+
+
+def merge_headers(ours: Mapping[str, str], user: Mapping[str, str]) -> dict[str, str]:
+    """``ours`` with ``user``'s headers added last: a user header replaces ours of the same
+    name in any case (HTTP names are case-insensitive, and httpx would send ``Authorization``
+    and ``authorization`` as two headers), keeping the user's spelling."""
+    merged: dict[str, tuple[str, str]] = {}
+    for name, value in (*ours.items(), *user.items()):
+        merged[name.lower()] = (name, value)
+    return dict(merged.values())
 
 
 def check_headers(headers: Mapping[str, str]) -> None:
@@ -196,7 +208,10 @@ class Transport:
         (cancellation included) closes the response.
         """
         check_headers(headers)
-        sent = {"accept-encoding": ACCEPT_ENCODING, **headers}
+        problem = url_problem(url)
+        if problem is not None:
+            raise bad_url(problem, key)
+        sent = merge_headers({"accept-encoding": ACCEPT_ENCODING}, headers)
         timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
         try:
             client = self.client_for(url)
@@ -210,11 +225,15 @@ class Transport:
                     # Some gateways answer an error as JSON with a 200 status.
                     raise _json_reply_error(await _read_capped(response), key)
                 encoding = response.headers.get("content-encoding", "")
-                yield bounded_body(response.aiter_raw(), encoding, self.limits)
+                # Closed here, not by the garbage collector, when the reader stops early.
+                async with aclosing(
+                    bounded_body(response.aiter_raw(), encoding, self.limits)
+                ) as decoded:
+                    yield decoded
         except httpx.HTTPError as exc:
             raise from_transport(exc, key) from None
         except httpx.InvalidURL as exc:
-            raise bad_url(exc, key) from None
+            raise bad_url(str(exc), key) from None
 
     async def post(
         self,
@@ -246,12 +265,27 @@ class Transport:
     ) -> None:
         """POST ``body`` and hand each SSE event to ``on_event`` until it returns True.
 
-        Each event is at most ``limits.max_event_bytes``; otherwise as :meth:`post`.
+        Each event is at most ``limits.max_event_bytes``, and comes within
+        ``limits.max_idle_seconds`` of the previous one (or of the request); otherwise as
+        :meth:`post`.
         """
         reader = SseReader(self.limits)
+        idle = self.limits.max_idle_seconds
+        last_event = anyio.current_time()
 
         def feed(chunk: bytes) -> bool:
-            return any(on_event(event) for event in reader.feed(chunk))
+            nonlocal last_event
+            events = reader.feed(chunk)
+            now = anyio.current_time()
+            if events:
+                last_event = now
+            elif idle is not None and now - last_event > idle:
+                raise ProviderError(
+                    ErrorKind.NETWORK,
+                    f"the stream sent no complete event for {idle:g} s (keep-alive "
+                    "comments do not count; StreamLimits.max_idle_seconds)",
+                )
+            return any(on_event(event) for event in events)
 
         await self.post(url, headers, body, key, feed)
 
@@ -274,14 +308,8 @@ async def _drain(chunks: AsyncIterator[bytes]) -> None:
 
 
 async def _read_capped(response: httpx.Response) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        parts.append(chunk)
-        size += len(chunk)
-        if size >= _MAX_ERROR_BODY:
-            break
-    return b"".join(parts)[:_MAX_ERROR_BODY]
+    encoding = response.headers.get("content-encoding", "")
+    return await read_prefix(response.aiter_raw(), encoding, _MAX_ERROR_BODY)
 
 
 def _json_reply_error(raw: bytes, key: KeySource) -> ProviderError:

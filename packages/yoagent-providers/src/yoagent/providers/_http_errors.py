@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import httpx
@@ -36,7 +36,7 @@ class KeySource:
     """Environment variable (``ANTHROPIC_API_KEY``), ``ModelConfig.api_key``, or ``""``."""
     hint: str
     """The variable a user should set when no key was sent."""
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
 def scrub(text: str, secrets: Sequence[str]) -> str:
@@ -122,20 +122,46 @@ def from_stream_error(payload: object, key: KeySource) -> ProviderError:
     return error
 
 
-def bad_url(exc: Exception, key: KeySource) -> ProviderError:
+def url_problem(url: httpx.URL | str) -> str | None:
+    """Why no request can go to ``url``, or ``None``.
+
+    Checked before sending: an out-of-range port otherwise fails deep in the socket layer
+    (an ``OverflowError`` in an ``ExceptionGroup`` under asyncio, a retried connection
+    error under trio).
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return str(exc)
+    if parsed.scheme not in ("http", "https"):
+        return "the URL must start with http:// or https://"
+    if not parsed.host:
+        return "the URL has no host"
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        return f"port {parsed.port} is out of range (1-65535)"
+    return None
+
+
+def bad_url(detail: str, key: KeySource) -> ProviderError:
     """An OTHER error for a URL no request can go to: a configuration mistake, never retried."""
-    detail = _short(scrub(str(exc), key.secrets))
-    return ProviderError(ErrorKind.OTHER, f"cannot send to the configured base_url: {detail}")
+    shown = _short(scrub(detail, key.secrets))
+    return ProviderError(ErrorKind.OTHER, f"cannot send to the configured base_url: {shown}")
 
 
 def from_transport(exc: Exception, key: KeySource) -> ProviderError:
     """A NETWORK error for a failed connection, a timeout or a broken body (OTHER for a bad URL)."""
     if isinstance(exc, httpx.UnsupportedProtocol):
-        return bad_url(exc, key)
+        return bad_url(str(exc), key)
     if isinstance(exc, httpx.ConnectTimeout):
         what = "connecting timed out"
     elif isinstance(exc, httpx.ReadTimeout):
         what = "the stream stalled (no data within the read timeout)"
+    elif isinstance(exc, httpx.PoolTimeout):
+        # Only a caller's own client has a connection cap (the shared ones have none).
+        what = (
+            "no connection of the HTTP client's pool was free within its pool timeout "
+            "(all its httpx.Limits.max_connections were in use)"
+        )
     elif isinstance(exc, httpx.TimeoutException):
         what = "the request timed out"
     elif isinstance(exc, httpx.ConnectError):

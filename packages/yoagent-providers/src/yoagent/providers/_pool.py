@@ -9,23 +9,42 @@ connections belong to the loop that opened them and cannot move to another one
 (a forked child never reuses its parent's sockets), the URL's origin, and the proxy
 environment variables httpx reads when a client is built. One TLS context is shared by
 every client of the process: building one (≈ 15 ms) was most of what a new client cost.
+
+A loop's clients are closed as the loop ends: an async generator started with them is
+closed by the loop's async-generator finalization (``anyio.run``, ``asyncio.run`` and
+``trio.run`` all run it), and closes them. ``RunVar`` keys its values weakly by the loop,
+but a client with an open connection holds the loop, so without that close the loop,
+the client and its socket were never freed (300 runs kept 600 files open).
+
+The shared clients are for many unrelated agents at once, so they keep nothing from one
+request for the next beyond the connection: no cookie is stored or sent (a ``Set-Cookie``
+in one tenant's reply must not reach another tenant's request), and there is no cap on
+connections per server (a cap makes the 101st concurrent stream wait, then fail).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import ssl
 import threading
+from collections.abc import AsyncGenerator
+from http.cookiejar import Cookie, CookieJar, CookiePolicy
+from urllib.request import Request
 
+import anyio
 import httpx
 from anyio.lowlevel import RunVar
 
-DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=30.0)
+DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=None)
 """Read is the longest silence allowed between two chunks of a stream: a stalled stream ends
 with a NETWORK error after it. Reasoning models can think for minutes before their first
-token, hence the generous default."""
+token, hence the generous default. No pool timeout: the shared pool never makes a request
+wait for a connection."""
 
-POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+"""No cap on connections per server (one per concurrent stream); at most 20 idle ones kept
+per client for reuse, each for httpx's keep-alive expiry (5 s)."""
 
 _PROXY_VARIABLES = (
     "HTTP_PROXY",
@@ -41,7 +60,56 @@ _PROXY_VARIABLES = (
 )
 
 _Key = tuple[int, str, tuple[str | None, ...]]
-_clients: RunVar[dict[_Key, httpx.AsyncClient]] = RunVar("yoagent_providers_clients")
+
+
+class _NoCookies(CookiePolicy):
+    """Refuses to store or send any cookie."""
+
+    netscape = True
+    rfc2965 = False
+    hide_cookie2 = True
+
+    def set_ok(self, cookie: Cookie, request: Request) -> bool:
+        return False
+
+    def return_ok(self, cookie: Cookie, request: Request) -> bool:
+        return False
+
+    def domain_return_ok(self, domain: str, request: Request) -> bool:
+        return False
+
+    def path_return_ok(self, path: str, request: Request) -> bool:
+        return False
+
+
+class _LoopClients:
+    """One event loop's shared clients, closed when the loop finalizes its async generators."""
+
+    def __init__(self) -> None:
+        self.clients: dict[_Key, httpx.AsyncClient] = {}
+        self._closer: AsyncGenerator[None] | None = self._close_at_loop_end()
+        # Run to its first `yield` now (it awaits nothing before it), which registers it with
+        # the running loop's async-generator hooks: the loop closes it as it ends.
+        with contextlib.suppress(StopIteration):
+            self._closer.asend(None).send(None)
+
+    async def _close_at_loop_end(self) -> AsyncGenerator[None]:
+        try:
+            yield
+        finally:
+            self._closer = None  # even finished, a generator holds its loop's finalizer hook
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every client (trio finalizes in a cancelled scope: shielded here)."""
+        pending = list(self.clients.values())
+        self.clients.clear()
+        with anyio.CancelScope(shield=True):
+            for client in pending:
+                await client.aclose()
+
+
+_clients: RunVar[_LoopClients] = RunVar("yoagent_providers_clients")
 
 _tls_lock = threading.Lock()
 _tls: dict[tuple[str | None, ...], ssl.SSLContext] = {}
@@ -67,16 +135,20 @@ def shared_client(url: str) -> httpx.AsyncClient:
     Call it from inside the event loop that will use the client.
     """
     try:
-        clients = _clients.get()
+        clients = _clients.get().clients
     except LookupError:
-        clients = dict[_Key, httpx.AsyncClient]()
-        _clients.set(clients)
+        loop_clients = _LoopClients()
+        _clients.set(loop_clients)
+        clients = loop_clients.clients
     settings = tuple(os.environ.get(name) for name in _PROXY_VARIABLES)
     key: _Key = (os.getpid(), _origin(url), settings)
     client = clients.get(key)
     if client is None or client.is_closed:
         client = httpx.AsyncClient(
-            timeout=DEFAULT_TIMEOUT, limits=POOL_LIMITS, verify=_tls_context(settings[-2:])
+            timeout=DEFAULT_TIMEOUT,
+            limits=POOL_LIMITS,
+            verify=_tls_context(settings[-2:]),
+            cookies=CookieJar(_NoCookies()),
         )
         clients[key] = client
     return client
@@ -85,7 +157,7 @@ def shared_client(url: str) -> httpx.AsyncClient:
 def shared_clients() -> list[httpx.AsyncClient]:
     """The running event loop's shared clients (for inspection and tests)."""
     try:
-        return list(_clients.get().values())
+        return list(_clients.get().clients.values())
     except LookupError:
         return []
 
@@ -93,14 +165,12 @@ def shared_clients() -> list[httpx.AsyncClient]:
 async def aclose_shared_clients() -> None:
     """Close the running event loop's shared clients; later requests open new ones.
 
-    Optional: call it before the loop ends to close idle connections politely
-    (otherwise they are dropped with the loop).
+    Optional under ``anyio.run``, ``asyncio.run`` and ``trio.run``, which close them as the
+    loop ends; needed before closing a loop run another way (``loop.run_until_complete``
+    then ``loop.close()`` finalizes no async generator, so its clients would stay open).
     """
     try:
-        clients = _clients.get()
+        loop_clients = _clients.get()
     except LookupError:
         return
-    pending = list(clients.values())
-    clients.clear()
-    for client in pending:
-        await client.aclose()
+    await loop_clients.aclose()

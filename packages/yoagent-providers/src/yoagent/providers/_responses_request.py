@@ -30,7 +30,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._json import as_dict, as_list, as_str, parse_json
 from ._logging import logger, warn_once
@@ -148,7 +148,7 @@ def assistant_items(
 
 
 def build_input(
-    messages: Sequence[LlmMessage], turn_notes: Sequence[str], replay: ApiProtocol | None
+    messages: Sequence[Message], turn_notes: Sequence[str], replay: ApiProtocol | None
 ) -> list[WireMessage]:
     """The ``input`` array: user messages, assistant items, tool outputs, then turn notes."""
     out: list[WireMessage] = []

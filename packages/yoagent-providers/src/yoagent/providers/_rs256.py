@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # DigestInfo prefix for SHA-256 (RFC 8017, section 9.2, note 1).
 _SHA256_PREFIX = bytes.fromhex("3031300d060960864801650304020105000420")
@@ -27,14 +27,15 @@ class KeyFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RsaKey:
-    """The parts of an RSA private key that signing needs (CRT form)."""
+    """The parts of an RSA private key that signing needs (CRT form); only the public
+    modulus shows in a repr."""
 
     n: int
-    p: int
-    q: int
-    dp: int
-    dq: int
-    qinv: int
+    p: int = field(repr=False)
+    q: int = field(repr=False)
+    dp: int = field(repr=False)
+    dq: int = field(repr=False)
+    qinv: int = field(repr=False)
 
     @property
     def size(self) -> int:

@@ -48,9 +48,9 @@ class AwsCredentials:
 class Signature:
     """Every intermediate of one signing, and the headers to send with the request."""
 
-    canonical_request: str
+    canonical_request: str = field(repr=False)  # holds the session token
     string_to_sign: str
-    signature: str
+    signature: str = field(repr=False)
     authorization: str = field(repr=False)
     headers: dict[str, str] = field(repr=False)
     """What to add to the request: ``x-amz-date``, ``x-amz-security-token`` when there is a

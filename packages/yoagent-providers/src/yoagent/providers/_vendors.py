@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from yoagent.core import ApiProtocol, OpenAiCompat
-from yoagent.core.config import Compat
-from yoagent.core.keys import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING, Compat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

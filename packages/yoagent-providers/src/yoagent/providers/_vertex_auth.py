@@ -13,7 +13,8 @@ First match wins:
    ``gcloud auth application-default login`` writes) is exchanged with its refresh token,
    a ``service_account`` key file with a signed JWT (RS256), at the file's ``token_uri``
    (Google's by default). The token is cached per file until five minutes before it
-   expires.
+   expires; one exchange per file runs at a time in an event loop (concurrent first
+   requests share it), and at most 64 KiB of its decompressed reply is read.
 
 Nothing else (no metadata server, no workload identity federation): another file type
 is an ``AUTH`` error naming it, as is finding no credentials at all. No Google SDK is
@@ -29,16 +30,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+from anyio.lowlevel import RunVar
 
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
 
+from ._body import ACCEPT_ENCODING, read_prefix
 from ._http import check_key, header_secrets
-from ._http_errors import KeySource, from_http_status, from_transport, scrub
+from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
 from ._rs256 import KeyFormatError, load_private_key, sign
 
@@ -53,13 +57,16 @@ _TOKEN_TIMEOUT = httpx.Timeout(30.0)
 
 @dataclass(frozen=True, slots=True)
 class _Token:
-    value: str
+    value: str = field(repr=False)
     expires_at: float
-    secrets: tuple[str, ...]
+    secrets: tuple[str, ...] = field(repr=False)
 
 
 _cache: dict[tuple[str, int], _Token] = {}
 _cache_lock = threading.Lock()
+_exchanging: RunVar[dict[str, anyio.Lock]] = RunVar("yoagent_vertex_exchanges")
+_MAX_TOKEN_REPLY = 64 * 1024
+"""The most decompressed bytes of a token endpoint's reply that are read."""
 
 
 def adc_file(env: Mapping[str, str] | None = None) -> Path | None:
@@ -144,9 +151,31 @@ def _cached(path: Path) -> tuple[int, _Token | None]:
     return stamp, None
 
 
+def _exchange_lock(path: Path) -> anyio.Lock:
+    """The running loop's lock for exchanging the credentials in ``path``."""
+    try:
+        locks = _exchanging.get()
+    except LookupError:
+        locks = dict[str, anyio.Lock]()
+        _exchanging.set(locks)
+    return locks.setdefault(str(path), anyio.Lock())
+
+
 async def _adc_token(path: Path, client_for: ClientFor) -> tuple[str, tuple[str, ...]]:
-    """A valid access token for the credentials in ``path`` (cached), and its secrets."""
-    stamp, cached = _cached(path)
+    """A valid access token for the credentials in ``path`` (cached), and its secrets.
+
+    One exchange per file at a time: concurrent first requests wait for it and share its
+    token instead of each exchanging the same credentials.
+    """
+    _, cached = _cached(path)
+    if cached is None:
+        async with _exchange_lock(path):
+            return await _exchange_for(path, client_for)
+    return cached.value, cached.secrets
+
+
+async def _exchange_for(path: Path, client_for: ClientFor) -> tuple[str, tuple[str, ...]]:
+    stamp, cached = _cached(path)  # exchanged while this request waited?
     if cached is not None:
         return cached.value, cached.secrets
     info = _load(path)
@@ -234,15 +263,27 @@ async def _exchange(
 ) -> tuple[str, int]:
     """POST ``form`` to the token endpoint; the access token and its lifetime in seconds."""
     secrets = (*source.secrets, *form.values())
+    problem = url_problem(token_uri)
+    if problem is not None:
+        raise ProviderError(
+            ErrorKind.AUTH, f"the token_uri in {source.origin} cannot be used: {problem}"
+        )
     try:
-        response = await client_for(token_uri).post(token_uri, data=form, timeout=_TOKEN_TIMEOUT)
+        async with client_for(token_uri).stream(
+            "POST",
+            token_uri,
+            data=form,
+            headers={"accept-encoding": ACCEPT_ENCODING},
+            timeout=_TOKEN_TIMEOUT,
+        ) as response:
+            encoding = response.headers.get("content-encoding", "")
+            raw = await read_prefix(response.aiter_raw(), encoding, _MAX_TOKEN_REPLY)
     except httpx.HTTPError as exc:
         raise from_transport(exc, KeySource(source.origin, source.hint, secrets)) from None
     except httpx.InvalidURL:
         raise ProviderError(
             ErrorKind.AUTH, f"the token_uri in {source.origin} is not a valid URL"
         ) from None
-    raw = response.content[:65536]
     if response.status_code in (400, 401, 403):
         try:
             detail = as_dict(parse_json(raw))

@@ -24,10 +24,10 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, resolve_key
+from ._http import HttpProvider, merge_headers, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
 from ._json import as_dict, as_int, as_str, parse_json
 from ._logging import logger, warn_once
@@ -158,7 +158,7 @@ def _tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
     return result
 
 
-def build_messages(messages: Sequence[LlmMessage]) -> list[WireMessage]:
+def build_messages(messages: Sequence[Message]) -> list[WireMessage]:
     """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged."""
     wire: list[WireMessage] = []
     for message in messages:
@@ -468,7 +468,7 @@ class AnthropicProvider(HttpProvider):
                 headers["authorization"] = f"Bearer {key}"
             else:
                 headers["x-api-key"] = key
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
         reader = _Reader(config, sink, source)
         return await self._read_sse(url, headers, build_request_body(config), source, reader)

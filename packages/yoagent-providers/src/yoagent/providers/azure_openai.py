@@ -18,7 +18,7 @@ from yoagent.core import (
     StreamConfig,
 )
 
-from ._http import HttpProvider, resolve_key
+from ._http import HttpProvider, merge_headers, resolve_key
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -44,7 +44,7 @@ class AzureOpenAiResponsesProvider(HttpProvider):
         key, source = resolve_key(model)
         if key and not own_auth:
             headers["api-key"] = key
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         url = model.base_url.rstrip("/") + "/responses"
         reader = ResponsesReader(config, sink, source, self.protocol)
         body = build_request_body(config, self.protocol)

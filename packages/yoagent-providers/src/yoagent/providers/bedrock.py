@@ -37,8 +37,8 @@ from ._aws_credentials import (
 )
 from ._bedrock_request import PROTOCOL, build_request_body
 from ._bedrock_stream import BedrockReader
-from ._http import HttpOptions, HttpProvider, encode_body, header_secrets
-from ._http_errors import KeySource
+from ._http import HttpOptions, HttpProvider, encode_body, header_secrets, merge_headers
+from ._http_errors import KeySource, bad_url, url_problem
 from ._sigv4 import sign
 from ._vendors import key_hint
 
@@ -54,16 +54,11 @@ _CLOCK_PHRASES = ("signature expired", "signature not yet current", "not yet cur
 
 def converse_stream_url(base_url: str, model_id: str) -> httpx.URL:
     """The request URL; the model id is one encoded path segment (``:`` → ``%3A``)."""
-    bad = ProviderError(
-        ErrorKind.OTHER, "cannot send to the configured base_url: it is not an http(s) URL"
-    )
-    try:
-        url = httpx.URL(f"{base_url.rstrip('/')}/model/{quote(model_id, safe='')}/converse-stream")
-    except httpx.InvalidURL:
-        raise bad from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise bad
-    return url
+    text = f"{base_url.rstrip('/')}/model/{quote(model_id, safe='')}/converse-stream"
+    problem = url_problem(text)
+    if problem is not None:  # said before signing, which would first ask for a region
+        raise bad_url(problem, KeySource(origin="", hint=_KEY_HINT))
+    return httpx.URL(text)
 
 
 def _with_clock_hint(error: ProviderError) -> ProviderError:
@@ -128,8 +123,7 @@ class BedrockProvider(HttpProvider):
             signature = headers["authorization"].rsplit("=", 1)[1]
             secrets = (*auth.credentials.secrets, signature, *extra)
             source = KeySource(origin=auth.origin, hint=_KEY_HINT, secrets=secrets)
-        headers.update(model.headers)
-        return url, headers, source
+        return url, merge_headers(headers, model.headers), source
 
     def _signed(
         self,

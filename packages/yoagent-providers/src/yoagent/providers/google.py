@@ -14,7 +14,7 @@ from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider, resolve_key
+from ._http import HttpProvider, merge_headers, resolve_key
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -34,10 +34,10 @@ class GoogleProvider(HttpProvider):
         own_key = any(name.lower() == "x-goog-api-key" for name in model.headers)
         if key and not own_key:
             headers["x-goog-api-key"] = key
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
         model_id = quote(model.id.removeprefix("models/"), safe="")
         url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
-        reader = GeminiReader(config, sink, source, self.protocol)
+        reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         body = build_request_body(config, self.protocol)
         return await self._read_sse(url, headers, body, source, reader)

@@ -24,10 +24,10 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
-from yoagent.core.messages import LlmMessage
+from yoagent.core.provider import Message
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, resolve_key
+from ._http import HttpProvider, merge_headers, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
 from ._logging import logger, warn_once
@@ -117,7 +117,7 @@ def _finalize(message: WireMessage) -> WireMessage:
 
 def build_messages(
     system_prompt: str,
-    messages: Sequence[LlmMessage],
+    messages: Sequence[Message],
     turn_notes: Sequence[str],
     compat: OpenAiCompat,
 ) -> list[WireMessage]:
@@ -365,7 +365,7 @@ class OpenAiCompletionsProvider(HttpProvider):
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if key:
             headers["authorization"] = f"Bearer {key}"
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
         reader = _Reader(config, sink, source)
         return await self._read_sse(url, headers, build_request_body(config), source, reader)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
-from ._http import HttpProvider, resolve_key
+from ._http import HttpProvider, merge_headers, resolve_key
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -28,7 +28,7 @@ class OpenAiResponsesProvider(HttpProvider):
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if key:
             headers["authorization"] = f"Bearer {key}"
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/responses"
         reader = ResponsesReader(config, sink, source, self.protocol)
         body = build_request_body(config, self.protocol)

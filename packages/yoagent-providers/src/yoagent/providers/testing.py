@@ -61,6 +61,12 @@ def bedrock_reply(events: Iterable[tuple[str, Mapping[str, Any]]]) -> ScriptedRe
     )
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog (5) resets connections when many agents connect at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 @dataclass(slots=True)
 class RecordedRequest:
     """What the server received."""
@@ -92,8 +98,7 @@ class ScriptedSseServer:
         self.disconnected = threading.Event()
         """Set when a client went away before its reply was fully sent."""
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -23,7 +23,7 @@ from yoagent.core import (
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider
+from ._http import HttpProvider, merge_headers
 from ._vertex_auth import vertex_credentials
 
 
@@ -43,12 +43,12 @@ class VertexProvider(HttpProvider):
             )
         auth, source = await vertex_credentials(model, self._transport.client_for)
         headers = {"content-type": "application/json", "accept": "text/event-stream", **auth}
-        headers.update(model.headers)
+        headers = merge_headers(headers, model.headers)
         model_id = quote(model.id.rsplit("/", 1)[-1], safe="")
         url = (
             f"{model.base_url.rstrip('/')}/publishers/google/models/{model_id}"
             ":streamGenerateContent?alt=sse"
         )
-        reader = GeminiReader(config, sink, source, self.protocol)
+        reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         body = build_request_body(config, self.protocol)
         return await self._read_sse(url, headers, body, source, reader)

@@ -74,7 +74,8 @@ def yoagent_cassette(
     """The test's cassette, ready to use: ``.provider(live)`` and ``.tools(tools)``.
 
     The file is ``<test name>.jsonl`` (``<class>.<test name>.jsonl`` in a class) in
-    :func:`yoagent_cassette_dir`, or the name the ``yoagent_cassette`` marker gives. A
+    :func:`yoagent_cassette_dir`, the name made safe by :func:`cassette_name`, or the
+    name the ``yoagent_cassette`` marker gives. A
     request or tool call the cassette could not serve fails the test at teardown, even
     when the run caught the error.
     """
@@ -104,9 +105,16 @@ def yoagent_cassette(
 
 
 def cassette_name(test_name: str) -> str:
-    """A file name for a test's cassette: its name made safe for any file system."""
+    """A file name for a test's cassette: its name made safe for any file system.
+
+    A name that is already safe (and at most 120 characters) is kept as it is. Otherwise
+    other characters become ``_``, the name is cut to fit, and it ends in ``-`` and 12 hex
+    digits of a hash of the test's own name: ``test_ask[what is 2+2?]`` and
+    ``test_ask[what is 2*2?]`` are both ``test_ask[what_is_2_2_]`` once made safe, and
+    must not share a cassette.
+    """
     safe = _UNSAFE.sub("_", test_name).strip("._") or "test"
-    if len(safe) > _LONGEST_NAME:
-        digest = hashlib.sha256(test_name.encode()).hexdigest()[:12]
-        safe = f"{safe[: _LONGEST_NAME - 13]}-{digest}"
-    return f"{safe}.jsonl"
+    if safe == test_name and len(safe) <= _LONGEST_NAME:
+        return f"{safe}.jsonl"
+    digest = hashlib.sha256(test_name.encode()).hexdigest()[:12]
+    return f"{safe[: _LONGEST_NAME - 13]}-{digest}.jsonl"

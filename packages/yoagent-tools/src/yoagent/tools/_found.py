@@ -20,6 +20,7 @@ class Found:
     truncated: bool = False
     warnings: str | None = None
     failure: str | None = None  # an abnormal end: with no lines, the call fails
+    notes: list[str] = field(default_factory=list[str])  # said whatever was found
 
 
 def show_line(text: bytes) -> str:

@@ -13,7 +13,14 @@ backend (Python's ``re``) is used: names from the OS may hold undecodable bytes
   (a folder or an ancestor holding ``.git``), as in git and ripgrep.
 * :class:`GlobFilter` is ripgrep's ``--glob`` (override) logic: the last matching glob
   wins, ``!glob`` excludes, and when any glob includes, a file no glob matches is
-  skipped (folders are still entered). ``{a,b}`` alternatives are expanded first.
+  skipped (folders are still entered). ``{a,b}`` alternatives are expanded first, at
+  most :data:`MAX_GLOB_ALTERNATIVES` of them (they multiply: a model's glob could ask
+  for millions).
+
+Checking a path costs one regex per pattern in force, so only the first
+:data:`MAX_GITIGNORE_PATTERNS` patterns of a ``.gitignore`` are applied, and
+:attr:`GitIgnores.notes` says which files were cut (a 40,000-pattern file made listing
+500 files take 11 s).
 """
 
 from __future__ import annotations
@@ -33,48 +40,121 @@ from ._walk import open_file_in
 GITIGNORE: Final = ".gitignore"
 MAX_GITIGNORE_BYTES: Final = 1024 * 1024
 """A larger ``.gitignore`` is read only this far (no real one comes close)."""
+MAX_GLOB_ALTERNATIVES: Final = 256
+"""The most globs one ``glob`` argument may expand to (``{a,b}`` groups multiply)."""
+MAX_GITIGNORE_PATTERNS: Final = 1000
+"""Patterns applied from one ``.gitignore``; every check costs one regex per pattern."""
 
 
 def expand_braces(glob: str) -> list[str]:
-    """``{a,b}`` alternatives expanded, nested ones too: ``*.{py,t{s,sx}}`` → 3 globs."""
-    start = glob.find("{")
-    while start >= 0:
-        depth = 0
-        for end in range(start, len(glob)):
-            if glob[end] == "{":
-                depth += 1
-            elif glob[end] == "}":
-                depth -= 1
-                if depth == 0:
-                    options = _split_top_level(glob[start + 1 : end])
-                    if len(options) < 2:
-                        break  # `{x}` is literal, as in ripgrep's globs
-                    head, tail = glob[:start], glob[end + 1 :]
-                    return [
-                        expanded
-                        for option in options
-                        for expanded in expand_braces(head + option + tail)
-                    ]
-        start = glob.find("{", start + 1)
-    return [glob]
+    """``{a,b}`` alternatives expanded, nested ones too: ``*.{py,t{s,sx}}`` → 3 globs.
+
+    As in ripgrep's globs, a group needs a comma (``{x}`` is literal), ``\\{`` opens
+    nothing, and an unclosed ``{`` is literal. Parsing is linear in ``glob``; a glob
+    expanding to more than :data:`MAX_GLOB_ALTERNATIVES` globs is a :class:`ToolError`
+    (``{a,b}`` fifteen times would be 32,768 patterns).
+    """
+    sequence = _parse_braces(glob)
+    if _count(sequence) > MAX_GLOB_ALTERNATIVES:
+        raise ToolError(
+            f"search: the glob {glob[:80]!r} expands to more than {MAX_GLOB_ALTERNATIVES} "
+            "alternatives ({a,b} groups multiply); use fewer or shorter {...} groups"
+        )
+    return ["".join(parts) for parts in _expand(sequence)]
 
 
-def _split_top_level(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
+# A parsed glob: a sequence of literal text and groups of alternative sequences.
+_Sequence = list["str | _Group"]
+
+
+@dataclass(slots=True)
+class _Group:
+    options: list[_Sequence]
+    count: int = 0  # how many globs the group expands to (capped just past the limit)
+
+
+def _delimiters(glob: str) -> set[int]:
+    """Where the braces and commas of real groups (closed, with a comma) are.
+
+    One pass with a stack of the open ``{``: a ``}`` closes the innermost one, a comma
+    belongs to it. Every other brace and comma is literal text.
+    """
+    opened: list[int] = []
+    commas: dict[int, list[int]] = {}
+    delimiters: set[int] = set()
+    index = 0
+    while index < len(glob):
+        char = glob[index]
+        if char == "\\":
+            index += 2
             continue
         if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        current.append(char)
-    parts.append("".join(current))
-    return parts
+            opened.append(index)
+        elif char == "," and opened:
+            commas.setdefault(opened[-1], []).append(index)
+        elif char == "}" and opened:
+            start = opened.pop()
+            own = commas.pop(start, None)
+            if own:
+                delimiters.update((start, *own, index))
+        index += 1
+    return delimiters
+
+
+def _parse_braces(glob: str) -> _Sequence:
+    """``glob`` as a sequence of text runs and groups; linear, nothing copied twice."""
+    delimiters = _delimiters(glob)
+    top: _Sequence = []
+    open_groups: list[_Group] = []
+    current = top
+    run: list[str] = []
+    index = 0
+    while index < len(glob):
+        char = glob[index]
+        step = 2 if char == "\\" else 1
+        if index not in delimiters:
+            run.append(glob[index : index + step])
+            index += step
+            continue
+        if run:
+            current.append("".join(run))
+            run = []
+        if char == "{":
+            open_groups.append(_Group([[]]))
+        elif char == ",":
+            open_groups[-1].options.append([])
+        else:
+            group = open_groups.pop()
+            # counted as it closes (the groups inside already are): no recursion
+            group.count = min(sum(map(_count, group.options)), MAX_GLOB_ALTERNATIVES + 1)
+            (open_groups[-1].options[-1] if open_groups else top).append(group)
+        current = open_groups[-1].options[-1] if open_groups else top
+        index += 1
+    if run:
+        current.append("".join(run))
+    return top
+
+
+def _count(sequence: _Sequence) -> int:
+    """How many globs ``sequence`` expands to (capped just past the limit, so it stays small)."""
+    total = 1
+    for item in sequence:
+        if isinstance(item, _Group):
+            total = min(total * item.count, MAX_GLOB_ALTERNATIVES + 1)
+    return total
+
+
+def _expand(sequence: _Sequence) -> list[list[str]]:
+    """Every glob of ``sequence``, as parts (only called within the limit: nesting is shallow)."""
+    results: list[list[str]] = [[]]
+    for item in sequence:
+        if isinstance(item, str):
+            for parts in results:
+                parts.append(item)
+        else:
+            tails = [tail for option in item.options for tail in _expand(option)]
+            results = [[*parts, *tail] for parts in results for tail in tails]
+    return results
 
 
 class GlobFilter:
@@ -136,16 +216,22 @@ class GitIgnoreStack:
         """How many ``.gitignore`` files are in force."""
         return len(self._layers)
 
-    def push(self, folder_rel: str, text: str, *, absolute_base: str | None = None) -> None:
-        """Add the rules of the ``.gitignore`` found in ``folder_rel`` (``""`` for the root)."""
-        lines = text.splitlines()
-        if not any(line.strip() and not line.startswith("#") for line in lines):
-            return
+    def push(self, folder_rel: str, text: str, *, absolute_base: str | None = None) -> int:
+        """Add the rules of the ``.gitignore`` found in ``folder_rel`` (``""`` for the root).
+
+        Only its first :data:`MAX_GITIGNORE_PATTERNS` patterns are applied (each costs a
+        regex per path checked); returns how many it has, so a caller can say so.
+        """
+        lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+        if not lines:
+            return 0
         if absolute_base is not None:
             base = absolute_base
         else:
             base = self._prefix + (folder_rel + "/" if folder_rel else "")
-        self._layers.append(_Layer(base, GitIgnoreSpec.from_lines(lines, backend="simple")))
+        spec = GitIgnoreSpec.from_lines(lines[:MAX_GITIGNORE_PATTERNS], backend="simple")
+        self._layers.append(_Layer(base, spec))
+        return len(lines)
 
     def pop_to(self, depth: int) -> None:
         """Drop the files added after the stack had ``depth`` of them."""
@@ -174,11 +260,13 @@ class GitIgnores:
     applies until the walk enters a folder holding ``.git``.
     """
 
-    __slots__ = ("_active", "_stack")
+    __slots__ = ("_active", "_stack", "notes")
 
     def __init__(self, stack: GitIgnoreStack, *, active: bool) -> None:
         self._stack = stack
         self._active = active
+        self.notes: list[str] = []
+        """What the caller should say: ``.gitignore`` files only partly applied."""
 
     @classmethod
     def disabled(cls) -> GitIgnores:
@@ -194,12 +282,22 @@ class GitIgnores:
             return cls(GitIgnoreStack(), active=False)
         prefix = os.path.relpath(root, top)
         stack = GitIgnoreStack("" if prefix == "." else prefix.replace(os.sep, "/") + "/")
+        ignores = cls(stack, active=True)
         for folder in _ancestors_between(top, root):
             text = _read_by_path(os.path.join(folder, GITIGNORE), nofollow=nofollow)
             if text is not None:
                 base = os.path.relpath(folder, top)
-                stack.push("", text, absolute_base="" if base == "." else base + "/")
-        return cls(stack, active=True)
+                count = stack.push("", text, absolute_base="" if base == "." else base + "/")
+                ignores.note_cap(os.path.relpath(folder, root).replace(os.sep, "/") + "/", count)
+        return ignores
+
+    def note_cap(self, folder_rel: str, count: int) -> None:
+        """Say so when the ``.gitignore`` of ``folder_rel`` has more patterns than are applied."""
+        if count > MAX_GITIGNORE_PATTERNS:
+            self.notes.append(
+                f"{folder_rel}{GITIGNORE}: only its first {MAX_GITIGNORE_PATTERNS} of {count} "
+                "patterns are applied (paths its later patterns ignore are not skipped)"
+            )
 
     def enter(self, folder_fd: int, rel: str) -> object:
         """Read the ``.gitignore`` of the folder just entered; returns what :meth:`leave` needs."""
@@ -210,7 +308,7 @@ class GitIgnores:
         if self._active:
             text = _read_in(folder_fd)
             if text is not None:
-                self._stack.push(rel.rstrip("/"), text)
+                self.note_cap(rel, self._stack.push(rel.rstrip("/"), text))
         return _Entered(depth, was_active)
 
     def leave(self, marker: object) -> None:

@@ -31,7 +31,7 @@ from ._found import Found, show_line
 from ._fs import open_for_read
 from ._ignore import GitIgnores, GlobFilter
 from ._regex import LineMatcher
-from ._text import visible_text
+from ._text import visible_name
 from ._walk import Entry, FdWalk, open_file_in, open_walk_root
 
 CHUNK_BYTES: Final = 1 << 20
@@ -57,7 +57,7 @@ class PythonSearch:
         deadline: float,
     ) -> None:
         self.matcher = matcher
-        self.globs = GlobFilter(globs)
+        self.globs = list(globs)  # compiled by run(), in the worker thread
         self.max_results = max_results
         self.use_gitignore = use_gitignore
         self.stop = stop
@@ -72,7 +72,7 @@ class PythonSearch:
         except OSError as error:
             raise ToolError(f"search: {shown}: {error.strerror or error}") from None
         if stat.S_ISDIR(st.st_mode):
-            self._walk(shown, root, nofollow=nofollow)
+            self._walk(shown, root, GlobFilter(self.globs), nofollow=nofollow)
         elif stat.S_ISREG(st.st_mode):
             fd, _ = open_for_read("search", shown, root, nofollow=nofollow)
             self._search_fd(fd, shown)
@@ -83,7 +83,7 @@ class PythonSearch:
             shown_problems = self.problems[:MAX_PROBLEMS]
             if extra > 0:
                 shown_problems.append(f"... and {extra} more")
-            self.found.warnings = visible_text("\n".join(shown_problems))
+            self.found.warnings = "\n".join(map(visible_name, shown_problems))
         return self.found
 
     def done(self) -> bool:
@@ -98,7 +98,7 @@ class PythonSearch:
 
     # -- the walk ---------------------------------------------------------------
 
-    def _walk(self, shown: str, root: str, *, nofollow: bool) -> None:
+    def _walk(self, shown: str, root: str, globs: GlobFilter, *, nofollow: bool) -> None:
         try:
             root_fd = open_walk_root(root, nofollow=nofollow)
         except OSError as error:
@@ -114,7 +114,7 @@ class PythonSearch:
             if entry.kind not in ("dir", "file"):
                 return False  # symlinks are never followed; devices, FIFOs never read
             is_dir = entry.kind == "dir"
-            verdict = self.globs.decide(entry.rel, is_dir)
+            verdict = globs.decide(entry.rel, is_dir)
             if verdict is False:
                 return False
             if verdict is None:
@@ -137,6 +137,7 @@ class PythonSearch:
         except OSError as error:
             raise ToolError(f"search: cannot read {shown}: {error.strerror or error}") from None
         self.problems += [f"{prefix}{problem}" for problem in walk.problems]
+        self.found.notes += [visible_name(f"{prefix}{note}") for note in gitignores.notes]
 
     def _search_in(self, folder_fd: int, name: str, shown: str) -> None:
         try:
@@ -150,7 +151,7 @@ class PythonSearch:
 
     def _search_fd(self, fd: int, shown: str) -> None:
         try:
-            _FileScan(self, visible_text(shown)).run(fd)
+            _FileScan(self, visible_name(shown)).run(fd)
         except OSError as error:
             self.problems.append(f"{shown}: {error.strerror or error}")
         finally:

@@ -5,6 +5,10 @@ A file name read from the OS is a ``str`` whose undecodable bytes are lone surro
 tool result as is: a lone surrogate cannot be encoded into a request body, so one odd
 file name would break every later request of the conversation. Both are rendered with
 the undecodable bytes escaped visibly, as Python's ``backslashreplace`` does.
+
+A file name is also shown with its control characters escaped (:func:`visible_name`):
+a name may hold a newline, and ``a.txt\nsrc/x.py:1:password = 'hunter2'`` printed as
+is would add a fake line to a listing or to search results.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import re
 from typing import Final
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def visible_bytes(data: bytes) -> str:
@@ -34,3 +40,24 @@ def visible_text(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
     return visible_bytes(raw)
+
+
+def visible_name(name: str) -> str:
+    """A path to print on one line: :func:`visible_text`, control characters escaped.
+
+    ``\\n``, ``\\r`` and ``\\t`` are shown as such, other C0/C1 controls and DEL as
+    ``\\xNN``, the Unicode line and paragraph separators as ``\\u2028``/``\\u2029``;
+    so no name can start a line of its own in a tool's output.
+    """
+    text = visible_text(name)
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(_escape_control, text)
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

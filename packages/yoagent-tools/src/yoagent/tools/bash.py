@@ -27,6 +27,8 @@ SECRET_VARIABLE_PATTERNS: Final = (
     "API_KEY",
     "*_AUTH_TOKEN",
     "*_API_TOKEN",
+    "*_ACCESS_TOKEN",
+    "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
     "AWS_BEARER_TOKEN_BEDROCK",
@@ -38,6 +40,9 @@ SECRET_VARIABLE_PATTERNS: Final = (
 
 The model provider keys a yoagent process typically holds: one ``env`` in a command
 would otherwise copy them into the conversation, the session file and the next request.
+Every variable ``yoagent.providers`` reads a key from matches one (a workspace test
+checks the vendor table against this list): ``*_ACCESS_TOKEN`` covers Vertex AI's
+``GOOGLE_CLOUD_ACCESS_TOKEN``, and Bedrock's ``AWS_ACCESS_KEY_ID`` goes with its secret.
 """
 _UPDATE_INTERVAL: Final = 0.2
 

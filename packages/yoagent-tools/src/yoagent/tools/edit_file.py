@@ -17,6 +17,7 @@ from pydantic import Field
 from yoagent.core import ToolContext, ToolError, ToolResult
 
 from ._base import Arguments, BuiltinTool
+from ._diff import ChangedSpans, Span, unified_diff
 from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
 from .sandbox import PathSandbox, StrPath
 
@@ -88,6 +89,7 @@ def apply_edits(
     crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
     work = text.replace("\r\n", "\n") if crlf else text
     has_cr = "\r" in work
+    changed = ChangedSpans()
     for index, edit in enumerate(edits):
         where = f"edit {index + 1} of {len(edits)}: " if len(edits) > 1 else ""
         old, new = edit.old_text, edit.new_text
@@ -112,6 +114,7 @@ def apply_edits(
                 f"surrounding lines. No edit was applied."
             )
         work = work[:first] + new + work[first + len(old) :]
+        changed.replace(first, first + len(old), len(new))
     result = work.replace("\n", "\r\n") if crlf else work
     try:
         out = decoded.encode(result)
@@ -124,7 +127,7 @@ def apply_edits(
     before = text.replace("\r\n", "\n") if crlf else text
     return EditOutcome(
         data=out,
-        diff=_diff(before, work, shown),
+        diff=_diff(before, work, changed.spans, shown),
         encoding=decoded.encoding,
         line_endings="CRLF" if crlf else "LF",
     )
@@ -215,17 +218,8 @@ def _shared_words(line: str, wanted: set[str]) -> float:
     return sum(word in wanted for word in words) / len(words)
 
 
-def _diff(before: str, after: str, shown: str) -> str:
-    lines = list(
-        difflib.unified_diff(
-            before.splitlines(),
-            after.splitlines(),
-            fromfile=f"a/{shown}",
-            tofile=f"b/{shown}",
-            n=2,
-            lineterm="",
-        )
-    )
+def _diff(before: str, after: str, spans: list[Span], shown: str) -> str:
+    lines = unified_diff(before, after, spans, shown)
     if len(lines) > _DIFF_LINES:
         dropped = len(lines) - _DIFF_LINES
         lines = [*lines[:_DIFF_LINES], f"[... {dropped} more diff lines ...]"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -14,7 +15,7 @@ from yoagent.core import ToolContext, ToolError, ToolResult
 from ._base import Arguments, BuiltinTool
 from ._fs import IGNORED_DIRS, is_ignored_dir
 from ._ignore import GitIgnores
-from ._text import visible_text
+from ._text import visible_name, visible_text
 from ._walk import Entry, FdWalk, open_walk_root
 from .sandbox import PathSandbox, StrPath
 
@@ -23,6 +24,7 @@ MAX_DEPTH: Final = 20
 DEFAULT_LIMIT: Final = 200
 MAX_LIMIT: Final = 5000
 MAX_WARNINGS: Final = 20
+DEFAULT_TIMEOUT: Final = 30.0
 
 _DESCRIPTION = """\
 List the files and folders under a folder, as paths relative to it, sorted.
@@ -34,7 +36,8 @@ list a subfolder or lower `depth`). `.git`, dependency and build folders
 .gitignore files (in a git repository) are shown as `(skipped)` but not entered,
 and ignored files are left out, unless `all` is true. Folders that could not be read
 are listed under Warnings: the listing is then incomplete. Bytes in names that are
-not UTF-8 are shown as \\xNN. To find files by content, use search."""
+not UTF-8 are shown as \\xNN, control characters as \\n, \\t, \\xNN. To find files by
+content, use search."""
 
 
 class ListFilesArguments(Arguments):
@@ -64,7 +67,9 @@ class _Listing:
     entries: list[str] = field(default_factory=list[str])
     warnings: list[str] = field(default_factory=list[str])
     warning_count: int = 0
+    notes: list[str] = field(default_factory=list[str])
     truncated: bool = False
+    timed_out: bool = False
 
     def warn(self, text: str) -> None:
         self.warning_count += 1
@@ -76,7 +81,9 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
     """The ``list_files`` tool. Paths are checked by ``sandbox`` (unrestricted by default).
 
     The tree is walked through held folder descriptors without following symlinks, so a
-    folder swapped for a symlink during the walk is reported, never entered.
+    folder swapped for a symlink during the walk is reported, never entered. A walk
+    longer than ``timeout`` seconds stops and returns what it listed, saying so; a
+    cancel stops it at once.
     """
 
     def __init__(
@@ -86,10 +93,12 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         allowed_paths: list[StrPath] | None = None,
         ignored_dirs: frozenset[str] = IGNORED_DIRS,
         use_gitignore: bool = True,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.sandbox = sandbox if sandbox is not None else PathSandbox(allowed_paths)
         self.ignored_dirs = ignored_dirs
         self.use_gitignore = use_gitignore
+        self.timeout = timeout
         super().__init__(
             name="list_files",
             description=f"{_DESCRIPTION}\n\n{self.sandbox.paths_note()}",
@@ -101,13 +110,17 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         path = arguments.path
         io_path = self.sandbox.io_path(path, tool="list_files")
         stop = threading.Event()
+        listing: _Listing | None = None
         try:
-            listing = await anyio.to_thread.run_sync(
-                lambda: self._list(path, io_path, arguments, stop), abandon_on_cancel=True
-            )
+            with ctx.cancel.scope():
+                listing = await anyio.to_thread.run_sync(
+                    lambda: self._list(path, io_path, arguments, stop), abandon_on_cancel=True
+                )
         finally:
             stop.set()
-        return _answer(path, listing, arguments.depth, arguments.limit)
+        if listing is None:
+            raise ToolError("list_files: cancelled")
+        return _answer(path, listing, arguments, self.timeout)
 
     def _list(
         self, shown: str, root: str, arguments: ListFilesArguments, stop: threading.Event
@@ -131,13 +144,22 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         )
         listing = _Listing()
         limit = arguments.limit
+        deadline = time.monotonic() + self.timeout
+
+        def should_stop() -> bool:
+            if stop.is_set():
+                return True
+            if time.monotonic() > deadline:
+                listing.timed_out = True
+                stop.set()
+            return listing.timed_out
 
         def visit(entry: Entry) -> bool:
             if len(listing.entries) >= limit:
                 listing.truncated = True
                 stop.set()
                 return False
-            shown_rel = visible_text(entry.rel)
+            shown_rel = visible_name(entry.rel)
             if entry.kind == "link":
                 listing.entries.append(shown_rel + "@")
                 return False
@@ -157,7 +179,7 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
 
         walk = FdWalk(
             max_depth=MAX_DEPTH,
-            stop=stop.is_set,
+            stop=should_stop,
             enter=gitignores.enter,
             leave=gitignores.leave,
         )
@@ -166,15 +188,24 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         except OSError as error:
             raise ToolError(f"list_files: cannot read {shown}: {error.strerror or error}") from None
         for problem in walk.problems:
-            listing.warn(f"cannot read {visible_text(problem)}")
+            listing.warn(f"cannot read {visible_name(problem)}")
+        listing.notes += map(visible_name, gitignores.notes)
         return listing
 
 
-def _answer(shown: str, listing: _Listing, depth: int, limit: int) -> ToolResult:
+def _answer(
+    shown: str, listing: _Listing, arguments: ListFilesArguments, timeout: float
+) -> ToolResult:
     lines = list(listing.entries) if listing.entries else [f"({shown} is empty)"]
-    if listing.truncated:
+    if listing.timed_out:
         lines.append(
-            f"[Listing cut at {limit} entries: list a subfolder, or raise `limit`/lower `depth`.]"
+            f"[Listing stopped after {timeout:g} s, with {len(listing.entries)} entries: "
+            "list a subfolder, or lower `depth`.]"
+        )
+    elif listing.truncated:
+        lines.append(
+            f"[Listing cut at {arguments.limit} entries: list a subfolder, "
+            "or raise `limit`/lower `depth`.]"
         )
     warnings_text = None
     if listing.warning_count:
@@ -184,11 +215,14 @@ def _answer(shown: str, listing: _Listing, depth: int, limit: int) -> ToolResult
             items.append(f"- ... and {extra} more")
         warnings_text = "\n".join(items)
         lines.append("Warnings (the listing is incomplete):\n" + warnings_text)
+    if listing.notes:
+        lines.append("Notes:\n" + "\n".join(f"- {note}" for note in listing.notes))
     details: dict[str, Any] = {
         "path": shown,
         "entries": len(listing.entries),
-        "depth": depth,
-        "truncated": listing.truncated,
+        "depth": arguments.depth,
+        "truncated": listing.truncated or listing.timed_out,
+        "timed_out": listing.timed_out,
         "warnings": warnings_text,
     }
     return ToolResult.from_text(visible_text("\n".join(lines)), details)

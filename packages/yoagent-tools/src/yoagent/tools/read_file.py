@@ -1,9 +1,17 @@
-"""ReadFileTool: a numbered range of a text file's lines (or an image)."""
+"""ReadFileTool: a numbered range of a text file's lines (or an image).
+
+The file is read in a worker thread that checks a stop flag (set when the call is
+cancelled, the thread then abandoned) between lines and while skipping the rest of a
+long line. A line is skipped at most :data:`MAX_LINE_SKIP_BYTES` past its shown part:
+a 4 GiB log with no newline is not read to its end, the answer says the line goes on.
+"""
 
 from __future__ import annotations
 
 import base64
 import os
+import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
@@ -20,6 +28,9 @@ DEFAULT_MAX_BYTES: Final = 1024 * 1024
 MAX_LINE_CHARS: Final = 2000
 MAX_IMAGE_BYTES: Final = 5 * 1024 * 1024
 _COUNT_LIMIT: Final = 64 * 1024 * 1024  # count the lines after the range only up to this size
+MAX_LINE_SKIP_BYTES: Final = 64 * 1024 * 1024
+"""How far past its shown part a long line is read to find its end; past it, reading stops."""
+_STOP_EVERY: Final = 1024  # lines read between two checks of the stop flag
 
 _DESCRIPTION = """\
 Read a text file. Returns its lines numbered from 1, as `<number>\\t<line>`
@@ -77,13 +88,25 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
 
     async def run(self, arguments: ReadFileArguments, ctx: ToolContext) -> ToolResult:
         """Read the requested lines."""
-        path = arguments.path
+        path, offset, limit = arguments.path, arguments.offset, arguments.limit
         io_path = self.sandbox.io_path(path, tool="read_file")
-        return await anyio.to_thread.run_sync(
-            self._read, path, io_path, arguments.offset, arguments.limit
-        )
+        stop = threading.Event()
+        result: ToolResult | None = None
+        try:
+            with ctx.cancel.scope():
+                result = await anyio.to_thread.run_sync(
+                    lambda: self._read(path, io_path, offset, limit, stop.is_set),
+                    abandon_on_cancel=True,
+                )
+        finally:
+            stop.set()
+        if result is None:
+            raise ToolError("read_file: cancelled")
+        return result
 
-    def _read(self, shown: str, io_path: str, offset: int, limit: int) -> ToolResult:
+    def _read(
+        self, shown: str, io_path: str, offset: int, limit: int, stop: Callable[[], bool]
+    ) -> ToolResult:
         fd, st = open_for_read("read_file", shown, io_path, nofollow=self.sandbox.restricted)
         with os.fdopen(fd, "rb") as file:
             head = file.read(8192)
@@ -96,7 +119,7 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
                     {"path": shown, "binary": True, "size": st.st_size},
                 )
             file.seek(0)
-            return self._lines(shown, file, offset, limit, st.st_size)
+            return self._lines(shown, _LineReader(file, stop), offset, limit, st.st_size)
 
     def _image(self, shown: str, file: Any, head: bytes, mime: str, size: int) -> ToolResult:
         if size > MAX_IMAGE_BYTES:
@@ -114,14 +137,16 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
             details={"path": shown, "image": mime, "size": len(data)},
         )
 
-    def _lines(self, shown: str, file: Any, offset: int, limit: int, size: int) -> ToolResult:
+    def _lines(
+        self, shown: str, reader: _LineReader, offset: int, limit: int, size: int
+    ) -> ToolResult:
         raw_lines: list[bytes] = []
         number = 0  # lines consumed so far
         taken = 0
         byte_cut = False
         more = False
         while True:
-            line = _next_line(file)
+            line = reader.next_line()
             if line is None:
                 break
             number += 1
@@ -133,12 +158,21 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
                 break
             raw_lines.append(line)
             taken += len(line)
+        endless = reader.endless_line
         total_lines: int | None = number
-        if more:
-            total_lines = _count_rest(file, number) if size <= _COUNT_LIMIT else None
+        if endless is not None:
+            more, total_lines = True, None
+        elif more:
+            total_lines = reader.count_rest(number) if size <= _COUNT_LIMIT else None
         if not raw_lines:
             if number == 0:
                 return ToolResult.from_text(f"{shown} is empty.", {"path": shown, "lines": 0})
+            if endless is not None:
+                raise ToolError(
+                    f"read_file: line {endless} of {shown} is longer than "
+                    f"{MAX_LINE_SKIP_BYTES} bytes, so the lines after it cannot be reached; "
+                    "read on with bash (e.g. `tail -c`)"
+                )
             raise ToolError(
                 f"read_file: offset {offset} is past the end of {shown} ({number} lines)"
             )
@@ -157,7 +191,13 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
             out.append(f"{offset + index:>6}\t{line}")
         last = offset + len(raw_lines) - 1
         notes: list[str] = []
-        if more:
+        if endless is not None:
+            notes.append(
+                f"[Showing lines {offset}-{last}: line {endless} continues past "
+                f"{MAX_LINE_SKIP_BYTES} bytes, and the rest of the file was not read. "
+                "Read on with bash (e.g. `tail -c`).]"
+            )
+        elif more:
             of = f" of {total_lines}" if total_lines is not None else ""
             why = f"the {self.max_bytes}-byte limit" if byte_cut else f"the {limit}-line limit"
             notes.append(
@@ -186,18 +226,56 @@ _LINE_CAP: Final = 4 * MAX_LINE_CHARS + 4  # bytes kept of one line (enough for 
 _CUT_MARK: Final = "\x00yoagent-cut\x00"
 
 
-def _next_line(file: Any) -> bytes | None:
-    """The next line (with its newline); a very long one is cut and the rest skipped."""
-    piece: bytes = file.readline(_LINE_CAP)
-    if not piece:
-        return None
-    if piece.endswith(b"\n") or len(piece) < _LINE_CAP:
-        return piece
-    while True:
-        rest: bytes = file.readline(1 << 20)
-        if not rest or rest.endswith(b"\n"):
-            break
-    return _trim_partial_utf8(piece) + _CUT_MARK.encode() + b"\n"
+class _Stopped(Exception):
+    """The call was cancelled: the worker thread stops reading."""
+
+
+class _LineReader:
+    """A text file's lines, each cut to :data:`_LINE_CAP` bytes, checking ``stop`` as it goes."""
+
+    def __init__(self, file: Any, stop: Callable[[], bool]) -> None:
+        self.file = file
+        self.stop = stop
+        self.lines = 0
+        self.endless_line: int | None = None
+        """The number of a line whose end was not found within MAX_LINE_SKIP_BYTES."""
+
+    def next_line(self) -> bytes | None:
+        """The next line (with its newline); a very long one is cut and its rest skipped."""
+        if self.endless_line is not None:
+            return None
+        self.lines += 1
+        if self.lines % _STOP_EVERY == 0 and self.stop():
+            raise _Stopped
+        piece: bytes = self.file.readline(_LINE_CAP)
+        if not piece:
+            return None
+        if piece.endswith(b"\n") or len(piece) < _LINE_CAP:
+            return piece
+        skipped = 0
+        while True:
+            if self.stop():
+                raise _Stopped
+            rest: bytes = self.file.readline(1 << 20)
+            if not rest or rest.endswith(b"\n"):
+                break
+            skipped += len(rest)
+            if skipped >= MAX_LINE_SKIP_BYTES:
+                self.endless_line = self.lines
+                break
+        return _trim_partial_utf8(piece) + _CUT_MARK.encode() + b"\n"
+
+    def count_rest(self, counted: int) -> int:
+        """``counted`` plus the lines left in the file."""
+        total = counted
+        last = b"\n"
+        while chunk := self.file.read(1 << 20):
+            if self.stop():
+                raise _Stopped
+            total += chunk.count(b"\n")
+            last = chunk[-1:]
+        # the line that stopped the reading was counted; a last line without newline counts too
+        return total + (0 if last == b"\n" else 1)
 
 
 def _trim_partial_utf8(data: bytes) -> bytes:
@@ -212,14 +290,3 @@ def _trim_partial_utf8(data: bytes) -> bytes:
         if continuation + 1 < need:
             return data[:index]
     return data
-
-
-def _count_rest(file: Any, counted: int) -> int:
-    """``counted`` plus the lines left in ``file``."""
-    total = counted
-    last = b"\n"
-    while chunk := file.read(1 << 20):
-        total += chunk.count(b"\n")
-        last = chunk[-1:]
-    # the line that stopped the reading was counted; a last line without newline counts too
-    return total + (0 if last == b"\n" else 1)

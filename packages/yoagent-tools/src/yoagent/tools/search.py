@@ -18,6 +18,7 @@ from yoagent.core import ToolContext, ToolError, ToolResult
 from ._base import Arguments, BuiltinTool
 from ._found import Found
 from ._fs import IGNORED_DIRS, open_dir_nofollow
+from ._ignore import expand_braces
 from ._process import READ_GRACE, Capture, Wakeup, spawn_group
 from ._pysearch import PythonSearch
 from ._regex import LineMatcher
@@ -25,6 +26,7 @@ from ._ripgrep import (
     SCRUBBED_ENV,
     Match,
     RecordCapture,
+    Verified,
     filter_warnings,
     interpret,
     parse_records,
@@ -32,7 +34,7 @@ from ._ripgrep import (
     ripgrep_argv,
     verify,
 )
-from ._text import visible_bytes, visible_text
+from ._text import visible_text
 from ._walk import open_walk_root
 from .sandbox import PathSandbox, StrPath
 
@@ -40,6 +42,7 @@ DEFAULT_MAX_RESULTS: Final = 50
 MAX_RESULTS_CAP: Final = 1000
 DEFAULT_TIMEOUT: Final = 60.0
 MAX_WARNING_BYTES: Final = 4096
+MAX_GLOB_CHARS: Final = 4096
 _POLL: Final = 0.25
 _PROC_FD: Final = os.path.isdir("/proc/self/fd")  # Linux: ripgrep starts inside the held folder
 
@@ -81,7 +84,9 @@ class SearchArguments(Arguments):
         ".", description="The folder or file to search (default: the working folder)."
     )
     glob: str = Field(
-        "", description="Only search paths matching this glob, e.g. `*.py` (`!` excludes)."
+        "",
+        max_length=MAX_GLOB_CHARS,
+        description="Only search paths matching this glob, e.g. `*.py` (`!` excludes).",
     )
     ignore_case: bool = Field(False, description="Match regardless of case (default false).")
     literal: bool = Field(
@@ -166,6 +171,8 @@ class SearchTool(BuiltinTool[SearchArguments]):
             raise ToolError("search: the pattern contains a NUL byte")
         if glob is not None and "\0" in glob:
             raise ToolError("search: the glob contains a NUL byte")
+        if glob is not None:
+            expand_braces(glob)  # too many {a,b} alternatives: an error, for either engine
         path = arguments.path
         io_path = self.sandbox.io_path(path, tool="search")
         _require_exists(path, io_path)
@@ -226,6 +233,7 @@ class SearchTool(BuiltinTool[SearchArguments]):
             literal=arguments.literal,
         )
         max_results = arguments.max_results
+        deadline = time.monotonic() + self.timeout
         wakeup = Wakeup()
 
         def make_capture(fd: int, wake: Wakeup, name: str) -> Capture:
@@ -277,19 +285,18 @@ class SearchTool(BuiltinTool[SearchArguments]):
         if state == "cancelled":
             raise ToolError("search: cancelled")
         reported = parse_records(out.finish()[:max_results])
-        raw_stderr = visible_bytes(err.snapshot()[0]).strip()
-
-        def check() -> tuple[list[Match], int, str, int]:
-            kept, dropped = verify(folder_fd, reported)
-            return (kept, dropped, *filter_warnings(folder_fd, raw_stderr))
-
-        kept, dropped, stderr, hidden = await anyio.to_thread.run_sync(check)
+        raw_stderr = err.snapshot()[0]
+        verified, stderr, hidden = await _verify(folder_fd, reported, raw_stderr, deadline, ctx)
         notes: list[str] = []
-        if dropped:
+        if verified.dropped:
             notes.append(
-                f"{dropped} reported line(s) left out: the file changed, or a folder on "
-                "its path was replaced by a symbolic link, while the search ran"
+                f"{verified.dropped} reported line(s) left out: the file changed, or a folder "
+                "on its path was replaced by a symbolic link, while the search ran"
             )
+        if verified.stopped:
+            state = "timeout"
+            unchecked = len(reported) - len(verified.kept) - verified.dropped
+            notes.append(f"{unchecked} reported line(s) left out: not re-read before the timeout")
         if hidden:
             notes.append(
                 f"{hidden} warning(s) about paths that changed while the search ran left out"
@@ -298,7 +305,7 @@ class SearchTool(BuiltinTool[SearchArguments]):
         return interpret(
             state,
             group.returncode,
-            render(kept, prefix),
+            render(verified.kept, prefix),
             stderr,
             err.cut,
             out.error,
@@ -337,6 +344,38 @@ class SearchTool(BuiltinTool[SearchArguments]):
         return found
 
 
+async def _verify(
+    folder_fd: int, reported: list[Match], stderr: bytes, deadline: float, ctx: ToolContext
+) -> tuple[Verified, str, int]:
+    """Re-read ripgrep's lines and filter its warnings (:mod:`._ripgrep`), in a worker thread.
+
+    Bounded by the search's ``deadline`` and stopped by a cancel (the thread is then
+    abandoned: it stops after its current block and closes its own copy of the folder
+    descriptor, so the caller may close the original at once).
+    """
+    stop = threading.Event()
+    own_fd = os.dup(folder_fd)
+
+    def check() -> tuple[Verified, str, int]:
+        try:
+            verified = verify(
+                own_fd, reported, stop=lambda: stop.is_set() or time.monotonic() > deadline
+            )
+            return (verified, *filter_warnings(own_fd, stderr))
+        finally:
+            os.close(own_fd)
+
+    checked: tuple[Verified, str, int] | None = None
+    try:
+        with ctx.cancel.scope():
+            checked = await anyio.to_thread.run_sync(check, abandon_on_cancel=True)
+    finally:
+        stop.set()
+    if checked is None:
+        raise ToolError("search: cancelled")
+    return checked
+
+
 def _require_exists(shown: str, io_path: str) -> None:
     if not os.path.exists(io_path):
         raise ToolError(f"search: {shown} does not exist")
@@ -349,6 +388,9 @@ def _answer(pattern: str, found: Found, engine: str, max_results: int) -> ToolRe
         "truncated": found.truncated,
         "warnings": found.warnings,
     }
+    notes = "".join(f"\n- {note}" for note in found.notes)
+    if notes:
+        notes = "\nNotes:" + notes
     if not found.lines:
         if found.failure is not None:
             why = f": {found.warnings}" if found.warnings else ""
@@ -360,7 +402,7 @@ def _answer(pattern: str, found: Found, engine: str, max_results: int) -> ToolRe
                     f"(results may be incomplete):\n{found.warnings}"
                 )
             )
-        return ToolResult.from_text(visible_text(f"No matches for {pattern!r}."), details)
+        return ToolResult.from_text(visible_text(f"No matches for {pattern!r}.{notes}"), details)
     parts = ["\n".join(found.lines)]
     if found.truncated:
         parts.append(
@@ -371,4 +413,4 @@ def _answer(pattern: str, found: Found, engine: str, max_results: int) -> ToolRe
         parts.append(f"[{found.failure}: results may be incomplete.]")
     if found.warnings is not None:
         parts.append("Warnings:\n" + found.warnings)
-    return ToolResult.from_text(visible_text("\n".join(parts)), details)
+    return ToolResult.from_text(visible_text("\n".join(parts) + notes), details)

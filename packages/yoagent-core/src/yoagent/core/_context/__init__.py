@@ -1,0 +1,1 @@
+"""Context management: token estimates, tracking, and compaction."""

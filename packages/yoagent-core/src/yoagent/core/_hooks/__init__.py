@@ -1,0 +1,1 @@
+"""Hooks into a run: tool middleware, input filters, turn hooks."""

@@ -1,0 +1,1 @@
+"""The agent loop: settings, run state, the model call, the tool runner, the driver."""

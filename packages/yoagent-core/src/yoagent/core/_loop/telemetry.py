@@ -1,0 +1,71 @@
+"""OpenTelemetry spans for runs, model calls and tool calls (API only; the app brings an SDK).
+
+Spans are made only once an application has installed a tracer provider: until then the
+API's proxy would hand out non-recording spans anyway, and skipping them keeps the loop's
+per-turn cost down.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.util.types import AttributeValue
+
+from yoagent.core._types.stats import SessionStats
+
+tracer = trace.get_tracer("yoagent.core")
+
+SPAN_AGENT_LOOP = "agent_loop"
+SPAN_LLM_STREAM = "llm_stream"
+SPAN_TOOL = "tool"
+
+
+class _NoSpan(AbstractContextManager["_NoSpan"]):
+    """Stands in for a span while no tracer provider is installed."""
+
+    __slots__ = ()
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def set_attribute(self, key: str, value: AttributeValue) -> None:
+        return None
+
+    def set_status(self, status: Any) -> None:
+        return None
+
+
+_NO_SPAN = _NoSpan()
+
+
+def tracing_enabled() -> bool:
+    """True once the application has installed a tracer provider."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def start_span(name: str, enabled: bool = True) -> AbstractContextManager[Any]:
+    """A current span named ``name``; a no-op one unless ``enabled`` (the run's
+    :func:`tracing_enabled`, read once per run)."""
+    if enabled:
+        return tracer.start_as_current_span(name)
+    return _NO_SPAN
+
+
+def describe_spend(span: Any, stats: SessionStats) -> None:
+    """A run's tokens and cost as attributes of its ``agent_loop`` span.
+
+    ``yoagent.cost_usd`` is the agent's own model calls; ``yoagent.total_cost_usd`` adds
+    delegated runs and compaction summaries. Each is left out while it is unpriced.
+    """
+    usage = stats.usage
+    span.set_attribute("gen_ai.usage.input_tokens", usage.input)
+    span.set_attribute("gen_ai.usage.output_tokens", usage.output)
+    span.set_attribute("gen_ai.usage.cache_read_tokens", usage.cache_read)
+    span.set_attribute("gen_ai.usage.cache_write_tokens", usage.cache_write)
+    if stats.cost_usd is not None:
+        span.set_attribute("yoagent.cost_usd", stats.cost_usd)
+    total = stats.total_cost_usd()
+    if total is not None:
+        span.set_attribute("yoagent.total_cost_usd", total)

@@ -1,0 +1,1 @@
+"""Reaching a model: the provider protocol, the registry, keys, prices, the mock."""

@@ -1,0 +1,1 @@
+"""The shared key-value store and its ``shared_state`` tool."""

@@ -1,0 +1,276 @@
+"""SubAgentTool: a tool that delegates a task to a child agent loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Unpack
+
+from ._hooks.extension import Extension, check_extension
+from ._loop.driver import agent_loop
+from ._loop.settings import (
+    AgentContext,
+    AgentLoopConfig,
+    ContextSetting,
+    RunOptions,
+    RunSettings,
+    settings_with,
+)
+from ._provider.keys import require_api_key, with_env_key
+from ._provider.protocol import StreamProvider
+from ._provider.registry import ProviderRegistry, default_registry
+from ._shared_state.store import SharedState, SharedStateSink
+from ._shared_state.tool import SharedStateTool
+from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from ._tools.function_tool import as_tools
+from ._types.config import ModelConfig
+from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
+from ._types.limits import ExecutionLimits
+from ._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
+from ._types.messages import (
+    AgentMessage,
+    AssistantMessage,
+    StopReason,
+    UserMessage,
+    last_assistant,
+)
+from ._types.stats import SessionStats
+
+SUB_AGENT_LIMITS = ExecutionLimits(max_turns=10, max_total_tokens=1_000_000, max_duration=300.0)
+"""A child's default limits: 10 turns, 1M tokens, 5 minutes."""
+
+SUB_AGENT_SETTINGS = RunSettings(limits=SUB_AGENT_LIMITS)
+"""A child's default settings: the defaults of every run, with :data:`SUB_AGENT_LIMITS`."""
+
+DEFAULT_MAX_DEPTH = 2
+"""How deep sub-agents nest by default: a child (depth 1) may delegate once more (depth 2),
+no further."""
+
+
+def _outcome(messages: Sequence[AgentMessage]) -> ToolResult:
+    """The child's answer, or a ToolError when it failed, refused or was cancelled."""
+    reply = last_assistant(messages)
+    last = messages[-1] if messages else None
+    marker = (
+        last.text
+        if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX)
+        else None
+    )
+    if marker is not None and marker != CANCELLED_MARKER and reply is None:
+        raise ToolError(f"the sub-agent stopped before answering: {marker}")
+    if reply is None or reply.stop_reason is StopReason.ABORTED or marker == CANCELLED_MARKER:
+        raise ToolError("the sub-agent was cancelled before it finished")
+    if reply.stop_reason is StopReason.ERROR:
+        raise ToolError(f"the sub-agent failed: {reply.error_message or 'unknown error'}")
+    if reply.stop_reason is StopReason.REFUSAL:
+        raise ToolError(f"the sub-agent refused: {reply.text or reply.error_message or ''}".strip())
+    if marker is not None and marker.startswith(LOOP_ABORT_PREFIX):
+        raise ToolError(f"the sub-agent stopped: {marker}")
+    text = reply.text
+    if marker is not None:  # a limit: what it did so far is still worth returning
+        text = f"{text}\n\n{marker}" if text else marker
+    return ToolResult.from_text(text)
+
+
+class SubAgentTool:
+    """A tool that runs a child agent loop on a task, with its own model, tools and settings.
+
+    The child starts from an empty history and the given system prompt; its final text is
+    the tool's result. Its settings are a :class:`RunSettings` (default
+    :data:`SUB_AGENT_SETTINGS`: its own limits, compaction on). The parent's cancel
+    reaches the child; the child's events reach the parent's stream as
+    :class:`SubAgentEvent`; what it spent goes into the parent's
+    ``SessionStats.sub_agents`` and the call's result details. A child that fails, refuses
+    or is cancelled is an error result, never an empty success. Sub-agents nest up to
+    ``max_depth`` levels below the top-level run.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        *,
+        provider: StreamProvider,
+        model: ModelConfig,
+        system_prompt: str = "",
+        tools: Sequence[AgentTool | Callable[..., Any]] = (),
+        settings: RunSettings | None = None,
+        shared_state: SharedState | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        **options: Unpack[RunOptions],
+    ) -> None:
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        self._name = name
+        self._description = description
+        self.provider = provider
+        self.model = model
+        self.system_prompt = system_prompt
+        self.tools = as_tools(tools, where="SubAgentTool tools")
+        self.settings = settings_with(SUB_AGENT_SETTINGS, settings, options)
+        self.shared_state = shared_state
+        self.max_depth = max_depth
+
+    @classmethod
+    def from_config(
+        cls,
+        name: str,
+        description: str,
+        config: ModelConfig,
+        *,
+        registry: ProviderRegistry | None = None,
+        system_prompt: str = "",
+        tools: Sequence[AgentTool | Callable[..., Any]] = (),
+        settings: RunSettings | None = None,
+        shared_state: SharedState | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        **options: Unpack[RunOptions],
+    ) -> SubAgentTool:
+        """A sub-agent on the registry's provider for ``config.api``, key from the environment
+        (:class:`MissingApiKeyError` when one is needed and none is set)."""
+        config = with_env_key(config)
+        factory = (registry or default_registry()).factory(config.api)
+        require_api_key(config)
+        provider = factory(config)
+        return cls(
+            name,
+            description,
+            provider=provider,
+            model=config,
+            system_prompt=system_prompt,
+            tools=tools,
+            settings=settings,
+            shared_state=shared_state,
+            max_depth=max_depth,
+            **options,
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "task": {
+                    "type": "string",
+                    "description": (
+                        "The task, complete and self-contained: the sub-agent sees nothing else."
+                    ),
+                }
+            },
+            "required": ["task"],
+            "additionalProperties": False,
+        }
+
+    # --- settings, builder style -----------------------------------------------------------
+
+    def with_max_turns(self, max_turns: int) -> SubAgentTool:
+        """Change only the turn limit."""
+        limits = replace(self.settings.limits, max_turns=max_turns)
+        self.settings = self.settings.replace(limits=limits)
+        return self
+
+    def with_execution_limits(self, limits: ExecutionLimits) -> SubAgentTool:
+        """Replace the child's limits."""
+        self.settings = self.settings.replace(limits=limits)
+        return self
+
+    def with_turn_delay(self, seconds: float | None) -> SubAgentTool:
+        """Wait ``seconds`` between the child's turns (rate-limit-sensitive providers)."""
+        self.settings = self.settings.replace(turn_delay=seconds)
+        return self
+
+    def with_context(self, context: ContextSetting) -> SubAgentTool:
+        """The child's compaction (``"auto"`` by default, ``"off"``, or a ContextConfig)."""
+        self.settings = self.settings.replace(context=context)
+        return self
+
+    def with_shared_state(self, state: SharedState) -> SubAgentTool:
+        """Give the child the ``shared_state`` tool over ``state``, a summary of what it
+        holds in its system prompt, and a place to stash outputs cut short."""
+        self.shared_state = state
+        return self
+
+    def with_extension(self, extension: Extension) -> SubAgentTool:
+        """Install ``extension`` on the child's runs."""
+        check_extension(extension)
+        self.settings = self.settings.replace(extensions=(*self.settings.extensions, extension))
+        return self
+
+    def with_tree_extension(self, extension: Extension) -> SubAgentTool:
+        """Install ``extension`` on the child's runs and every run they delegate."""
+        check_extension(extension)
+        self.settings = self.settings.replace(
+            tree_extensions=(*self.settings.tree_extensions, extension)
+        )
+        return self
+
+    def with_max_depth(self, max_depth: int) -> SubAgentTool:
+        """How many levels below the top-level run this tool may delegate to."""
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        self.max_depth = max_depth
+        return self
+
+    # --- the call ----------------------------------------------------------------------------
+
+    async def _context(self) -> AgentContext:
+        tools: list[AgentTool] = list(self.tools)
+        prompt = self.system_prompt
+        state = self.shared_state
+        if state is not None:
+            if all(tool.name != SharedStateTool.name for tool in tools):
+                tools.append(SharedStateTool(state))
+            summary = await state.summary()
+            prompt = f"{prompt}\n\n{summary}" if prompt else summary
+        return AgentContext(system_prompt=prompt, tools=tuple(tools))
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        task = arguments.get("task")
+        if not isinstance(task, str) or not task.strip():
+            raise ToolError(f"{self._name}: 'task' must be a non-empty string")
+        if ctx.depth + 1 > self.max_depth:
+            raise ToolError(
+                f"{self._name}: delegation is limited to {self.max_depth} level(s) below the "
+                "top-level run and this one is at the limit; do the task yourself"
+            )
+        config = AgentLoopConfig(
+            provider=self.provider,
+            model=self.model,
+            settings=self.settings,
+            tool_output_sink=SharedStateSink(self.shared_state) if self.shared_state else None,
+        ).delegated_from(ctx)
+        stats = SessionStats()
+        rejected: list[str] = []
+
+        def relay(event: AgentEvent) -> None:
+            if isinstance(event, InputRejected):
+                rejected.append(event.reason)
+            elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+                if event.message.text:
+                    ctx.update(ToolResult.from_text(event.message.text))
+            elif isinstance(event, ToolExecutionStart):
+                ctx.progress(f"{self._name} → {event.tool_name}")
+            ctx.report_event(event)
+
+        try:
+            messages = await agent_loop(
+                [UserMessage.from_text(task)],
+                await self._context(),
+                config,
+                relay,
+                cancel=ctx.cancel.child(),
+                stats=stats,
+            )
+        finally:
+            ctx.report_delegated_run(stats)
+        if rejected:
+            raise ToolError(f"the sub-agent refused the task: {rejected[0]}")
+        return _outcome(messages)

@@ -1,0 +1,1 @@
+"""The tool contract, ``@tool`` functions and tool sources."""

@@ -1,0 +1,192 @@
+"""``@tool``: a typed function becomes an :class:`~yoagent.core.AgentTool`.
+
+The description and each parameter's description come from the docstring (Google, NumPy
+or reST style, read by ``docstring_parser``); the argument schema from the signature
+(via pydantic). Async functions run in the loop; plain functions in a worker thread.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, cast, get_args, get_type_hints, overload
+
+import anyio.to_thread
+import docstring_parser
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from .contract import AgentTool, ToolContext, ToolResult
+from .model_tool import invalid_arguments
+
+ToolFunction = Callable[..., Any]
+"""A function ``@tool`` accepts: async or plain, with typed parameters."""
+
+
+class FunctionTool:
+    """A tool made from a function; its schema comes from the signature and docstring."""
+
+    def __init__(
+        self, func: ToolFunction, *, name: str | None = None, description: str | None = None
+    ):
+        if not callable(func) or isinstance(func, type):
+            raise TypeError(f"@tool needs a function, got {func!r}")
+        self._func = func
+        self._is_async = inspect.iscoroutinefunction(func)
+        self._name = name or getattr(func, "__name__", "") or type(func).__name__
+        docs = docstring_parser.parse(inspect.getdoc(func) or "")
+        self._description = description or _describe(docs) or self._name
+        self._context_param: str | None = None
+        self._model = self._build_model(
+            func, {p.arg_name: p.description or "" for p in docs.params}
+        )
+        schema = self._model.model_json_schema()
+        schema.pop("title", None)
+        self._parameters = schema
+
+    def _build_model(self, func: ToolFunction, documented: dict[str, str]) -> type[BaseModel]:
+        hints = get_type_hints(func, include_extras=True)
+        fields: dict[str, Any] = {}
+        for param in inspect.signature(func).parameters.values():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise TypeError(f"@tool does not support *args/**kwargs ({self._name})")
+            annotation = hints.get(param.name, Any)
+            if _is_context(annotation):
+                self._context_param = param.name
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            doc = documented.get(param.name, "").strip()
+            if doc:
+                annotation = Annotated[annotation, Field(description=doc)]
+            fields[param.name] = (annotation, default)
+        return create_model(
+            f"{self._name}_arguments",
+            __config__=ConfigDict(extra="forbid"),
+            **fields,
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._parameters
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            parsed = self._model.model_validate(arguments)
+        except ValidationError as error:
+            raise invalid_arguments(self._name, error) from None
+        kwargs = dict(parsed)  # field name → validated value, nested models kept as models
+        if self._context_param is not None:
+            kwargs[self._context_param] = ctx
+        if self._is_async:
+            value = await self._func(**kwargs)
+        else:
+            # A plain function may block: it runs in a worker thread. A cancel waits for it
+            # to return (a thread cannot be stopped); long ones should poll ``ctx.cancelled``.
+            value = await anyio.to_thread.run_sync(functools.partial(self._func, **kwargs))
+        return _to_result(value)
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self._name!r})"
+
+
+def _describe(docs: docstring_parser.Docstring) -> str:
+    """The docstring's prose (summary and body), without its parameter sections."""
+    parts = [docs.short_description or "", docs.long_description or ""]
+    return "\n\n".join(part.strip() for part in parts if part and part.strip())
+
+
+def _is_context(annotation: Any) -> bool:
+    """True for ``ToolContext`` and ``ToolContext | None``."""
+    return annotation is ToolContext or ToolContext in get_args(annotation)
+
+
+def _to_result(value: Any) -> ToolResult:
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult.from_text(value)
+    if isinstance(value, BaseModel):
+        return ToolResult.from_text(value.model_dump_json(), details=value.model_dump(mode="json"))
+    if value is None:
+        return ToolResult.from_text("")
+    text = json.dumps(value, default=str)
+    # ``details`` hold what the text says, as JSON values: they round-trip through sessions.
+    return ToolResult.from_text(text, details=json.loads(text))
+
+
+@overload
+def tool(func: ToolFunction, /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[ToolFunction], FunctionTool]: ...
+
+
+def tool(
+    func: ToolFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> FunctionTool | Callable[[ToolFunction], FunctionTool]:
+    """Turn a typed function (async, or plain: it then runs in a worker thread) into a tool.
+
+    The function's name and docstring become the tool's name and description, its typed
+    parameters the argument schema (via pydantic), each described by its entry in the
+    docstring's ``Args:`` / ``Parameters`` section. A parameter typed ``ToolContext``
+    gets the call's context and is not part of the schema. Invalid arguments come back
+    to the model as an error result; the run goes on.
+    """
+    if func is not None:
+        return FunctionTool(func, name=name, description=description)
+
+    def wrap(inner: ToolFunction) -> FunctionTool:
+        return FunctionTool(inner, name=name, description=description)
+
+    return cast(Callable[[ToolFunction], FunctionTool], wrap)
+
+
+def as_tools(value: object, *, where: str = "tools") -> list[AgentTool]:
+    """``value`` (a list of tools) checked, with plain functions made tools as ``@tool``
+    does; a ``TypeError`` naming what is wrong otherwise."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise TypeError(
+            f"{where} must be a list of tools, got {type(value).__name__}"
+            + (" (wrap a single tool in a list)" if callable(value) or _is_tool(value) else "")
+        )
+    tools: list[AgentTool] = []
+    for index, item in enumerate(cast("Sequence[object]", value)):
+        if _is_tool(item):
+            tools.append(cast(AgentTool, item))
+        elif callable(item) and not isinstance(item, type):
+            tools.append(FunctionTool(item))
+        else:
+            raise TypeError(
+                f"{where}[{index}] is not a tool: {item!r} (a tool has name, description, "
+                "parameters and execute; a plain function is made one as @tool does)"
+            )
+    return tools
+
+
+def _is_tool(item: object) -> bool:
+    """True for an object shaped like an ``AgentTool``. Its properties are not evaluated
+    (a tool whose schema fails is left out of a run with a log line, not refused here)."""
+    if isinstance(item, type):
+        return False
+    kind = type(item)
+    own = getattr(item, "__dict__", {})
+    return all(
+        hasattr(kind, attribute) or attribute in own
+        for attribute in ("name", "description", "parameters", "execute")
+    )

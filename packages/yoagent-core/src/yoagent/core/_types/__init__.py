@@ -1,0 +1,1 @@
+"""Plain data: model configs, content, messages, events, errors, spend, limits."""

@@ -1,0 +1,195 @@
+"""Spend accounting: token usage, cost and turns per run and across runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from yoagent.core._logging import logger
+from yoagent.core._provider.pricing import add_usd
+
+from .messages import Usage
+
+
+def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usage) -> float | None:
+    """Add two costs under the one rule every rollup uses.
+
+    Usage with no cost is *unpriced*, and unpriced is sticky: the sum is ``None``.
+    ``None`` with zero usage means "nothing spent" and adds nothing. The addition is
+    decimal (:func:`~yoagent.core.add_usd`), so totals do not drift.
+    """
+    a_unpriced = a is None and not a_usage.is_zero()
+    b_unpriced = b is None and not b_usage.is_zero()
+    if a_unpriced or b_unpriced:
+        return None
+    return add_usd(a or 0.0, b or 0.0)
+
+
+@dataclass(slots=True, kw_only=True)
+class SubAgentSpend:
+    """What delegated runs spent, summed over the whole delegation tree."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    runs: int = 0
+
+    def merge(self, usage: Usage, cost_usd: float | None, runs: int = 1) -> None:
+        """Fold one more delegated run (or a child's own rollup) in."""
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, cost_usd, usage)
+        self.usage = self.usage + usage
+        self.runs += runs
+
+
+@dataclass(slots=True, kw_only=True)
+class ModelSpend:
+    """What one kind of side request (summaries, decisions) cost, added up."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    requests: int = 0
+
+    def record(self, usage: Usage, cost_usd: float | None, requests: int = 1) -> None:
+        """Add one request (or another bucket's figures)."""
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, cost_usd, usage)
+        self.usage = self.usage + usage
+        self.requests += requests
+
+    def merge(self, other: ModelSpend) -> None:
+        """Add another bucket of the same kind."""
+        self.record(other.usage, other.cost_usd, other.requests)
+
+
+@dataclass(slots=True, kw_only=True)
+class CompactionSpend(ModelSpend):
+    """What model-written compaction summaries cost (see ``LlmCompaction``)."""
+
+
+@dataclass(slots=True, kw_only=True)
+class DecisionSpend(ModelSpend):
+    """What decision-model requests (gates, guards, advisors) cost during runs."""
+
+
+@dataclass(slots=True, kw_only=True)
+class SessionStats:
+    """What one run (or several, added up) spent.
+
+    ``usage``/``cost_usd``/``turns`` are the agent's own model calls; ``sub_agents`` (for
+    delegated runs), ``compaction`` (for model-written summaries) and ``decision`` (for
+    decision-model requests) are separate buckets, never mixed into the agent's own
+    figures. A delegated run's own compaction and decision spend go into those buckets, not
+    into ``sub_agents``.
+    """
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    turns: int = 0
+    compactions: int = 0
+    """How many times the history was compacted to fit the model's context."""
+    sub_agents: SubAgentSpend = field(default_factory=SubAgentSpend)
+    compaction: CompactionSpend = field(default_factory=CompactionSpend)
+    decision: DecisionSpend = field(default_factory=DecisionSpend)
+
+    def is_unpriced(self) -> bool:
+        """True when tokens were spent at an unknown price."""
+        return self.cost_usd is None and not self.usage.is_zero()
+
+    def record_turn(self, usage: Usage, cost_usd: float | None) -> None:
+        """Add one model call."""
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, cost_usd, usage)
+        self.usage = self.usage + usage
+        self.turns += 1
+
+    def merge(self, other: SessionStats) -> None:
+        """Add another run's figures to these."""
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, other.cost_usd, other.usage)
+        self.usage = self.usage + other.usage
+        self.turns += other.turns
+        self.compactions += other.compactions
+        sub = other.sub_agents
+        self.sub_agents.merge(sub.usage, sub.cost_usd, sub.runs)
+        self.compaction.merge(other.compaction)
+        self.decision.merge(other.decision)
+
+    def add_delegated(self, child: SessionStats) -> None:
+        """Fold a delegated run's figures in: its own model calls and its children's into
+        ``sub_agents``, its summaries into ``compaction``, its decisions into ``decision``."""
+        self.sub_agents.merge(child.usage, child.cost_usd, runs=1)
+        nested = child.sub_agents
+        if nested.runs or not nested.usage.is_zero():
+            self.sub_agents.merge(nested.usage, nested.cost_usd, runs=nested.runs)
+        self.compaction.merge(child.compaction)
+        self.decision.merge(child.decision)
+
+    def total_usage(self) -> Usage:
+        """Own usage plus every delegated run's, summary's and decision's."""
+        return self.usage + self.sub_agents.usage + self.compaction.usage + self.decision.usage
+
+    def total_cost_usd(self) -> float | None:
+        """Own cost plus delegated runs', summaries' and decisions'; ``None`` when any part
+        is unpriced."""
+        usage, cost = self.usage, self.cost_usd
+        for part_usage, part_cost in (
+            (self.sub_agents.usage, self.sub_agents.cost_usd),
+            (self.compaction.usage, self.compaction.cost_usd),
+            (self.decision.usage, self.decision.cost_usd),
+        ):
+            cost = combine_cost(cost, usage, part_cost, part_usage)
+            usage = usage + part_usage
+        return cost
+
+
+class RunSpend:
+    """One run's spend ledger, open while the run goes on.
+
+    The loop records the run's own model calls and what its delegated runs spent; an
+    extension or a tool records side requests made for the run (:meth:`record_decision`,
+    :meth:`record_compaction`): they land in the run's :class:`SessionStats` (and so in
+    ``AgentEnd.stats`` and a ``Budget``'s count). Once the run has ended the ledger is
+    closed, and a late record is dropped with a warning.
+    """
+
+    __slots__ = ("_closed", "_delegated", "stats")
+
+    def __init__(self, stats: SessionStats) -> None:
+        self.stats = stats
+        """The run's figures (read them; record through the methods)."""
+        self._delegated: dict[str, SessionStats] = {}
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """True once the run has ended."""
+        return self._closed
+
+    def close(self) -> None:
+        """End the ledger (the loop does this just before ``AgentEnd``)."""
+        self._closed = True
+
+    def _open(self, what: str) -> bool:
+        if self._closed:
+            logger.warning("%s spend recorded after its run ended was dropped", what)
+            return False
+        return True
+
+    def record_decision(self, usage: Usage, cost_usd: float | None) -> None:
+        """Add one decision-model request (``cost_usd`` ``None``: unpriced)."""
+        if self._open("decision"):
+            self.stats.decision.record(usage, cost_usd)
+
+    def record_compaction(self, usage: Usage, cost_usd: float | None) -> None:
+        """Add one compaction-summary request (``cost_usd`` ``None``: unpriced)."""
+        if self._open("compaction"):
+            self.stats.compaction.record(usage, cost_usd)
+
+    def record_delegated(self, tool_call_id: str, child: SessionStats) -> None:
+        """Add what a run delegated by the tool call ``tool_call_id`` spent."""
+        if not self._open("delegated"):
+            return
+        self.stats.add_delegated(child)
+        kept = self._delegated.get(tool_call_id)
+        if kept is None:
+            kept = self._delegated[tool_call_id] = SessionStats()
+        kept.merge(child)
+
+    def delegated(self) -> dict[str, SessionStats]:
+        """What each delegating tool call's runs spent, by call id (a copy)."""
+        return dict(self._delegated)
