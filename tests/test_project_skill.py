@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import yoagent.core
-from yoagent.core.skills import load_skills
+from yoagent.core import load_skills
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT_SKILL = REPO / "skills" / "yoagent" / "SKILL.md"

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-import yoagent.core
 from yoagent.core._skills import (
     ReadSkillTool,
     SkillError,
