@@ -1,42 +1,22 @@
 """yoagent-core installs on its own and runs an agent, with no other yoagent package.
 
 The package goes into a fresh virtual environment (no system site-packages) with
-``uv pip install`` when uv is on PATH, else pip. Its third-party dependencies come from
-uv's cache or PyPI; when neither can supply them (no network, cold cache) the test skips
-and shows why. Any other install failure, such as our package failing to build, fails it.
+``uv pip install`` when uv is on PATH, else pip (see install_helpers for when it skips).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import pytest
+from install_helpers import install as install_or_skip
+from install_helpers import run
 
 CORE = Path(__file__).resolve().parents[1] / "packages" / "yoagent-core"
 MARKER = "yoagent-core standalone: ok"
-
-# What uv and pip say when the index cannot be reached; nothing our own build prints.
-NETWORK_SYMPTOMS = (
-    "failed to fetch",
-    "error sending request",
-    "dns error",
-    "temporary failure in name resolution",
-    "name or service not known",
-    "network is unreachable",
-    "connection refused",
-    "connection reset",
-    "could not connect",
-    "max retries exceeded",
-    "connecterror",
-    "timed out",
-    "no matching distribution found",
-    "not found in the cache",  # uv --offline with a cold cache
-)
 
 SCRIPT = textwrap.dedent(
     f"""
@@ -83,15 +63,9 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(command: list[str], *, timeout: float, cwd: Path) -> subprocess.CompletedProcess[str]:
-    # Not the workspace's environment: no VIRTUAL_ENV, no PYTHONPATH leaking the repo in.
-    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
-    return subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
-
-
-def _install(venv: Path, python: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def test_core_installs_alone_and_runs_an_agent_on_mock_provider(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     uv = shutil.which("uv")
     if uv is not None:
         make = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
@@ -99,26 +73,11 @@ def _install(venv: Path, python: Path, cwd: Path) -> subprocess.CompletedProcess
     else:
         make = [sys.executable, "-m", "venv", str(venv)]
         install = [str(python), "-m", "pip", "install", "--disable-pip-version-check", str(CORE)]
-    made = _run(make, timeout=60, cwd=cwd)
+    made = run(make, timeout=60, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    return _run(install, timeout=150, cwd=cwd)
+    install_or_skip(install, what="packages/yoagent-core", cwd=tmp_path)
 
-
-def test_core_installs_alone_and_runs_an_agent_on_mock_provider(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    try:
-        installed = _install(venv, python, tmp_path)
-    except subprocess.TimeoutExpired as timeout:
-        pytest.skip(f"installing yoagent-core's dependencies timed out: {timeout}")
-    output = installed.stdout + installed.stderr
-    if installed.returncode != 0:
-        tail = "\n".join(output.strip().splitlines()[-15:])
-        if any(symptom in output.lower() for symptom in NETWORK_SYMPTOMS):
-            pytest.skip(f"no package index or cache to install dependencies from:\n{tail}")
-        pytest.fail(f"installing packages/yoagent-core failed:\n{tail}")
-
-    ran = _run([str(python), "-I", "-c", SCRIPT], timeout=60, cwd=tmp_path)
+    ran = run([str(python), "-I", "-c", SCRIPT], timeout=60, cwd=tmp_path)
 
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert MARKER in ran.stdout

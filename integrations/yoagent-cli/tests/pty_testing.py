@@ -1,9 +1,15 @@
-"""Driving the real ``yoagent`` in a pseudo-terminal (pexpect) against the scripted server."""
+"""Driving the real ``yoagent`` in a pseudo-terminal against the scripted server.
+
+The child is a :class:`pty_child.PtyChild` (pexpect's ``expect`` over the terminal's master
+side), started without forking this multi-threaded test process: Python 3.12+ warns about
+such a fork, and the forked child may deadlock.
+"""
 
 from __future__ import annotations
 
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,13 +18,13 @@ import pytest
 if sys.platform == "win32":  # pragma: no cover
     pytest.skip("pseudo-terminals need a POSIX system", allow_module_level=True)
 
-import pexpect
 from cli_testing import YOAGENT
+from pty_child import PtyChild
 
 PROMPT = "❯"  # prompt-toolkit moves the cursor over the space after it
 _ESCAPES = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 
-Spawn = Callable[..., pexpect.spawn]
+Spawn = Callable[..., PtyChild]
 
 
 def shown(text: str) -> re.Pattern[str]:
@@ -26,7 +32,7 @@ def shown(text: str) -> re.Pattern[str]:
     return re.compile(_ESCAPES.join(re.escape(char) for char in text))
 
 
-def see(child: pexpect.spawn, text: str) -> None:
+def see(child: PtyChild, text: str) -> None:
     """Wait until ``text`` is on the terminal."""
     child.expect(shown(text))
 
@@ -35,23 +41,21 @@ def see(child: pexpect.spawn, text: str) -> None:
 def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[Spawn]:
     """Start ``yoagent *args`` in a 40×120 terminal in ``workdir`` (``env`` adds variables,
     ``unset`` removes some)."""
-    children: list[pexpect.spawn] = []
+    children: list[PtyChild] = []
 
     def start(
         *args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = ()
-    ) -> pexpect.spawn:
+    ) -> PtyChild:
         full = {**cli_env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1", **(env or {})}
         for name in unset:
             full.pop(name, None)
-        child = pexpect.spawn(
-            str(YOAGENT),
-            list(args),
-            cwd=str(workdir),
-            env=full,
-            encoding="utf-8",
-            timeout=15,
-            dimensions=(40, 120),
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            child = PtyChild(
+                str(YOAGENT), args, cwd=workdir, env=full, timeout=15, dimensions=(40, 120)
+            )
+        forks = [str(w.message) for w in caught if "fork" in str(w.message)]
+        assert forks == [], "the terminal's child was forked from a threaded process"
         children.append(child)
         return child
 
@@ -59,6 +63,7 @@ def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[Spawn]:
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+        child.close()
 
 
 def process_gone(pid: int) -> bool:

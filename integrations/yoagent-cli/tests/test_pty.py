@@ -2,60 +2,17 @@
 
 from __future__ import annotations
 
-import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-if sys.platform == "win32":  # pragma: no cover
-    pytest.skip("pseudo-terminals need a POSIX system", allow_module_level=True)
-
 import pexpect
-from cli_testing import YOAGENT
+from pty_testing import PROMPT, Spawn, see, spawn
 from sse_server import Call, Reply, ScriptedServer, Text, text
 
-PROMPT = "❯"  # prompt-toolkit moves the cursor over the space after it
-_ESCAPES = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
-
-
-def shown(text: str) -> re.Pattern[str]:
-    """``text`` as it appears on the terminal: styles may switch between any two characters."""
-    return re.compile(_ESCAPES.join(re.escape(char) for char in text))
-
-
-def see(child: pexpect.spawn, text: str) -> None:
-    """Wait until ``text`` is on the terminal."""
-    child.expect(shown(text))
-
-
-@pytest.fixture
-def spawn(cli_env: dict[str, str], workdir: Path) -> Iterator[object]:
-    children: list[pexpect.spawn] = []
-
-    def start(*args: str) -> pexpect.spawn:
-        env = {**cli_env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
-        child = pexpect.spawn(
-            str(YOAGENT),
-            list(args),
-            cwd=str(workdir),
-            env=env,
-            encoding="utf-8",
-            timeout=10,
-            dimensions=(40, 120),
-        )
-        children.append(child)
-        return child
-
-    yield start
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
+__all__ = ["spawn"]  # the fixture
 
 
 def test_a_session_streams_asks_writes_survives_ctrl_c_and_quits(
-    spawn, server: ScriptedServer, workdir: Path
+    spawn: Spawn, server: ScriptedServer, workdir: Path
 ) -> None:
     server.add(
         Reply(
@@ -107,7 +64,9 @@ def test_a_session_streams_asks_writes_survives_ctrl_c_and_quits(
     assert child.exitstatus == 0
 
 
-def test_history_recall_and_ctrl_c_twice_at_the_prompt_exits(spawn, server: ScriptedServer) -> None:
+def test_history_recall_and_ctrl_c_twice_at_the_prompt_exits(
+    spawn: Spawn, server: ScriptedServer
+) -> None:
     server.add(text("one"), text("two"))
     child = spawn("--base-url", server.url, "--model", "scripted-model")
     see(child, PROMPT)
@@ -128,7 +87,7 @@ def test_history_recall_and_ctrl_c_twice_at_the_prompt_exits(spawn, server: Scri
     assert (child.exitstatus, child.signalstatus) == (0, None), child.before
 
 
-def test_slash_commands_at_the_terminal(spawn, server: ScriptedServer) -> None:
+def test_slash_commands_at_the_terminal(spawn: Spawn, server: ScriptedServer) -> None:
     server.add(text("answer one"))
     child = spawn("--base-url", server.url, "--model", "scripted-model")
     see(child, PROMPT)

@@ -1,16 +1,14 @@
-"""Skills: the frontmatter subset, loading and its problems, the prompt section,
-read_skill, and the project's own skills/yoagent/SKILL.md."""
+"""Skills: the frontmatter subset, loading and its problems, the prompt section, and
+read_skill. (The project's own skills/yoagent/SKILL.md is tested in the root tests/.)"""
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import yoagent.core
 from yoagent.core._skills import (
     ReadSkillTool,
     SkillError,
@@ -19,20 +17,6 @@ from yoagent.core._skills import (
     parse_frontmatter,
 )
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
-
-
-def _repository() -> Path:
-    """The checkout holding ``skills/yoagent``: the nearest folder above this file that has
-    it (tests may run from a staged copy inside the checkout, e.g. for mutation testing)."""
-    here = Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "skills" / "yoagent" / "SKILL.md").is_file():
-            return folder
-    return here.parents[3]
-
-
-REPO = _repository()
-PROJECT_SKILL = REPO / "skills" / "yoagent" / "SKILL.md"
 
 
 def write_skill(root: Path, folder: str, text: str, **files: str) -> Path:
@@ -344,76 +328,6 @@ async def test_read_skill_errors_are_clear(
     (tmp_path / "secret.txt").write_text("x")
     with pytest.raises(ToolError, match=re.escape(problem)):
         await load_skills(tmp_path).tool().execute(arguments, ctx())
-
-
-# -- the project's own skill --------------------------------------------------------------
-
-_API_SPAN = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?$")
-
-
-def _resolve(name: str) -> object:
-    """``yoagent.x.y.Name.attr`` by import, anything else as an attribute path on yoagent.core."""
-    parts = name.split(".")
-    if parts[0] == "yoagent":
-        for split in range(len(parts), 1, -1):
-            try:
-                target: object = importlib.import_module(".".join(parts[:split]))
-            except ImportError:
-                continue
-            for attr in parts[split:]:
-                target = getattr(target, attr)
-            return target
-        raise ImportError(name)
-    target = yoagent.core
-    for attr in parts:
-        target = getattr(target, attr)
-    return target
-
-
-def _api_names(markdown: str) -> set[str]:
-    """Inline code spans naming an API: ``Name``, ``Name.attr``, ``@name``, ``yoagent.x.y``."""
-    prose = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
-    names: set[str] = set()
-    for span in re.findall(r"`([^`\n]+)`", prose):
-        match = _API_SPAN.match(span)
-        if match is None:
-            continue
-        name = match.group(1)
-        if name[0].isupper() or span.startswith("@") or name.startswith("yoagent."):
-            names.add(name)
-    return names
-
-
-def test_the_project_skill_loads() -> None:
-    skills = load_skills(REPO / "skills")
-    assert skills.problems == []
-    skill = skills.get("yoagent")
-    assert skill is not None
-    assert "Jobs and the feature for each" in skill.body
-
-
-def test_every_api_name_in_the_project_skill_exists() -> None:
-    names = _api_names(PROJECT_SKILL.read_text(encoding="utf-8"))
-    assert {"Agent.from_config", "MockProvider", "tool", "Deny", "ExecutionLimits"} <= names
-    missing: list[str] = []
-    for name in sorted(names):
-        try:
-            _resolve(name)
-        except (AttributeError, ImportError):
-            missing.append(name)
-    assert missing == []
-
-
-def test_the_project_skill_recipes_run() -> None:
-    """Every python recipe compiles; the ones on MockProvider run (and assert)."""
-    blocks = re.findall(
-        r"```python\n(.*?)```", PROJECT_SKILL.read_text(encoding="utf-8"), re.DOTALL
-    )
-    assert blocks
-    for number, block in enumerate(blocks, 1):
-        code = compile(block, f"SKILL.md recipe {number}", "exec")
-        if "MockProvider(" in block:
-            exec(code, {"__name__": f"recipe_{number}"})
 
 
 def test_a_skills_own_folder_passed_as_the_root_is_reported(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from .prices import PricingMode
 from .problems import base_url_problem
 from .safe_text import write_inert
 from .settings import LoadedSettings
+from .versions import version_text
 
 
 def package_version() -> str:
@@ -141,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--hide-thinking", action="store_true", help="do not show the model's thinking"
     )
-    parser.add_argument("--version", action="version", version=f"yoagent {package_version()}")
+    # One line per installed yoagent distribution (the parser's raw formatter keeps them).
+    parser.add_argument("--version", action="version", version=version_text())
     return parser
 
 
