@@ -162,6 +162,25 @@ class RunState:
             self.emit(MessageStart(message=message))
         self.emit(MessageEnd(message=message))
 
+    def settle(self, result: ToolResultMessage) -> None:
+        """Put ``result`` in place of its call's placeholder after the latest reply (a
+        resume answering a held call), and tell the caller."""
+        messages = self.context.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, AssistantMessage):
+                break
+            if isinstance(message, ToolResultMessage) and (
+                message.tool_call_id == result.tool_call_id
+            ):
+                messages[index] = result
+                self.new_messages.append(result)
+                self.sendable = context_messages(messages)
+                self.emit(MessageStart(message=result))
+                self.emit(MessageEnd(message=result))
+                return
+        raise RuntimeError(f"tool call {result.tool_call_id!r} has no held result to replace")
+
     def replace_history(self, messages: list[AgentMessage]) -> None:
         """Put a compacted history in place of the current one (the same list object)."""
         self.context.messages[:] = messages

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
 
-from yoagent.core._hooks.basic import Deny, Modify, ToolCallRequest, middleware_callable, resolve
+from yoagent.core._hooks.basic import ApprovalDecision, Deny
 from yoagent.core._hooks.extension import ToolOutput
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._shared_state.store import ToolOutputSink
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from yoagent.core._types.approval import PendingCall, held_result
 from yoagent.core._types.content import ImageContent, TextContent, ToolCall, UserContent
 from yoagent.core._types.events import (
     ProgressMessage,
@@ -24,6 +25,7 @@ from yoagent.core._types.events import (
 from yoagent.core._types.messages import AgentMessage, ToolResultMessage
 from yoagent.core._types.stats import SessionStats
 
+from .approval import ApprovalChain
 from .eager import Suspended, first_step, resume
 from .settings import ToolExecution
 from .state import RunState
@@ -32,6 +34,7 @@ from .telemetry import SPAN_TOOL, start_span
 CANCELLED_RESULT = "Tool execution cancelled."
 SKIPPED_FOR_STEERING = "Skipped: the user sent a new message before this tool ran."
 NOT_RUN_EXTENSION_FAILED = "Not run: a required extension failed the run."
+QUEUED_BEHIND = "queued behind {ids}, held for approval: the calls of this reply run in order"
 SUB_AGENT_STATS_KEY = "sub_agent_stats"
 """Where a call that delegated runs gets their spend in its result's ``details``."""
 
@@ -86,7 +89,10 @@ class ToolRunner:
         """Set when a batch ran in a task group (which always yields to the event loop)."""
         self.started: dict[str, ToolCall] = {}
         """Calls whose start event was sent and whose end event was not yet."""
-        self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
+        self.deferred: list[str] = []
+        """The calls the last ``run_calls`` held for approval (a hook deferred them)."""
+        self._answers: Mapping[str, ApprovalDecision] = {}
+        self.approval = ApprovalChain(state)
         self._background: TaskGroup | None = None
         delegation = state.config.delegation
         inherited = delegation.inherited if delegation is not None else ()
@@ -117,14 +123,25 @@ class ToolRunner:
         self.definitions = definitions
 
     async def run_calls(
-        self, calls: list[ToolCall]
+        self, calls: list[ToolCall], *, answers: Mapping[str, ApprovalDecision] | None = None
     ) -> tuple[list[ToolResultMessage], list[AgentMessage]]:
         """Run ``calls`` per the run's strategy; returns their results (in call order,
         appended to the history) and any steering messages that arrived, which skip calls
-        not yet begun. A cancel answers every unfinished call "cancelled"."""
+        not yet begun. A cancel answers every unfinished call "cancelled".
+
+        A call a hook defers is held: a placeholder answers it, and batches after it wait
+        (held, unjudged). With ``answers`` (a resume) ``calls`` are held ones: their results
+        replace the placeholders, the caller's decision answers a deferral, and a cancel
+        keeps the calls not begun held."""
         state = self.state
+        resuming = answers is not None
+        place = state.settle if resuming else state.append
         results: list[ToolResultMessage | None] = [None] * len(calls)
         steering: list[AgentMessage] = []
+        if self.deferred:
+            self.deferred = []
+        if resuming:
+            self._answers = answers
         size = len(calls)
         strategy = state.settings.tool_execution
         if strategy is ToolExecution.SEQUENTIAL:
@@ -137,22 +154,60 @@ class ToolRunner:
                     break
                 await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
                 steering = state.take_steering()
-                if steering:
+                if steering or self.deferred:
                     break
         except BaseException:
-            # The run is dying: keep what finished; the run answers the rest "cancelled".
-            for result in results:
+            # The run is dying: keep what finished; the run answers the rest "cancelled" (a
+            # resume does here: a held call that began must not stay held, to run again).
+            if resuming:
+                state.quiet()
+            for index, result in enumerate(results):
+                if result is None and resuming and calls[index].id in self.started:
+                    result = self._resolve_unrun(calls[index], CANCELLED_RESULT)
                 if result is not None:
-                    state.append(result)
+                    place(result)
             raise
-        unrun = CANCELLED_RESULT if state.cancel.cancelled else SKIPPED_FOR_STEERING
-        for index, call in enumerate(calls):
-            if results[index] is None:
-                results[index] = self._resolve_unrun(call, unrun)
+        finally:
+            if resuming:
+                self._answers = {}
+        self._answer_unrun(calls, results, resuming=resuming, steered=bool(steering))
         final = [result for result in results if result is not None]
         for result in final:
-            state.append(result)
+            place(result)
         return final, steering
+
+    def _answer_unrun(
+        self,
+        calls: list[ToolCall],
+        results: list[ToolResultMessage | None],
+        *,
+        resuming: bool,
+        steered: bool,
+    ) -> None:
+        """Answer the calls a batch never began: "cancelled", "skipped" for steering, or
+        queued behind a deferred call (a resume cancelled keeps its calls held)."""
+        cancelled = self.state.cancel.cancelled
+        for index, call in enumerate(calls):
+            if results[index] is not None:
+                continue
+            if cancelled:
+                if not resuming:
+                    results[index] = self._resolve_unrun(call, CANCELLED_RESULT)
+            elif steered:
+                results[index] = self._resolve_unrun(call, SKIPPED_FOR_STEERING)
+            else:
+                reason = QUEUED_BEHIND.format(ids=", ".join(self.deferred))
+                queued = PendingCall(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
+                    reason=reason,
+                    queued=True,
+                )
+                self._start(call)
+                result = held_result(queued)
+                self._end(result)
+                results[index] = result
 
     def refuse(self, calls: list[ToolCall], reason: str) -> list[ToolResultMessage]:
         """Answer every call with an error without running it; append the answers."""
@@ -274,39 +329,6 @@ class ToolRunner:
         self._end(result)
         return result
 
-    def _request(self, call: ToolCall, arguments: dict[str, Any]) -> ToolCallRequest:
-        state = self.state
-        return ToolCallRequest(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            arguments=arguments,
-            messages=tuple(state.context.messages),
-            run_prompts=tuple(state.run_prompts),
-        )
-
-    async def _approve(self, call: ToolCall) -> dict[str, Any] | str:
-        """The arguments to run ``call`` with, or why it may not run (middleware first,
-        then extensions)."""
-        arguments = call.arguments
-        for before_tool in self.middleware:
-            try:
-                decision = await resolve(before_tool(self._request(call, arguments)))
-            except Exception as error:  # a raising middleware is a denial, never a crash
-                logger.exception("tool middleware failed on %s", call.id)
-                return f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
-            if isinstance(decision, Deny):
-                return f"Tool call denied: {decision.reason}"
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-        extensions = self.state.extensions
-        if extensions:
-            decision = await extensions.before_tool(self._request(call, arguments))
-            if isinstance(decision, Deny):
-                return f"Tool call denied: {decision.reason}"
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-        return arguments
-
     async def _guarded(self, call: ToolCall) -> ToolResultMessage:
         state = self.state
         agent_tool = self.by_name.get(call.name)
@@ -318,9 +340,15 @@ class ToolRunner:
         extensions = state.extensions
         if extensions.failure is not None:
             return _error_result(call, NOT_RUN_EXTENSION_FAILED)
-        approved = await self._approve(call)
+        answer = self._answers.get(call.id) if self._answers else None
+        if isinstance(answer, Deny):
+            return _error_result(call, f"Tool call denied: {answer.reason}")
+        approved = await self.approval.approve(call, answer)
         if isinstance(approved, str):
             return _error_result(call, approved)
+        if isinstance(approved, PendingCall):
+            self.deferred.append(call.id)
+            return held_result(approved)
         arguments = approved
         delegated: list[SessionStats] = []
         ctx = self._context(call, delegated)
@@ -336,7 +364,7 @@ class ToolRunner:
             outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
         if extensions:
             output = ToolOutput(result=outcome, is_error=is_error)
-            await extensions.after_tool(self._request(call, arguments), output)
+            await extensions.after_tool(self.approval.request(call, arguments), output)
             outcome, is_error = output.result, output.is_error
         details = outcome.details
         if delegated:
