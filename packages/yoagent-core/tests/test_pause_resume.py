@@ -4,10 +4,9 @@ here or in another process, answers the held calls and goes on."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +117,13 @@ async def paused(tools: Tools, *later: Any, **options: Any) -> tuple[Agent, Mock
 
 def sendable(agent: Agent) -> list[Any]:
     return context_messages(agent.messages)
+
+
+def result_of(messages: Sequence[Any], call_id: str) -> ToolResultMessage:
+    """The result answering ``call_id`` in ``messages``."""
+    return next(
+        m for m in messages if isinstance(m, ToolResultMessage) and m.tool_call_id == call_id
+    )
 
 
 # --- the pause --------------------------------------------------------------------------------
@@ -274,7 +280,7 @@ async def test_deny_with_a_reason_reaches_the_model_as_the_calls_error_result() 
 
     assert tools.ran == [("read", "a.txt")]
     sent = provider.requests[-1].messages
-    denial = next(m for m in sent if isinstance(m, ToolResultMessage) and m.tool_call_id == "c2")
+    denial = result_of(sent, "c2")
     assert denial.is_error
     assert denial.text == "Tool call denied: the user wants to keep b.txt"
     assert agent.messages[-1].text == "I kept b.txt."
@@ -298,12 +304,10 @@ async def test_modify_runs_the_call_with_the_callers_arguments_through_the_other
 
     # The other hooks still judge the caller's arguments: a denial wins.
     tools = Tools()
-    agent, provider = await paused(tools, text_reply("ok"), middleware=[defer_deletes, sandbox])
+    agent, _ = await paused(tools, text_reply("ok"), middleware=[defer_deletes, sandbox])
     await agent.resume({"c2": Modify({"path": "/etc/passwd"})})
     assert tools.ran == [("read", "a.txt")]
-    result = next(
-        m for m in agent.messages if isinstance(m, ToolResultMessage) and m.tool_call_id == "c2"
-    )
+    result = result_of(agent.messages, "c2")
     assert result.text == "Tool call denied: absolute paths are outside the sandbox"
 
 
@@ -409,7 +413,7 @@ async def test_a_new_prompt_instead_of_a_resume_leaves_the_held_call_unrun() -> 
     agent, provider = await paused(tools, text_reply("Fine, leaving it."))
     await agent.prompt("never mind")
     sent = provider.requests[-1].messages
-    held = next(m for m in sent if isinstance(m, ToolResultMessage) and m.tool_call_id == "c2")
+    held = result_of(sent, "c2")
     assert held.text == HELD_RESULT
     assert agent.pending is None
     assert tools.ran == [("read", "a.txt")]
@@ -588,9 +592,7 @@ async def test_a_cancel_during_a_resume_answers_the_running_call_cancelled() -> 
         group.start_soon(abort_when_started)
         with anyio.fail_after(10):
             await agent.resume({"c2": Allow()})
-    result = next(
-        m for m in agent.messages if isinstance(m, ToolResultMessage) and m.tool_call_id == "c2"
-    )
+    result = result_of(agent.messages, "c2")
     assert result.text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
     assert agent.pending is None  # it began: it is never run again by a second resume
@@ -709,15 +711,12 @@ async def test_a_paused_run_resumes_in_a_new_process_and_nothing_runs_twice(
 
     script = tmp_path / "resume.py"
     script.write_text(textwrap.dedent(RESUME_SCRIPT))
-    done = subprocess.run(
-        [sys.executable, str(script), str(state), str(counts)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    with anyio.fail_after(120):
+        done = await anyio.run_process(
+            [sys.executable, str(script), str(state), str(counts)], check=False
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    first, second = (json.loads(line) for line in done.stdout.decode().splitlines())
     assert first == {"pending": ["c2"]}
     assert second["final"] == "All tidy."
     assert second["sent_results"] == [["c1", "contents of a.txt"], ["c2", "deleted b.txt"]]
@@ -765,9 +764,7 @@ async def test_an_outer_cancel_during_a_resume_leaves_no_begun_call_held() -> No
         with anyio.fail_after(10):
             await started.wait()
         group.cancel_scope.cancel()
-    result = next(
-        m for m in agent.messages if isinstance(m, ToolResultMessage) and m.tool_call_id == "c2"
-    )
+    result = result_of(agent.messages, "c2")
     assert result.text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
     assert agent.pending is None
