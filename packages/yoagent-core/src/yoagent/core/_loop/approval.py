@@ -56,7 +56,9 @@ class ApprovalChain:
         """The arguments to run ``call`` with, why it may not run, or the call held for
         approval. A denial or a deferral ends the chain. ``answer`` is the caller's
         decision on a resume (``Allow`` or ``Modify``): a deferral then counts as approval."""
-        arguments = answer.arguments if isinstance(answer, Modify) else call.arguments
+        arguments = call.arguments
+        if answer is not None and isinstance(answer, Modify):
+            arguments = answer.arguments
         for before_tool in self.middleware:
             try:
                 decision = await resolve(before_tool(self.request(call, arguments)))

@@ -341,7 +341,7 @@ class ToolRunner:
         if extensions.failure is not None:
             return _error_result(call, NOT_RUN_EXTENSION_FAILED)
         answer = self._answers.get(call.id) if self._answers else None
-        if isinstance(answer, Deny):
+        if answer is not None and isinstance(answer, Deny):
             return _error_result(call, f"Tool call denied: {answer.reason}")
         approved = await self.approval.approve(call, answer)
         if isinstance(approved, str):
