@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
+import trio
 from core_helpers import Recorder, call, text_reply, tool_reply
 
 from yoagent.core import (
@@ -768,4 +769,33 @@ async def test_an_outer_cancel_during_a_resume_leaves_no_begun_call_held() -> No
     assert result.text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
     assert agent.pending is None
+    validate_transcript(sendable(agent))
+
+
+def test_a_pause_and_a_resume_with_waiting_calls_under_trio() -> None:
+    ran: list[str] = []
+
+    @tool
+    async def nap(label: str) -> str:
+        """Sleep a little."""
+        await trio.sleep(0.01)
+        ran.append(label)
+        return label
+
+    def hold_b(request: ToolCallRequest) -> ToolDecision:
+        return Defer("b waits") if request.arguments.get("label") == "b" else Allow()
+
+    async def main() -> Agent:
+        reply = tool_reply(call("nap", "c1", label="a"), call("nap", "c2", label="b"))
+        provider = MockProvider([reply, text_reply("rested")])
+        agent = Agent.from_provider(
+            provider, ModelConfig.mock(), tools=[nap], tool_middleware=[hold_b]
+        )
+        await agent.prompt("rest")
+        assert agent.pending is not None and ran == ["a"]
+        await agent.resume({"c2": Allow()})
+        return agent
+
+    agent = trio.run(main)
+    assert ran == ["a", "b"] and agent.messages[-1].text == "rested"
     validate_transcript(sendable(agent))
