@@ -217,7 +217,9 @@ async def test_finish_learns_the_run_paused_and_what_it_waits_on() -> None:
     assert outcomes[1].pending is None
 
 
-async def test_calls_allowed_beside_a_deferred_one_run_even_when_they_wait() -> None:
+async def waiting_calls_paused_and_resumed() -> tuple[Agent, list[list[str]]]:
+    """Three calls that wait (the middle one deferred): who ran after the pause, after the
+    resume."""
     ran: list[str] = []
 
     @tool
@@ -238,12 +240,24 @@ async def test_calls_allowed_beside_a_deferred_one_run_even_when_they_wait() -> 
         provider, ModelConfig.mock(), tools=[slow], tool_middleware=[hold_b]
     )
     await agent.prompt("go")
-    assert sorted(ran) == ["a", "c"]
     assert agent.pending is not None and agent.pending.call_ids == ["c2"]
     validate_transcript(sendable(agent))
+    after_pause = sorted(ran)
     await agent.resume({"c2": Allow()})
-    assert sorted(ran) == ["a", "b", "c"]
+    return agent, [after_pause, sorted(ran)]
+
+
+async def test_calls_allowed_beside_a_deferred_one_run_even_when_they_wait() -> None:
+    agent, ran = await waiting_calls_paused_and_resumed()
+    assert ran == [["a", "c"], ["a", "b", "c"]]
     assert agent.messages[-1].text == "done"
+
+
+def test_a_pause_and_a_resume_with_waiting_calls_under_trio() -> None:
+    agent, ran = trio.run(waiting_calls_paused_and_resumed)
+    assert ran == [["a", "c"], ["a", "b", "c"]]
+    assert agent.messages[-1].text == "done"
+    validate_transcript(sendable(agent))
 
 
 # --- resuming ---------------------------------------------------------------------------------
@@ -769,33 +783,4 @@ async def test_an_outer_cancel_during_a_resume_leaves_no_begun_call_held() -> No
     assert result.text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
     assert agent.pending is None
-    validate_transcript(sendable(agent))
-
-
-def test_a_pause_and_a_resume_with_waiting_calls_under_trio() -> None:
-    ran: list[str] = []
-
-    @tool
-    async def nap(label: str) -> str:
-        """Sleep a little."""
-        await trio.sleep(0.01)
-        ran.append(label)
-        return label
-
-    def hold_b(request: ToolCallRequest) -> ToolDecision:
-        return Defer("b waits") if request.arguments.get("label") == "b" else Allow()
-
-    async def main() -> Agent:
-        reply = tool_reply(call("nap", "c1", label="a"), call("nap", "c2", label="b"))
-        provider = MockProvider([reply, text_reply("rested")])
-        agent = Agent.from_provider(
-            provider, ModelConfig.mock(), tools=[nap], tool_middleware=[hold_b]
-        )
-        await agent.prompt("rest")
-        assert agent.pending is not None and ran == ["a"]
-        await agent.resume({"c2": Allow()})
-        return agent
-
-    agent = trio.run(main)
-    assert ran == ["a", "b"] and agent.messages[-1].text == "rested"
     validate_transcript(sendable(agent))
