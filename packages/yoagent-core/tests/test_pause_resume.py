@@ -301,6 +301,17 @@ async def test_deny_with_a_reason_reaches_the_model_as_the_calls_error_result() 
     assert agent.messages[-1].text == "I kept b.txt."
 
 
+async def test_a_denial_is_what_the_model_reads_even_when_the_tool_is_gone() -> None:
+    tools = Tools()
+    agent, _ = await paused(tools)
+    provider = MockProvider([text_reply("ok")])
+    later = Agent.from_provider(
+        provider, ModelConfig.mock(), tools=[tools.read], messages=agent.messages
+    )
+    await later.resume({"c2": Deny("no")})
+    assert result_of(provider.requests[-1].messages, "c2").text == "Tool call denied: no"
+
+
 async def test_modify_runs_the_call_with_the_callers_arguments_through_the_other_hooks() -> None:
     seen: list[dict[str, Any]] = []
 

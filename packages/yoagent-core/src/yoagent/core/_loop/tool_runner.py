@@ -331,6 +331,9 @@ class ToolRunner:
 
     async def _guarded(self, call: ToolCall) -> ToolResultMessage:
         state = self.state
+        answer = self._answers.get(call.id) if self._answers else None
+        if answer is not None and isinstance(answer, Deny):  # the caller's word on a resume
+            return _error_result(call, f"Tool call denied: {answer.reason}")
         agent_tool = self.by_name.get(call.name)
         if agent_tool is None:
             available = ", ".join(sorted(self.by_name)) or "none"
@@ -340,9 +343,6 @@ class ToolRunner:
         extensions = state.extensions
         if extensions.failure is not None:
             return _error_result(call, NOT_RUN_EXTENSION_FAILED)
-        answer = self._answers.get(call.id) if self._answers else None
-        if answer is not None and isinstance(answer, Deny):
-            return _error_result(call, f"Tool call denied: {answer.reason}")
         approved = await self.approval.approve(call, answer)
         if isinstance(approved, str):
             return _error_result(call, approved)
