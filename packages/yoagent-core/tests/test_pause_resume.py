@@ -795,3 +795,37 @@ async def test_an_outer_cancel_during_a_resume_leaves_no_begun_call_held() -> No
     assert agent.messages[-1].text == CANCELLED_MARKER
     assert agent.pending is None
     validate_transcript(sendable(agent))
+
+
+async def test_a_run_cancelled_beside_a_deferral_ends_cancelled_and_keeps_the_call_held() -> None:
+    started = anyio.Event()
+
+    @tool
+    async def read(path: str) -> str:
+        """Read slowly."""
+        started.set()
+        await anyio.sleep(30)
+        return "never"
+
+    tools = Tools()
+    agent = Agent.from_provider(
+        MockProvider([two_calls()]),
+        ModelConfig.mock(),
+        tools=[read, tools.delete],
+        tool_middleware=[defer_deletes],
+    )
+    events = Recorder()
+    async with anyio.create_task_group() as group:
+
+        async def abort_when_started() -> None:
+            await started.wait()
+            agent.abort()
+
+        group.start_soon(abort_when_started)
+        with anyio.fail_after(10):
+            await agent.prompt("tidy up", on_event=events)
+    assert "run_paused" not in events.types
+    assert result_of(agent.messages, "c1").text == "Tool execution cancelled."
+    assert agent.messages[-1].text == CANCELLED_MARKER
+    assert agent.pending is not None and agent.pending.call_ids == ["c2"]
+    validate_transcript(sendable(agent))
