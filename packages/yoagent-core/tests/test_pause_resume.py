@@ -566,6 +566,116 @@ async def test_a_queued_call_deferred_on_the_resume_pauses_the_run_again() -> No
     validate_transcript(sendable(agent))
 
 
+def delete_delete_read() -> Any:
+    return tool_reply(
+        call("delete", "c1", path="a"), call("delete", "c2", path="b"), call("read", "c3", path="c")
+    )
+
+
+async def test_a_callers_denial_of_a_queued_call_holds_when_it_would_wait_again() -> None:
+    tools = Tools()
+    provider = MockProvider([delete_delete_read(), text_reply("done")])
+    agent = agent_for(provider, tools, tool_execution=ToolExecution.SEQUENTIAL)
+    await agent.prompt("go")
+    assert agent.pending is not None and agent.pending.call_ids == ["c1", "c2", "c3"]
+
+    # c2 defers on this resume, so c3 cannot run yet: the denial answers it at once.
+    await agent.resume({"c1": Allow(), "c3": Deny("leave c alone")})
+    assert result_of(agent.messages, "c3").text == "Tool call denied: leave c alone"
+    pending = agent.pending
+    assert pending is not None and pending.call_ids == ["c2"]
+    validate_transcript(sendable(agent))
+
+    await agent.resume({"c2": Allow()})
+    assert tools.ran == [("delete", "a"), ("delete", "b")]  # c3 never ran
+    assert result_of(provider.requests[-1].messages, "c3").text == (
+        "Tool call denied: leave c alone"
+    )
+
+
+async def test_a_callers_modify_of_a_queued_call_is_kept_when_it_waits_again() -> None:
+    tools = Tools()
+    provider = MockProvider([delete_delete_read(), text_reply("done")])
+    agent = agent_for(provider, tools, tool_execution=ToolExecution.SEQUENTIAL)
+    await agent.prompt("go")
+    await agent.resume({"c1": Allow(), "c3": Modify({"path": "safe"})})
+    pending = agent.pending
+    assert pending is not None and pending.call_ids == ["c2", "c3"]
+    queued = pending.calls[1]
+    assert queued.queued and queued.decided_arguments == {"path": "safe"}
+    assert [c.needs_decision for c in pending.calls] == [True, False]
+
+    # Stored and loaded, the carried decision applies on the next resume.
+    stored = messages_adapter.validate_json(messages_adapter.dump_json(agent.messages))
+    later = agent_for(MockProvider([text_reply("done")]), tools, messages=stored)
+    assert later.pending == pending
+    await later.resume({"c2": Allow()})
+    assert tools.ran == [("delete", "a"), ("delete", "b"), ("read", "safe")]
+    assert later.pending is None
+
+
+async def test_a_new_decision_replaces_a_carried_one() -> None:
+    tools = Tools()
+    provider = MockProvider([delete_delete_read(), text_reply("done")])
+    agent = agent_for(provider, tools, tool_execution=ToolExecution.SEQUENTIAL)
+    await agent.prompt("go")
+    await agent.resume({"c1": Allow(), "c3": Modify({"path": "safe"})})
+    await agent.resume({"c2": Allow(), "c3": Deny("not after all")})
+    assert ("read", "safe") not in tools.ran
+    assert result_of(agent.messages, "c3").text == "Tool call denied: not after all"
+
+
+async def test_a_cancelled_resume_keeps_the_decisions_for_the_calls_it_never_began() -> None:
+    started = anyio.Event()
+    ran: list[tuple[str, str]] = []
+
+    @tool
+    async def delete(path: str) -> str:
+        """Delete slowly the first time."""
+        if not ran:
+            started.set()
+            await anyio.sleep(30)
+        ran.append(("delete", path))
+        return f"deleted {path}"
+
+    @tool
+    async def read(path: str) -> str:
+        """Read a file."""
+        ran.append(("read", path))
+        return path
+
+    reply = tool_reply(
+        call("delete", "c1", path="a"), call("delete", "c2", path="b"), call("read", "c3", path="c")
+    )
+    agent = Agent.from_provider(
+        MockProvider([reply, text_reply("done")]),
+        ModelConfig.mock(),
+        tools=[read, delete],
+        tool_middleware=[defer_deletes],
+        tool_execution=ToolExecution.SEQUENTIAL,
+    )
+    await agent.prompt("go")
+    async with anyio.create_task_group() as group:
+
+        async def abort_when_started() -> None:
+            await started.wait()
+            agent.abort()
+
+        group.start_soon(abort_when_started)
+        with anyio.fail_after(10):
+            await agent.resume({"c1": Allow(), "c2": Modify({"path": "b2"}), "c3": Deny("no")})
+    assert result_of(agent.messages, "c1").text == "Tool execution cancelled."
+    assert result_of(agent.messages, "c3").text == "Tool call denied: no"
+    pending = agent.pending
+    assert pending is not None and pending.call_ids == ["c2"]
+    assert pending.calls[0].decided_arguments == {"path": "b2"}
+    validate_transcript(sendable(agent))
+
+    await agent.resume({})  # c2 was decided already
+    assert ran == [("delete", "b2")]
+    assert agent.messages[-1].text == "done"
+
+
 async def test_a_deferral_in_a_delegated_run_is_a_denial_the_child_reads() -> None:
     tools = Tools()
     child_provider = MockProvider(

@@ -33,7 +33,8 @@ def check_decisions(
     nothing is held or the decisions do not fit.
 
     Every deferred call needs a decision; a queued one (not judged yet) may have one,
-    else the run judges it as usual when its turn comes.
+    else the run judges it as usual when its turn comes. A call an earlier resume allowed
+    that had to wait again keeps that decision unless given a new one.
     """
     try:
         pending = PendingApproval.from_messages(messages)
@@ -65,8 +66,11 @@ def check_decisions(
     missing = [
         call.tool_call_id
         for call in pending.calls
-        if not call.queued and call.tool_call_id not in checked
+        if call.needs_decision and call.tool_call_id not in checked
     ]
     if missing:
         raise ResumeError(f"no decision for the held tool calls {missing} (held: {held})")
+    for call in pending.calls:
+        if call.decided_arguments is not None and call.tool_call_id not in checked:
+            checked[call.tool_call_id] = Modify(call.decided_arguments)
     return checked

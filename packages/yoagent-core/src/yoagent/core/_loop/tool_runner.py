@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
 
-from yoagent.core._hooks.basic import ApprovalDecision, Deny
+from yoagent.core._hooks.basic import Allow, ApprovalDecision, Deny, Modify
 from yoagent.core._hooks.extension import ToolOutput
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
@@ -37,6 +38,21 @@ NOT_RUN_EXTENSION_FAILED = "Not run: a required extension failed the run."
 QUEUED_BEHIND = "queued behind {ids}, held for approval: the calls of this reply run in order"
 SUB_AGENT_STATS_KEY = "sub_agent_stats"
 """Where a call that delegated runs gets their spend in its result's ``details``."""
+
+
+def denied(answer: Deny) -> str:
+    """What the model reads for a call a hook or the caller denied."""
+    return f"Tool call denied: {answer.reason}"
+
+
+def _decided_arguments(call: ToolCall, answer: ApprovalDecision | None) -> dict[str, Any] | None:
+    """The arguments a caller's ``Allow`` / ``Modify`` runs ``call`` with, to carry to the
+    next resume when the call has to wait again."""
+    if isinstance(answer, Modify):
+        return answer.arguments
+    if isinstance(answer, Allow):
+        return call.arguments
+    return None
 
 
 def truncate_text(text: str, limit: int | None, *, kept_at: str | None = None) -> str:
@@ -131,8 +147,10 @@ class ToolRunner:
 
         A call a hook defers is held: a placeholder answers it, and batches after it wait
         (held, unjudged). With ``answers`` (a resume) ``calls`` are held ones: their results
-        replace the placeholders, the caller's decision answers a deferral, and a cancel
-        keeps the calls not begun held."""
+        replace the placeholders, the caller's decision answers a deferral, a caller's
+        denial answers a call at once (it never runs, begun or not), and a call not begun
+        (a cancel, or queued behind a call deferred again) stays held, carrying the caller's
+        ``Allow`` / ``Modify`` to the next resume."""
         state = self.state
         resuming = answers is not None
         place = state.settle if resuming else state.append
@@ -159,18 +177,22 @@ class ToolRunner:
         except BaseException:
             # The run is dying: keep what finished; the run answers the rest "cancelled" (a
             # resume does here: a held call that began must not stay held, to run again).
-            if resuming:
+            if answers is not None:
                 state.quiet()
             for index, result in enumerate(results):
-                if result is None and resuming and calls[index].id in self.started:
-                    result = self._resolve_unrun(calls[index], CANCELLED_RESULT)
+                call = calls[index]
+                if result is None and answers is not None:
+                    if call.id in self.started:
+                        result = self._resolve_unrun(call, CANCELLED_RESULT)
+                    else:
+                        result = self._not_begun_on_resume(call, answers.get(call.id))
                 if result is not None:
                     place(result)
             raise
         finally:
             if resuming:
                 self._answers = {}
-        self._answer_unrun(calls, results, resuming=resuming, steered=bool(steering))
+        self._answer_unrun(calls, results, answers=answers, steered=bool(steering))
         final = [result for result in results if result is not None]
         for result in final:
             place(result)
@@ -181,33 +203,56 @@ class ToolRunner:
         calls: list[ToolCall],
         results: list[ToolResultMessage | None],
         *,
-        resuming: bool,
+        answers: Mapping[str, ApprovalDecision] | None,
         steered: bool,
     ) -> None:
-        """Answer the calls a batch never began: "cancelled", "skipped" for steering, or
-        queued behind a deferred call (a resume cancelled keeps its calls held)."""
+        """Answer the calls a batch never began: the caller's denial on a resume, else
+        "cancelled" (a resume keeps them held), "skipped" for steering, or queued behind a
+        deferred call."""
         cancelled = self.state.cancel.cancelled
         for index, call in enumerate(calls):
             if results[index] is not None:
                 continue
-            if cancelled:
-                if not resuming:
+            answer = answers.get(call.id) if answers is not None else None
+            if isinstance(answer, Deny):
+                results[index] = self._resolve_unrun(call, denied(answer))
+            elif cancelled:
+                if answers is None:
                     results[index] = self._resolve_unrun(call, CANCELLED_RESULT)
+                else:
+                    results[index] = self._not_begun_on_resume(call, answer)
             elif steered:
                 results[index] = self._resolve_unrun(call, SKIPPED_FOR_STEERING)
             else:
-                reason = QUEUED_BEHIND.format(ids=", ".join(self.deferred))
                 queued = PendingCall(
                     tool_call_id=call.id,
                     tool_name=call.name,
                     arguments=call.arguments,
-                    reason=reason,
+                    reason=QUEUED_BEHIND.format(ids=", ".join(self.deferred)),
                     queued=True,
+                    decided_arguments=_decided_arguments(call, answer),
                 )
-                self._start(call)
-                result = held_result(queued)
-                self._end(result)
-                results[index] = result
+                results[index] = self._hold(call, queued)
+
+    def _not_begun_on_resume(
+        self, call: ToolCall, answer: ApprovalDecision | None
+    ) -> ToolResultMessage | None:
+        """A held call a dying or cancelled resume never began: the caller's denial, or
+        held still (``None`` keeps its placeholder; an ``Allow`` / ``Modify`` is carried)."""
+        if isinstance(answer, Deny):
+            return self._resolve_unrun(call, denied(answer))
+        decided = _decided_arguments(call, answer)
+        if decided is None:
+            return None
+        held = self.state.held_call(call.id)
+        return self._hold(call, replace(held, decided_arguments=decided))
+
+    def _hold(self, call: ToolCall, pending: PendingCall) -> ToolResultMessage:
+        if call.id not in self.started:
+            self._start(call)
+        result = held_result(pending)
+        self._end(result)
+        return result
 
     def refuse(self, calls: list[ToolCall], reason: str) -> list[ToolResultMessage]:
         """Answer every call with an error without running it; append the answers."""
@@ -333,7 +378,7 @@ class ToolRunner:
         state = self.state
         answer = self._answers.get(call.id) if self._answers else None
         if answer is not None and isinstance(answer, Deny):  # the caller's word on a resume
-            return _error_result(call, f"Tool call denied: {answer.reason}")
+            return _error_result(call, denied(answer))
         agent_tool = self.by_name.get(call.name)
         if agent_tool is None:
             available = ", ".join(sorted(self.by_name)) or "none"

@@ -36,6 +36,12 @@ class PendingCall:
     it comes after a deferred call in a reply whose calls run in order (sequential or
     batched execution), so it waits its turn; a resume judges it like any call, and a
     decision for it is optional.
+
+    ``decided_arguments`` is set when a resume allowed the call but it had to wait again
+    (queued behind a call deferred on that resume, or not begun before a cancel): the
+    caller's ``Allow`` (the call's own arguments) or ``Modify`` (theirs), which the next
+    resume applies unless given a new decision. A caller's ``Deny`` never waits: it
+    answers the call at once.
     """
 
     tool_call_id: str
@@ -43,6 +49,12 @@ class PendingCall:
     arguments: dict[str, Any]
     reason: str
     queued: bool = False
+    decided_arguments: dict[str, Any] | None = None
+
+    @property
+    def needs_decision(self) -> bool:
+        """Whether a resume must decide this call: it was deferred and not decided yet."""
+        return not self.queued and self.decided_arguments is None
 
 
 _pending_call_adapter: LazyTypeAdapter[PendingCall] = LazyTypeAdapter(PendingCall)
