@@ -69,29 +69,30 @@ def defer_deletes(request: ToolCallRequest) -> ToolDecision:
     return Defer("needs approval") if request.tool_name == "delete" else Allow()
 
 
-def reply_with(*calls: ToolCall) -> AssistantMessage:
-    return AssistantMessage(content=list(calls), stop_reason=StopReason.TOOL_USE)
+def agent_on(provider: MockProvider, **options: Any) -> Agent:
+    return Agent.from_provider(
+        provider,
+        ModelConfig.mock(),
+        tools=[read, delete],
+        tool_middleware=[defer_deletes],
+        **options,
+    )
 
 
-def done() -> AssistantMessage:
-    return AssistantMessage(content=[TextContent(text="done")])
+def two_calls(first: str, second: str) -> AssistantMessage:
+    """A reply calling ``first`` (id c1, path a) and ``second`` (id c2, path b)."""
+    return AssistantMessage(
+        content=[
+            ToolCall(id="c1", name=first, arguments={"path": "a"}),
+            ToolCall(id="c2", name=second, arguments={"path": "b"}),
+        ],
+        stop_reason=StopReason.TOOL_USE,
+    )
 
 
 async def paused_parallel() -> list[Message]:
     """read(c1) ran beside delete(c2), which is held."""
-    agent = Agent.from_provider(
-        MockProvider(
-            [
-                reply_with(
-                    ToolCall(id="c1", name="read", arguments={"path": "a"}),
-                    ToolCall(id="c2", name="delete", arguments={"path": "b"}),
-                )
-            ]
-        ),
-        ModelConfig.mock(),
-        tools=[read, delete],
-        tool_middleware=[defer_deletes],
-    )
+    agent = agent_on(MockProvider([two_calls("read", "delete")]))
     await agent.prompt("tidy up")
     assert agent.pending is not None and agent.pending.call_ids == ["c2"]
     return context_messages(agent.messages)
@@ -100,19 +101,8 @@ async def paused_parallel() -> list[Message]:
 async def paused_sequential(*, steered: bool) -> list[Message]:
     """delete(c1) held, read(c2) queued behind it; or, ``steered``, skipped for a steering
     message that follows them."""
-    agent = Agent.from_provider(
-        MockProvider(
-            [
-                reply_with(
-                    ToolCall(id="c1", name="delete", arguments={"path": "a"}),
-                    ToolCall(id="c2", name="read", arguments={"path": "b"}),
-                )
-            ]
-        ),
-        ModelConfig.mock(),
-        tools=[read, delete],
-        tool_middleware=[defer_deletes],
-        tool_execution=ToolExecution.SEQUENTIAL,
+    agent = agent_on(
+        MockProvider([two_calls("delete", "read")]), tool_execution=ToolExecution.SEQUENTIAL
     )
     if steered:
         agent.steer("and be quick")
@@ -134,18 +124,9 @@ async def paused_steered() -> list[Message]:
 
 async def resumed() -> list[Message]:
     """The request the resume sends: c2's denial in its placeholder's place."""
-    provider = MockProvider(
-        [
-            reply_with(
-                ToolCall(id="c1", name="read", arguments={"path": "a"}),
-                ToolCall(id="c2", name="delete", arguments={"path": "b"}),
-            ),
-            done(),
-        ]
-    )
-    agent = Agent.from_provider(
-        provider, ModelConfig.mock(), tools=[read, delete], tool_middleware=[defer_deletes]
-    )
+    done = AssistantMessage(content=[TextContent(text="done")])
+    provider = MockProvider([two_calls("read", "delete"), done])
+    agent = agent_on(provider)
     await agent.prompt("tidy up")
     await agent.resume({"c2": Deny("keep b")})
     return list(provider.requests[-1].messages)

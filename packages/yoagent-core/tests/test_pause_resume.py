@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,21 @@ def result_of(messages: Sequence[Any], call_id: str) -> ToolResultMessage:
     return next(
         m for m in messages if isinstance(m, ToolResultMessage) and m.tool_call_id == call_id
     )
+
+
+async def aborted_once_started(
+    agent: Agent, started: anyio.Event, run: Callable[[], Awaitable[Any]]
+) -> None:
+    """``run()`` (a run of ``agent``), aborted as soon as ``started`` is set."""
+    async with anyio.create_task_group() as group:
+
+        async def abort_when_started() -> None:
+            await started.wait()
+            agent.abort()
+
+        group.start_soon(abort_when_started)
+        with anyio.fail_after(10):
+            await run()
 
 
 # --- the pause --------------------------------------------------------------------------------
@@ -655,15 +670,11 @@ async def test_a_cancelled_resume_keeps_the_decisions_for_the_calls_it_never_beg
         tool_execution=ToolExecution.SEQUENTIAL,
     )
     await agent.prompt("go")
-    async with anyio.create_task_group() as group:
-
-        async def abort_when_started() -> None:
-            await started.wait()
-            agent.abort()
-
-        group.start_soon(abort_when_started)
-        with anyio.fail_after(10):
-            await agent.resume({"c1": Allow(), "c2": Modify({"path": "b2"}), "c3": Deny("no")})
+    await aborted_once_started(
+        agent,
+        started,
+        lambda: agent.resume({"c1": Allow(), "c2": Modify({"path": "b2"}), "c3": Deny("no")}),
+    )
     assert result_of(agent.messages, "c1").text == "Tool execution cancelled."
     assert result_of(agent.messages, "c3").text == "Tool call denied: no"
     pending = agent.pending
@@ -719,15 +730,7 @@ async def test_a_cancel_during_a_resume_answers_the_running_call_cancelled() -> 
         tool_middleware=[defer_deletes],
     )
     await agent.prompt("tidy up")
-    async with anyio.create_task_group() as group:
-
-        async def abort_when_started() -> None:
-            await started.wait()
-            agent.abort()
-
-        group.start_soon(abort_when_started)
-        with anyio.fail_after(10):
-            await agent.resume({"c2": Allow()})
+    await aborted_once_started(agent, started, lambda: agent.resume({"c2": Allow()}))
     result = result_of(agent.messages, "c2")
     assert result.text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
@@ -925,15 +928,7 @@ async def test_a_run_cancelled_beside_a_deferral_ends_cancelled_and_keeps_the_ca
         tool_middleware=[defer_deletes],
     )
     events = Recorder()
-    async with anyio.create_task_group() as group:
-
-        async def abort_when_started() -> None:
-            await started.wait()
-            agent.abort()
-
-        group.start_soon(abort_when_started)
-        with anyio.fail_after(10):
-            await agent.prompt("tidy up", on_event=events)
+    await aborted_once_started(agent, started, lambda: agent.prompt("tidy up", on_event=events))
     assert "run_paused" not in events.types
     assert result_of(agent.messages, "c1").text == "Tool execution cancelled."
     assert agent.messages[-1].text == CANCELLED_MARKER
