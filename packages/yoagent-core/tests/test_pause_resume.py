@@ -194,6 +194,10 @@ async def test_a_paused_history_round_trips_through_json_with_what_it_waits_on()
     assert pending.get("c1") is None
     event = RunPaused(pending=pending)
     assert event_adapter.validate_json(event_adapter.dump_json(event)) == event
+    # A placeholder written before PendingCall had ``decided_arguments`` still reads.
+    older = json.loads(stored)
+    del older[-1]["details"]["pending_approval"]["decided_arguments"]
+    assert PendingApproval.from_messages(messages_adapter.validate_python(older)) == pending
 
 
 async def test_an_ordinary_history_has_nothing_pending() -> None:
