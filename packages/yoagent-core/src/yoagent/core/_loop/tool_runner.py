@@ -248,6 +248,7 @@ class ToolRunner:
         return self._hold(call, replace(held, decided_arguments=decided))
 
     def _hold(self, call: ToolCall, pending: PendingCall) -> ToolResultMessage:
+        """Answer ``call`` with a placeholder holding ``pending`` (its events sent)."""
         if call.id not in self.started:
             self._start(call)
         result = held_result(pending)
