@@ -15,6 +15,8 @@ from ._context.compaction import (
 from ._context.llm_compaction import LlmCompaction
 from ._hooks.basic import (
     Allow,
+    ApprovalDecision,
+    Defer,
     Deny,
     FilterResult,
     InputFilter,
@@ -51,7 +53,8 @@ from ._hooks.user_request import (
     UserRequestSource,
     user_request_parts,
 )
-from ._loop.driver import agent_loop, agent_loop_continue
+from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.resume import ResumeError
 from ._loop.settings import (
     AgentContext,
     AgentLoopConfig,
@@ -112,6 +115,7 @@ from ._tools.function_tool import FunctionTool, tool
 from ._tools.model_tool import ModelTool, ToolArguments
 from ._tools.tool_source import ToolSource
 from ._types.adapters import LazyTypeAdapter
+from ._types.approval import HELD_RESULT, PendingApproval, PendingCall
 from ._types.config import (
     AnthropicCompat,
     ApiProtocol,
@@ -144,6 +148,7 @@ from ._types.events import (
     MessageUpdate,
     ProgressMessage,
     ProviderRetry,
+    RunPaused,
     StreamDelta,
     SubAgentEvent,
     TextDelta,
@@ -204,6 +209,7 @@ __all__ = [
     "EXTENSION_MESSAGE_PREFIX",
     "FALLBACK_KEY_VARIABLES",
     "FINISH_TIMEOUT",
+    "HELD_RESULT",
     "LOOP_ABORT_PREFIX",
     "LOOP_NUDGE_PREFIX",
     "OVERFLOW_PHRASES",
@@ -224,6 +230,7 @@ __all__ = [
     "Allow",
     "AnthropicCompat",
     "ApiProtocol",
+    "ApprovalDecision",
     "AssistantMessage",
     "Budget",
     "CacheConfig",
@@ -238,6 +245,7 @@ __all__ = [
     "CostConfig",
     "CustomMessage",
     "DecisionSpend",
+    "Defer",
     "Delegation",
     "DeltaSink",
     "Deny",
@@ -276,6 +284,8 @@ __all__ = [
     "OpenAiCompat",
     "OutputSchema",
     "Pass",
+    "PendingApproval",
+    "PendingCall",
     "Proceed",
     "ProgressMessage",
     "PromptInput",
@@ -286,6 +296,7 @@ __all__ = [
     "ReadSkillTool",
     "Reject",
     "ReplyContext",
+    "ResumeError",
     "RetryConfig",
     "RunContext",
     "RunEnd",
@@ -293,6 +304,7 @@ __all__ = [
     "RunHooks",
     "RunOptions",
     "RunOutcome",
+    "RunPaused",
     "RunSettings",
     "RunSpend",
     "RunStream",
@@ -358,6 +370,7 @@ __all__ = [
     "add_usd",
     "agent_loop",
     "agent_loop_continue",
+    "agent_loop_resume",
     "classify",
     "compact_after_overflow",
     "compact_messages",

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from ._cancel import CancelToken
 from ._context.compaction import ContextTracker
 from ._hooks.extension import Extension, check_extension
-from ._loop.driver import agent_loop, agent_loop_continue
+from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.resume import Decisions, check_decisions
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions, RunSettings, settings_with
 from ._loop.state import EventSink
 from ._provider.keys import require_api_key, with_env_key
@@ -22,6 +23,7 @@ from ._shared_state.tool import SharedStateTool
 from ._structured import output_schema_for, parse_structured
 from ._tools.contract import AgentTool, Delegation, ToolContext
 from ._tools.function_tool import as_tools
+from ._types.approval import PendingApproval
 from ._types.config import ModelConfig, ThinkingLevel
 from ._types.errors import ErrorKind
 from ._types.events import AgentEvent
@@ -246,6 +248,12 @@ class Agent:
         """The whole history (a copy)."""
         return list(self._messages)
 
+    @property
+    def pending(self) -> PendingApproval | None:
+        """The tool calls the history waits on: set when a run paused (a hook deferred
+        calls), until :meth:`resume` answers them or a new run goes on past them."""
+        return PendingApproval.from_messages(self._messages)
+
     def replace_messages(self, messages: Sequence[AgentMessage]) -> None:
         """Replace the history."""
         self._require_idle()
@@ -330,6 +338,8 @@ class Agent:
         prompts: list[AgentMessage] | None,
         emit: EventSink | None,
         output_schema: OutputSchema | None = None,
+        *,
+        decisions: Decisions | None = None,
     ) -> list[AgentMessage]:
         self._require_idle()
         context = AgentContext(
@@ -343,7 +353,11 @@ class Agent:
         self._cancel = cancel
         stats = SessionStats()
         try:
-            if prompts is None:
+            if decisions is not None:
+                new = await agent_loop_resume(
+                    decisions, context, config, emit, cancel=cancel, stats=stats
+                )
+            elif prompts is None:
                 new = await agent_loop_continue(context, config, emit, cancel=cancel, stats=stats)
             else:
                 new = await agent_loop(prompts, context, config, emit, cancel=cancel, stats=stats)
@@ -395,6 +409,36 @@ class Agent:
 
         async def produce(emit: EventSink) -> list[AgentMessage]:
             return await self._run(None, emit)
+
+        return RunStream(produce, self.abort)
+
+    async def resume(
+        self, decisions: Decisions, *, on_event: EventSink | None = None
+    ) -> list[AgentMessage]:
+        """Answer the calls a paused run holds (see :attr:`pending`) and go on with it.
+
+        ``decisions`` maps each held call's id to ``Allow()``, ``Deny(reason)`` (the model
+        reads the reason as the call's error result) or ``Modify(arguments)``; one
+        ``Allow()`` or ``Deny(reason)`` answers every held call. The allowed calls run (the
+        tool middleware and extensions judge them as usual, the decision answering a
+        deferral), their results take the placeholders' places, and the loop goes on —
+        possibly to another pause. Nothing that already ran runs again. Raises
+        :class:`ResumeError` before anything runs when nothing is held (never paused, or
+        resumed already) or the decisions do not fit; :class:`RunFailedError` like
+        :meth:`prompt`.
+        """
+        self._require_idle()
+        check_decisions(self._messages, decisions)
+        return await self._run(None, on_event, decisions=decisions)
+
+    def stream_resume(self, decisions: Decisions) -> RunStream:
+        """:meth:`resume` as a stream of events (see :meth:`stream`); the decisions are
+        checked now (:class:`ResumeError`)."""
+        self._require_idle()
+        check_decisions(self._messages, decisions)
+
+        async def produce(emit: EventSink) -> list[AgentMessage]:
+            return await self._run(None, emit, decisions=decisions)
 
         return RunStream(produce, self.abort)
 

@@ -23,6 +23,7 @@ from yoagent.core._types.messages import AssistantMessage
 
 from .basic import (
     Allow,
+    Defer,
     Deny,
     FilterResult,
     Modify,
@@ -70,6 +71,14 @@ class Failure:
 
     extension: str
     reason: str
+
+
+@dataclass(slots=True, frozen=True)
+class Held:
+    """``before_tool`` of an extension deferred the call, as it saw ``arguments``."""
+
+    reason: str
+    arguments: dict[str, Any]
 
 
 @dataclass(slots=True, frozen=True)
@@ -207,10 +216,13 @@ class ActiveExtensions:
             notes.extend(verdict.notes)
         return notes, None
 
-    async def before_tool(self, request: ToolCallRequest) -> ToolDecision:
-        """The chain's decision. When an extension rewrote the call, the extensions before
-        the last rewriter that ask for it judge the final call again (a rewrite then is a
-        denial: the chain must settle)."""
+    async def before_tool(
+        self, request: ToolCallRequest, *, answered: bool = False
+    ) -> Allow | Deny | Modify | Held:
+        """The chain's decision. A denial or a deferral ends it (``answered``: the caller
+        already decided the call on a resume, so a deferral counts as approval). When an
+        extension rewrote the call, the extensions before the last rewriter that ask for
+        it judge the final call again (a rewrite then is a denial: the chain must settle)."""
         current = request
         last_modifier: int | None = None
         for index, started in enumerate(self.started):
@@ -220,6 +232,8 @@ class ActiveExtensions:
             if isinstance(decision, Modify):
                 current = replace(current, arguments=decision.arguments)
                 last_modifier = index
+            elif isinstance(decision, Defer) and not answered:
+                return Held(f"{started.name}: {decision.reason}", current.arguments)
         if last_modifier is None:
             return Allow()
         for started in self.started[:last_modifier]:
@@ -230,12 +244,14 @@ class ActiveExtensions:
                 return Deny(f"{started.name}: {decision.reason}")
             if isinstance(decision, Modify):
                 return Deny(f"{started.name}: rewrote the call again on its recheck")
+            if isinstance(decision, Defer) and not answered:
+                return Held(f"{started.name}: {decision.reason}", current.arguments)
         return Modify(current.arguments)
 
     async def _judge(self, started: _Started, request: ToolCallRequest, hook: str) -> ToolDecision:
         async def ask() -> ToolDecision:
             decision = await started.hooks.before_tool(request)
-            return _checked(decision, "before_tool", Allow | Deny | Modify)
+            return _checked(decision, "before_tool", Allow | Deny | Modify | Defer)
 
         denied = Deny("the run was cancelled")
         try:

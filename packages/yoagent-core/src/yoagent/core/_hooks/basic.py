@@ -71,15 +71,34 @@ class Modify:
     kind: Literal["modify"] = "modify"
 
 
-ToolDecision = Allow | Deny | Modify
+@dataclass(slots=True, frozen=True)
+class Defer:
+    """Do not decide now: pause the run until a caller decides (see ``Agent.resume``).
+
+    The call is held, ``reason`` saying why; the other calls of the reply run as they
+    are judged, then the run stops with a ``RunPaused`` event. In a delegated run,
+    which cannot wait, a deferral is a denial.
+    """
+
+    reason: str
+    kind: Literal["defer"] = "defer"
+
+
+ToolDecision = Allow | Deny | Modify | Defer
+"""What tool middleware and an extension's ``before_tool`` answer."""
+
+ApprovalDecision = Allow | Deny | Modify
+"""A caller's answer to a deferred call when resuming: run it, refuse it (the model reads
+the reason as the call's error result), or run it with other arguments."""
 
 
 @runtime_checkable
 class ToolMiddleware(Protocol):
-    """Approves, denies or rewrites every tool call before it runs.
+    """Approves, denies, rewrites or defers every tool call before it runs.
 
     Middleware runs in a chain, in installation order; a ``Modify`` is what the next one
-    sees. A middleware that raises is a denial carrying its error.
+    sees; a ``Deny`` or a ``Defer`` ends the chain. A middleware that raises is a denial
+    carrying its error.
     """
 
     def before_tool(self, request: ToolCallRequest) -> ToolDecision | Awaitable[ToolDecision]: ...

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from yoagent.core._cancel import CancelToken
 from yoagent.core._tools.contract import AgentTool, ToolResult
+from yoagent.core._types.approval import PendingApproval
 from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.events import AgentEvent
 from yoagent.core._types.messages import AgentMessage, AssistantMessage, StopReason
@@ -112,6 +113,8 @@ class RunEnd(StrEnum):
     CANCELLED = "cancelled"
     FAILED = "failed"
     """The model call failed, or a required extension did (``reason``, ``extension``)."""
+    PAUSED = "paused"
+    """A hook deferred tool calls: the run waits for a resume (``pending``)."""
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)
@@ -124,6 +127,8 @@ class RunOutcome:
     """The extension that failed or stopped the run, when one did."""
     messages: Sequence[AgentMessage] = field(default_factory=tuple[AgentMessage, ...])
     """The messages the run added."""
+    pending: PendingApproval | None = None
+    """What a paused run waits on."""
 
     @property
     def stop_reason(self) -> StopReason | None:
@@ -159,7 +164,7 @@ class RunHooks:
         return Proceed()
 
     async def before_tool(self, request: ToolCallRequest) -> ToolDecision:
-        """Approve, deny or rewrite a tool call (after the tool middleware)."""
+        """Approve, deny, rewrite or defer a tool call (after the tool middleware)."""
         return Allow()
 
     async def after_tool(self, request: ToolCallRequest, output: ToolOutput) -> None:

@@ -8,7 +8,7 @@ model call, the tool runner and compaction are its collaborators, sharing one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 import anyio
@@ -17,18 +17,20 @@ from opentelemetry.trace import Status, StatusCode
 
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
-from yoagent.core._hooks.basic import TurnContext
+from yoagent.core._hooks.basic import ApprovalDecision, TurnContext
 from yoagent.core._hooks.extension import ExtensionMode, RunContext, RunEnd, RunOutcome
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
 from yoagent.core._tools.contract import AgentTool
 from yoagent.core._tools.tool_source import SourcedTools
+from yoagent.core._types.approval import PendingApproval
 from yoagent.core._types.errors import ErrorKind
 from yoagent.core._types.events import (
     AgentEnd,
     AgentStart,
     InputRejected,
     MessageStart,
+    RunPaused,
     TurnStart,
 )
 from yoagent.core._types.markers import (
@@ -52,6 +54,7 @@ from .compactor import Compactor
 from .input import judge_input, unless_cancelled_or
 from .model_call import call_model
 from .repeats import RepeatGuard
+from .resume import Decisions, check_decisions
 from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
@@ -102,6 +105,30 @@ async def agent_loop_continue(
     return await run.run(None)
 
 
+async def agent_loop_resume(
+    decisions: Decisions,
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: EventSink | None = None,
+    *,
+    cancel: CancelToken | None = None,
+    stats: SessionStats | None = None,
+) -> list[AgentMessage]:
+    """Resume a paused run from its history (``context.messages``, as the pause left it).
+
+    ``decisions`` answer the held calls by id (``Allow()``, ``Deny(reason)``,
+    ``Modify(arguments)``), or one ``Allow`` / ``Deny`` answers them all. The allowed calls
+    run through the tool middleware and extensions as usual, the caller's decision
+    answering any deferral; their results replace the placeholders, then the loop goes on.
+    Returns the messages this run added (the results first). Raises ``ResumeError``,
+    before anything runs, when nothing is held or the decisions do not fit.
+    """
+    answers = check_decisions(context.messages, decisions)
+    run = _Run(context, config, emit, cancel, stats)
+    run.resuming(answers)
+    return await run.run(None)
+
+
 class _Run:
     """One run, from ``AgentStart`` to ``AgentEnd``."""
 
@@ -126,6 +153,14 @@ class _Run:
         """The extension that failed the run, once one did."""
         self._rejected: str | None = None
         self._ended = False
+        self._answers: Mapping[str, ApprovalDecision] | None = None
+        """The caller's decisions, when this run resumes a paused one."""
+        self._paused: PendingApproval | None = None
+        """What the run waits on, once it paused."""
+
+    def resuming(self, answers: Mapping[str, ApprovalDecision]) -> None:
+        """Make this run a resume: first the held calls, per ``answers``, then the turns."""
+        self._answers = answers
 
     # --- the run ---------------------------------------------------------------------------
 
@@ -187,7 +222,8 @@ class _Run:
                 limit = state.tracker.limits.max_duration
                 if limit is not None:
                     background.start_soon(self._deadline, limit)
-                await self._turns()
+                if self._answers is None or await self._resume_held(self._answers):
+                    await self._turns()
                 if state.extensions.failure is not None:
                     self._fail_run(
                         state.extensions.failure.extension, state.extensions.failure.reason
@@ -255,6 +291,8 @@ class _Run:
         new = tuple(state.new_messages)
         if self._rejected is not None:
             return RunOutcome(end=RunEnd.REJECTED, reason=self._rejected, messages=new)
+        if self._paused is not None:
+            return RunOutcome(end=RunEnd.PAUSED, messages=new, pending=self._paused)
         last = new[-1] if new else None
         reply = last_assistant(new)
         if reply is not None and reply.stop_reason is StopReason.ERROR:
@@ -416,6 +454,8 @@ class _Run:
                 state.end_turn(reply, results)
                 for message in steering:
                     state.append(message)
+                if self.tools.deferred and self._pause():
+                    return
                 continue
             self.repeats.reset()  # a turn without calls breaks any repetition
             state.end_turn(reply)
@@ -428,6 +468,43 @@ class _Run:
                 return
             if not await self._continue_on_stop(reply):
                 return
+
+    # --- pause and resume ------------------------------------------------------------------
+
+    def _pause(self) -> bool:
+        """End the run waiting for approval of the calls just held; False when it cannot
+        (a cancel or a failed extension ends it otherwise; the calls stay held)."""
+        state = self.state
+        if state.cancel.cancelled or state.extensions.failure is not None:
+            return False
+        pending = PendingApproval.from_messages(state.context.messages)
+        if pending is None:  # pragma: no cover - the calls were just held
+            return False
+        self._paused = pending
+        state.emit(RunPaused(pending=pending))
+        return True
+
+    async def _resume_held(self, answers: Mapping[str, ApprovalDecision]) -> bool:
+        """Run the held calls of the paused reply per ``answers``, as a turn of their own
+        (no model call); True when the run goes on to its turns."""
+        state = self.state
+        reply = last_assistant(state.context.messages)
+        pending = PendingApproval.from_messages(state.context.messages)
+        assert reply is not None, "checked before the run began"
+        assert pending is not None, "checked before the run began"
+        held = set(pending.call_ids)
+        calls = [call for call in reply.tool_calls if call.id in held]
+        if self.compactor.tracker is not None:
+            self.compactor.tracker.reset()  # results replace placeholders: re-estimate
+        state.turn += 1
+        state.emit(TurnStart(turn=state.turn))
+        state.turn_open = True
+        state.produced_reply = True  # a cancel from here on marks the history, as mid-turn
+        results, steering = await self.tools.run_calls(calls, answers=answers)
+        state.end_turn(reply, results)
+        for message in steering:
+            state.append(message)
+        return not (self.tools.deferred and self._pause())
 
     def _turn_context(self, ahead: int = 0) -> TurnContext:
         state = self.state

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._logging import logger
+from yoagent.core._types.approval import PendingCall, pending_call_of
 from yoagent.core._types.events import AgentEvent, MessageEnd, MessageStart, TurnEnd
 from yoagent.core._types.limits import ExecutionTracker
 from yoagent.core._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER
@@ -161,6 +162,35 @@ class RunState:
         if not isinstance(message, AssistantMessage):
             self.emit(MessageStart(message=message))
         self.emit(MessageEnd(message=message))
+
+    def settle(self, result: ToolResultMessage) -> None:
+        """Put ``result`` in place of its call's placeholder after the latest reply (a
+        resume answering a held call), and tell the caller."""
+        messages = self.context.messages
+        messages[self._answer_index(result.tool_call_id)] = result
+        self.new_messages.append(result)
+        self.sendable = context_messages(messages)
+        self.emit(MessageStart(message=result))
+        self.emit(MessageEnd(message=result))
+
+    def held_call(self, tool_call_id: str) -> PendingCall:
+        """The pending call a placeholder after the latest reply holds (a resume's)."""
+        answer = self.context.messages[self._answer_index(tool_call_id)]
+        held = pending_call_of(answer) if isinstance(answer, ToolResultMessage) else None
+        if held is None:
+            raise RuntimeError(f"tool call {tool_call_id!r} is not held")
+        return held
+
+    def _answer_index(self, tool_call_id: str) -> int:
+        """Where the result answering ``tool_call_id`` after the latest reply is."""
+        messages = self.context.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, AssistantMessage):
+                break
+            if isinstance(message, ToolResultMessage) and message.tool_call_id == tool_call_id:
+                return index
+        raise RuntimeError(f"tool call {tool_call_id!r} has no held result to replace")
 
     def replace_history(self, messages: list[AgentMessage]) -> None:
         """Put a compacted history in place of the current one (the same list object)."""

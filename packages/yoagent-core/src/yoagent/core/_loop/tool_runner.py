@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
 
-from yoagent.core._hooks.basic import Deny, Modify, ToolCallRequest, middleware_callable, resolve
+from yoagent.core._hooks.basic import Allow, ApprovalDecision, Deny, Modify
 from yoagent.core._hooks.extension import ToolOutput
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._shared_state.store import ToolOutputSink
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from yoagent.core._types.approval import PendingCall, held_result
 from yoagent.core._types.content import ImageContent, TextContent, ToolCall, UserContent
 from yoagent.core._types.events import (
     ProgressMessage,
@@ -24,6 +26,7 @@ from yoagent.core._types.events import (
 from yoagent.core._types.messages import AgentMessage, ToolResultMessage
 from yoagent.core._types.stats import SessionStats
 
+from .approval import ApprovalChain
 from .eager import Suspended, first_step, resume
 from .settings import ToolExecution
 from .state import RunState
@@ -32,8 +35,24 @@ from .telemetry import SPAN_TOOL, start_span
 CANCELLED_RESULT = "Tool execution cancelled."
 SKIPPED_FOR_STEERING = "Skipped: the user sent a new message before this tool ran."
 NOT_RUN_EXTENSION_FAILED = "Not run: a required extension failed the run."
+QUEUED_BEHIND = "queued behind {ids}, held for approval: the calls of this reply run in order"
 SUB_AGENT_STATS_KEY = "sub_agent_stats"
 """Where a call that delegated runs gets their spend in its result's ``details``."""
+
+
+def denied(answer: Deny) -> str:
+    """What the model reads for a call a hook or the caller denied."""
+    return f"Tool call denied: {answer.reason}"
+
+
+def _decided_arguments(call: ToolCall, answer: ApprovalDecision | None) -> dict[str, Any] | None:
+    """The arguments a caller's ``Allow`` / ``Modify`` runs ``call`` with, to carry to the
+    next resume when the call has to wait again."""
+    if isinstance(answer, Modify):
+        return answer.arguments
+    if isinstance(answer, Allow):
+        return call.arguments
+    return None
 
 
 def truncate_text(text: str, limit: int | None, *, kept_at: str | None = None) -> str:
@@ -86,7 +105,10 @@ class ToolRunner:
         """Set when a batch ran in a task group (which always yields to the event loop)."""
         self.started: dict[str, ToolCall] = {}
         """Calls whose start event was sent and whose end event was not yet."""
-        self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
+        self.deferred: list[str] = []
+        """The calls the last ``run_calls`` held for approval (a hook deferred them)."""
+        self._answers: Mapping[str, ApprovalDecision] = {}
+        self.approval = ApprovalChain(state)
         self._background: TaskGroup | None = None
         delegation = state.config.delegation
         inherited = delegation.inherited if delegation is not None else ()
@@ -117,14 +139,27 @@ class ToolRunner:
         self.definitions = definitions
 
     async def run_calls(
-        self, calls: list[ToolCall]
+        self, calls: list[ToolCall], *, answers: Mapping[str, ApprovalDecision] | None = None
     ) -> tuple[list[ToolResultMessage], list[AgentMessage]]:
         """Run ``calls`` per the run's strategy; returns their results (in call order,
         appended to the history) and any steering messages that arrived, which skip calls
-        not yet begun. A cancel answers every unfinished call "cancelled"."""
+        not yet begun. A cancel answers every unfinished call "cancelled".
+
+        A call a hook defers is held: a placeholder answers it, and batches after it wait
+        (held, unjudged). With ``answers`` (a resume) ``calls`` are held ones: their results
+        replace the placeholders, the caller's decision answers a deferral, a caller's
+        denial answers a call at once (it never runs, begun or not), and a call not begun
+        (a cancel, or queued behind a call deferred again) stays held, carrying the caller's
+        ``Allow`` / ``Modify`` to the next resume."""
         state = self.state
+        resuming = answers is not None
+        place = state.settle if resuming else state.append
         results: list[ToolResultMessage | None] = [None] * len(calls)
         steering: list[AgentMessage] = []
+        if self.deferred:
+            self.deferred = []
+        if resuming:
+            self._answers = answers
         size = len(calls)
         strategy = state.settings.tool_execution
         if strategy is ToolExecution.SEQUENTIAL:
@@ -137,22 +172,88 @@ class ToolRunner:
                     break
                 await self._run_batch(calls, range(start, min(start + size, len(calls))), results)
                 steering = state.take_steering()
-                if steering:
+                if steering or self.deferred:
                     break
         except BaseException:
-            # The run is dying: keep what finished; the run answers the rest "cancelled".
-            for result in results:
+            # The run is dying: keep what finished; the run answers the rest "cancelled" (a
+            # resume does here: a held call that began must not stay held, to run again).
+            if answers is not None:
+                state.quiet()
+            for index, result in enumerate(results):
+                call = calls[index]
+                if result is None and answers is not None:
+                    if call.id in self.started:
+                        result = self._resolve_unrun(call, CANCELLED_RESULT)
+                    else:
+                        result = self._not_begun_on_resume(call, answers.get(call.id))
                 if result is not None:
-                    state.append(result)
+                    place(result)
             raise
-        unrun = CANCELLED_RESULT if state.cancel.cancelled else SKIPPED_FOR_STEERING
-        for index, call in enumerate(calls):
-            if results[index] is None:
-                results[index] = self._resolve_unrun(call, unrun)
+        finally:
+            if resuming:
+                self._answers = {}
+        self._answer_unrun(calls, results, answers=answers, steered=bool(steering))
         final = [result for result in results if result is not None]
         for result in final:
-            state.append(result)
+            place(result)
         return final, steering
+
+    def _answer_unrun(
+        self,
+        calls: list[ToolCall],
+        results: list[ToolResultMessage | None],
+        *,
+        answers: Mapping[str, ApprovalDecision] | None,
+        steered: bool,
+    ) -> None:
+        """Answer the calls a batch never began: the caller's denial on a resume, else
+        "cancelled" (a resume keeps them held), "skipped" for steering, or queued behind a
+        deferred call."""
+        cancelled = self.state.cancel.cancelled
+        for index, call in enumerate(calls):
+            if results[index] is not None:
+                continue
+            answer = answers.get(call.id) if answers is not None else None
+            if isinstance(answer, Deny):
+                results[index] = self._resolve_unrun(call, denied(answer))
+            elif cancelled:
+                if answers is None:
+                    results[index] = self._resolve_unrun(call, CANCELLED_RESULT)
+                else:
+                    results[index] = self._not_begun_on_resume(call, answer)
+            elif steered:
+                results[index] = self._resolve_unrun(call, SKIPPED_FOR_STEERING)
+            else:
+                queued = PendingCall(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
+                    reason=QUEUED_BEHIND.format(ids=", ".join(self.deferred)),
+                    queued=True,
+                    decided_arguments=_decided_arguments(call, answer),
+                )
+                results[index] = self._hold(call, queued)
+
+    def _not_begun_on_resume(
+        self, call: ToolCall, answer: ApprovalDecision | None
+    ) -> ToolResultMessage | None:
+        """A held call a dying or cancelled resume never began: the caller's denial, or
+        held still (``None`` keeps its placeholder; an ``Allow`` / ``Modify`` is carried)."""
+        if isinstance(answer, Deny):
+            return self._resolve_unrun(call, denied(answer))
+        decided = _decided_arguments(call, answer)
+        if decided is None:
+            return None
+        held = self.state.held_call(call.id)
+        return self._hold(call, replace(held, decided_arguments=decided))
+
+    def _hold(self, call: ToolCall, pending: PendingCall) -> ToolResultMessage:
+        """Answer ``call`` with a placeholder holding ``pending`` (its events sent)."""
+        if call.id not in self.started:
+            self._start(call)
+        result = held_result(pending)
+        self._end(result)
+        return result
 
     def refuse(self, calls: list[ToolCall], reason: str) -> list[ToolResultMessage]:
         """Answer every call with an error without running it; append the answers."""
@@ -274,41 +375,11 @@ class ToolRunner:
         self._end(result)
         return result
 
-    def _request(self, call: ToolCall, arguments: dict[str, Any]) -> ToolCallRequest:
-        state = self.state
-        return ToolCallRequest(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            arguments=arguments,
-            messages=tuple(state.context.messages),
-            run_prompts=tuple(state.run_prompts),
-        )
-
-    async def _approve(self, call: ToolCall) -> dict[str, Any] | str:
-        """The arguments to run ``call`` with, or why it may not run (middleware first,
-        then extensions)."""
-        arguments = call.arguments
-        for before_tool in self.middleware:
-            try:
-                decision = await resolve(before_tool(self._request(call, arguments)))
-            except Exception as error:  # a raising middleware is a denial, never a crash
-                logger.exception("tool middleware failed on %s", call.id)
-                return f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
-            if isinstance(decision, Deny):
-                return f"Tool call denied: {decision.reason}"
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-        extensions = self.state.extensions
-        if extensions:
-            decision = await extensions.before_tool(self._request(call, arguments))
-            if isinstance(decision, Deny):
-                return f"Tool call denied: {decision.reason}"
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-        return arguments
-
     async def _guarded(self, call: ToolCall) -> ToolResultMessage:
         state = self.state
+        answer = self._answers.get(call.id) if self._answers else None
+        if answer is not None and isinstance(answer, Deny):  # the caller's word on a resume
+            return _error_result(call, denied(answer))
         agent_tool = self.by_name.get(call.name)
         if agent_tool is None:
             available = ", ".join(sorted(self.by_name)) or "none"
@@ -318,9 +389,12 @@ class ToolRunner:
         extensions = state.extensions
         if extensions.failure is not None:
             return _error_result(call, NOT_RUN_EXTENSION_FAILED)
-        approved = await self._approve(call)
+        approved = await self.approval.approve(call, answer)
         if isinstance(approved, str):
             return _error_result(call, approved)
+        if isinstance(approved, PendingCall):
+            self.deferred.append(call.id)
+            return held_result(approved)
         arguments = approved
         delegated: list[SessionStats] = []
         ctx = self._context(call, delegated)
@@ -336,7 +410,7 @@ class ToolRunner:
             outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
         if extensions:
             output = ToolOutput(result=outcome, is_error=is_error)
-            await extensions.after_tool(self._request(call, arguments), output)
+            await extensions.after_tool(self.approval.request(call, arguments), output)
             outcome, is_error = output.result, output.is_error
         details = outcome.details
         if delegated:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from .adapters import LazyTypeAdapter
+from .approval import PendingApproval
 from .content import UserContent
 from .errors import ErrorKind
 from .messages import AgentMessage, AssistantMessage, ToolResultMessage
@@ -187,6 +188,18 @@ class AgentEnd:
     type: Literal["agent_end"] = "agent_end"
 
 
+@dataclass(slots=True, kw_only=True)
+class RunPaused:
+    """The run stopped to wait for approval of ``pending`` (just before its ``AgentEnd``).
+
+    The history is whole: each held call is answered by a placeholder result. Store the
+    history and resume it later with decisions (``Agent.resume``).
+    """
+
+    pending: PendingApproval
+    type: Literal["run_paused"] = "run_paused"
+
+
 AgentEvent = Annotated[
     AgentStart
     | TurnStart
@@ -201,6 +214,7 @@ AgentEvent = Annotated[
     | ProviderRetry
     | SubAgentEvent
     | TurnEnd
+    | RunPaused
     | AgentEnd,
     Field(discriminator="type"),
 ]
