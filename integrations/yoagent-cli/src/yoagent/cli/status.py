@@ -51,8 +51,9 @@ def _plural(count: int, word: str) -> str:
 
 def cost_lines(stats: SessionStats) -> list[str]:
     """The cost of ``stats`` part by part: the agent's own calls, its sub-agents (with their
-    runs), its compaction summaries (with their requests), and the total."""
-    sub, summaries = stats.sub_agents, stats.compaction
+    runs), its compaction summaries (with their requests), the tool gate's decisions (when
+    there were any), and the total."""
+    sub, summaries, decisions = stats.sub_agents, stats.compaction, stats.decision
     total = stats.total_cost_usd()
     rows = [
         ("own calls", _amount(stats.cost_usd, stats.usage), _plural(stats.turns, "model call")),
@@ -62,8 +63,12 @@ def cost_lines(stats: SessionStats) -> list[str]:
             _amount(summaries.cost_usd, summaries.usage),
             _plural(summaries.requests, "request"),
         ),
-        ("total", "unknown" if total is None else dollars(total), ""),
     ]
+    if decisions.requests:
+        # A request of unknown cost makes the row unknown, even one that reported no usage.
+        amount = "unknown" if decisions.unpriced else _amount(decisions.cost_usd, decisions.usage)
+        rows.append(("decisions", amount, _plural(decisions.requests, "request")))
+    rows.append(("total", "unknown" if total is None else dollars(total), ""))
     return [f"  {name:<11} {amount:>9}  {detail}".rstrip() for name, amount, detail in rows]
 
 
