@@ -342,6 +342,7 @@ async def test_the_guard_rejects_the_input_and_the_run_keeps_the_spend_of_the_ch
     assert stats.turns == 0 and stats.decision.requests == 1
     assert stats.decision.usage == Usage(input=30)
     assert stats.decision.cost_usd == pytest.approx(3e-5)
+    assert agent.stats.decision.requests == 1  # the agent's running total keeps it too
 
 
 async def test_the_guard_lets_a_clean_input_through() -> None:
