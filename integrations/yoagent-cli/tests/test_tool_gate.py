@@ -98,6 +98,20 @@ def test_the_gate_runs_harmless_commands_and_never_judges_reads(
     assert [r["state"]["tool_call"]["tool"] for r in judge.requests] == ["bash"]
 
 
+def test_the_json_summary_counts_the_gates_requests(
+    run_cli: RunCli, server: ScriptedServer, workdir: Path
+) -> None:
+    server.add(call("bash", command="touch made.txt"), text("Made it."))
+    with DecisionServer(HARMLESS) as judge:
+        result = run_cli(*base(server), "--tool-gate", judge.url, "--json", "-p", "make a file")
+    assert result.returncode == 0, result.stderr
+    assert len(judge.requests) == 1 and (workdir / "made.txt").exists()
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    # Two replies of the scripted model (100 in, 20 out each) and one judgment (120 in, 2 out).
+    assert summary["usage"]["input"] == 2 * 100 + 120
+    assert summary["usage"]["output"] == 2 * 20 + 2
+
+
 def test_a_preset_reads_its_key_and_base_url_from_the_environment_at_the_call(
     run_cli: RunCli, server: ScriptedServer, workdir: Path
 ) -> None:

@@ -3,8 +3,9 @@ standing grants, and the cost; and the cost lines ``/cost`` shows.
 
 Costs come from core's :class:`~yoagent.core.SessionStats`, priced by yoagent-pricing's
 layers (see :mod:`.prices`). :func:`cost_usd` and :func:`cost_text` are the one place a
-cost is read: the agent's own calls, its sub-agents' and its compaction summaries'
-(``total_cost_usd()``), never ``cost_usd`` alone, which leaves the last two out.
+cost is read: the agent's own calls, its sub-agents', its compaction summaries' and its
+decisions' (``total_cost_usd()``), never ``cost_usd`` alone, which leaves the last three
+out.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ UNKNOWN = "cost unknown"
 
 
 def cost_usd(stats: SessionStats) -> float | None:
-    """What ``stats`` cost in all (own calls, sub-agents, summaries); ``None`` when any part
-    ran at no known price, or nothing was spent."""
+    """What ``stats`` cost in all (own calls, sub-agents, summaries, decisions); ``None`` when
+    any part ran at no known price, or nothing was spent."""
     if stats.total_usage().is_zero():
         return None
     return stats.total_cost_usd()
