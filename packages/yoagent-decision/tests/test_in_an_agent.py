@@ -545,6 +545,17 @@ async def test_the_advisor_asks_nothing_without_skills_and_with_few_tools() -> N
     assert backend.request_count == 0 and provider.requests[0].turn_notes == ()
 
 
+async def test_a_budget_that_stops_the_run_stops_it_before_the_advisor_pays_for_advice() -> None:
+    backend = MockBackend(confident_skill)
+    provider = MockProvider([answer("never sent")])
+    agent = Agent.from_provider(provider, ModelConfig.mock())
+    with_decision_model(agent, judge(backend), skills=skills())  # installed first, runs last
+    agent.with_extension(Budget(0.0, CostConfig()))
+    new = await agent.prompt("ship it")
+    assert provider.requests == [] and backend.request_count == 0
+    assert isinstance(new[-1], UserMessage) and "budget reached" in new[-1].text
+
+
 async def test_a_failing_advisor_adds_nothing_and_the_run_goes_on() -> None:
     backend = MockBackend().push_error(DecisionError.bad_response("garbled"))
     provider = MockProvider([answer("ok")])
