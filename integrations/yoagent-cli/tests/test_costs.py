@@ -101,7 +101,11 @@ def test_cost_lines_show_the_tool_gates_decisions_when_there_were_any() -> None:
         "  total         $0.0084",
     ]
     stats.decision.record(Usage(), None)  # no usage reported, price unknown
-    assert cost_lines(stats)[3] == "  decisions     unknown  3 requests"
+    assert cost_lines(stats)[3:] == [
+        "  decisions     unknown  3 requests",
+        "  total         unknown",  # never a sum shown whole with an unknown part
+    ]
+    assert cost_usd(stats) is None and cost_text(stats) == "cost unknown"
 
 
 async def test_pricing_modes_bundled_and_off() -> None:

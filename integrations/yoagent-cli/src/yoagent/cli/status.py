@@ -18,12 +18,18 @@ from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage, la
 UNKNOWN = "cost unknown"
 
 
+def _total_usd(stats: SessionStats) -> float | None:
+    """``stats.total_cost_usd()``, or ``None`` when a decision request ran at an unknown
+    cost — even one that reported no usage, which adds nothing to that sum."""
+    return None if stats.decision.unpriced else stats.total_cost_usd()
+
+
 def cost_usd(stats: SessionStats) -> float | None:
     """What ``stats`` cost in all (own calls, sub-agents, summaries, decisions); ``None`` when
     any part ran at no known price, or nothing was spent."""
     if stats.total_usage().is_zero():
         return None
-    return stats.total_cost_usd()
+    return _total_usd(stats)
 
 
 def dollars(amount: float) -> str:
@@ -36,7 +42,7 @@ def cost_text(stats: SessionStats, *, unknown: str = UNKNOWN) -> str:
     when nothing was spent."""
     if stats.total_usage().is_zero():
         return ""
-    total = stats.total_cost_usd()
+    total = _total_usd(stats)
     return unknown if total is None else dollars(total)
 
 
@@ -55,7 +61,7 @@ def cost_lines(stats: SessionStats) -> list[str]:
     runs), its compaction summaries (with their requests), the tool gate's decisions (when
     there were any), and the total."""
     sub, summaries, decisions = stats.sub_agents, stats.compaction, stats.decision
-    total = stats.total_cost_usd()
+    total = _total_usd(stats)
     rows = [
         ("own calls", _amount(stats.cost_usd, stats.usage), _plural(stats.turns, "model call")),
         ("sub-agents", _amount(sub.cost_usd, sub.usage), _plural(sub.runs, "run")),
