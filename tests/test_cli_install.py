@@ -21,6 +21,7 @@ LIBRARIES = (
     "yoagent-tools",
     "yoagent-pricing",
     "yoagent-mcp",
+    "yoagent-decision",
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH")

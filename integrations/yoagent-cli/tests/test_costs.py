@@ -92,6 +92,22 @@ def test_cost_lines_break_the_conversation_down() -> None:
     ]
 
 
+def test_cost_lines_show_the_tool_gates_decisions_when_there_were_any() -> None:
+    stats = spent(0.008)
+    stats.decision.record(Usage(input=120), 0.0002)
+    stats.decision.record(Usage(input=120), 0.0002)
+    assert cost_lines(stats)[3:] == [
+        "  decisions     $0.0004  2 requests",
+        "  total         $0.0084",
+    ]
+    stats.decision.record(Usage(), None)  # no usage reported, price unknown
+    assert cost_lines(stats)[3:] == [
+        "  decisions     unknown  3 requests",
+        "  total         unknown",  # never a sum shown whole with an unknown part
+    ]
+    assert cost_usd(stats) is None and cost_text(stats) == "cost unknown"
+
+
 async def test_pricing_modes_bundled_and_off() -> None:
     assert resolve_cost(GPT) is None
     assert await enable_prices(PricingMode.OFF) == []

@@ -86,11 +86,13 @@ class Ext:
         mode: ExtensionMode = ExtensionMode.ADVISORY,
         filters_tool_output: bool = False,
         rechecks_modified_calls: bool = False,
+        runs_last: bool = False,
     ) -> None:
         self.name = name
         self.mode = mode
         self.filters_tool_output = filters_tool_output
         self.rechecks_modified_calls = rechecks_modified_calls
+        self.runs_last = runs_last
         self._hooks = hooks or (lambda run: RunHooks())
         self.runs: list[RunContext] = []
 
@@ -324,6 +326,84 @@ async def test_a_rewrite_is_rechecked_by_the_earlier_extensions_that_ask_for_it(
     assert seen == ["hi", "bad"]
     result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
     assert result.is_error and "checker: rewritten to something unsafe" in result.text
+
+
+async def test_a_runs_last_extension_runs_after_the_others_whenever_it_was_installed() -> None:
+    log: list[str] = []
+    provider = two_turns()
+    agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[echo])
+    agent.with_extension(Ext("gate", lambda run: Log(log, "gate"), runs_last=True))
+    agent.with_extension(Ext("own", lambda run: Log(log, "own")))
+    agent.with_tree_extension(Ext("tree", lambda run: Log(log, "tree")))
+    agent.with_extension(Ext("later", lambda run: Log(log, "later"), runs_last=True))
+    await agent.prompt("go")
+    judged = [entry.split(".")[0] for entry in log if ".before_tool" in entry]
+    assert judged == ["tree", "own", "gate", "later"]
+    assert provider.requests[0].turn_notes == (
+        "note from tree",
+        "note from own",
+        "note from gate",
+        "note from later",
+    )
+
+
+async def test_a_runs_last_tree_extension_runs_after_a_delegated_runs_own_extensions() -> None:
+    log: list[str] = []
+    child = SubAgentTool(
+        "helper", "Echoes.", provider=two_turns(), model=ModelConfig.mock(), tools=[echo]
+    )
+    child.with_extension(Ext("child-own", lambda run: Log(log, "child-own")))
+    root = Agent.from_provider(
+        MockProvider([tool_reply(call("helper", "c1", task="go")), text_reply("root answer")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    root.with_tree_extension(Ext("gate", lambda run: Log(log, "gate"), runs_last=True))
+    await root.prompt("start")
+    # The root's own call is judged by the gate alone; the child's by its own, then the gate.
+    judged = [entry.split(".")[0] for entry in log if ".before_tool" in entry]
+    assert judged == ["gate", "child-own", "gate"]
+
+
+async def test_a_rewrite_by_an_extension_before_a_runs_last_one_reaches_it() -> None:
+    seen: list[Any] = []
+
+    class Rewriter(RunHooks):
+        async def before_tool(self, request: ToolCallRequest) -> ToolDecision:
+            return Modify({"text": "rewritten"})
+
+    class Gate(RunHooks):
+        async def before_tool(self, request: ToolCallRequest) -> ToolDecision:
+            seen.append(request.arguments["text"])
+            return Allow()
+
+    agent = Agent.from_provider(two_turns(), ModelConfig.mock(), tools=[echo])
+    agent.with_extension(Ext("gate", lambda run: Gate(), runs_last=True))
+    agent.with_extension(Ext("rewriter", lambda run: Rewriter()))
+    await agent.prompt("go")
+    assert seen == ["rewritten"]  # judged once, on the final call: no recheck needed
+    result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert result.text == "rewritten"
+
+
+async def test_before_model_and_turn_hooks_see_the_tools_offered_on_the_request() -> None:
+    seen: list[list[tuple[str, str]]] = []
+
+    class Looks(RunHooks):
+        async def before_model(self, turn: TurnContext) -> ModelVerdict:
+            seen.append([(t.name, t.description) for t in turn.tools])
+            return Proceed()
+
+    def turn_hook(turn: TurnContext) -> list[str]:
+        seen.append([(t.name, t.description) for t in turn.tools])
+        return []
+
+    agent = Agent.from_provider(
+        two_turns(), ModelConfig.mock(), tools=[echo], turn_hooks=[turn_hook]
+    )
+    agent.with_extension(Ext("looks", lambda run: Looks()))
+    await agent.prompt("go")
+    assert seen == [[("echo", "Echo the text.")]] * 4  # two turns, each hook once
 
 
 async def test_an_output_filter_holds_back_partial_outputs() -> None:
@@ -610,7 +690,27 @@ async def test_an_extension_records_decision_spend_into_its_run() -> None:
     await agent.prompt("go", on_event=recorder)
     stats = recorder.of(AgentEnd)[0].stats
     assert stats.decision.requests == 1 and stats.decision.cost_usd == pytest.approx(0.002)
+    assert stats.decision.unpriced == 0
     assert agent.stats.total_cost_usd() == pytest.approx(0.002)
+
+
+async def test_a_run_rejected_in_on_input_still_reports_the_spend_of_its_check() -> None:
+    class Screens(RunHooks):
+        def __init__(self, run: RunContext) -> None:
+            self.run = run
+
+        async def on_input(self, text: str) -> FilterResult:
+            self.run.spend.record_decision(Usage(input=7, output=1), None)
+            return Reject("screened out")
+
+    recorder = Recorder()
+    agent = Agent.from_provider(MockProvider.text("never"), ModelConfig.mock())
+    agent.with_extension(Ext("guard", Screens))
+    assert await agent.prompt("go", on_event=recorder) == []
+    assert recorder.of(InputRejected)[0].reason == "screened out"
+    stats = recorder.of(AgentEnd)[0].stats
+    assert stats.decision.requests == 1 and stats.decision.unpriced == 1
+    assert stats.decision.usage == Usage(input=7, output=1) and stats.turns == 0
 
 
 async def test_events_reach_extensions_after_the_caller() -> None:

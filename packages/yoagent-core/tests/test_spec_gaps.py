@@ -64,6 +64,23 @@ def test_a_delegated_runs_summaries_and_decisions_land_in_their_own_buckets() ->
     assert parent.total_usage() == Usage(input=17)
 
 
+def test_a_bucket_counts_the_requests_of_unknown_cost_even_without_usage() -> None:
+    child = SessionStats()
+    child.decision.record(Usage(input=2), 0.002)
+    child.decision.record(Usage(), None)  # no usage reported, price unknown
+    assert child.decision.requests == 2 and child.decision.unpriced == 1
+    assert child.decision.cost_usd == pytest.approx(0.002)  # unknown usage adds nothing
+    child.decision.record(Usage(input=3), None)
+    assert child.decision.unpriced == 2 and child.decision.cost_usd is None
+    parent = SessionStats()
+    parent.add_delegated(child)
+    parent.decision.record(Usage(input=1), 0.001)
+    assert parent.decision.requests == 4 and parent.decision.unpriced == 2
+    merged = SessionStats()
+    merged.merge(parent)
+    assert merged.decision.unpriced == 2 and merged.compaction.unpriced == 0
+
+
 def long_history() -> list[AgentMessage]:
     """Enough earlier turns that compaction has a span to summarize."""
     history: list[AgentMessage] = []

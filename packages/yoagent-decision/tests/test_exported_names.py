@@ -47,6 +47,9 @@ EXPECTED = {
     "parse_systemone_response",
     "record_decision",
     "recording_decision_spend",
+    "with_decision_model",
+    "with_input_guard",
+    "with_tool_gate",
 }
 
 

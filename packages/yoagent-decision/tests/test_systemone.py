@@ -566,6 +566,26 @@ def test_reprs_name_key_variables_never_values(monkeypatch: pytest.MonkeyPatch) 
     assert SECRET not in text
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://judge-user:url-SECRET@judge.example:8443/v1/systemone?sig=sig-SECRET",
+        "ftp://judge-user:url-SECRET@127.0.0.1:8000/v1/systemone?sig=sig-SECRET",
+    ],
+)
+async def test_credentials_and_query_of_a_url_are_never_shown(url: str) -> None:
+    backend = SystemOneBackend("http://h").with_endpoint_url(url).with_retry(NO_RETRY)
+    shown = repr(DecisionModel.from_backend(backend, "m"))
+    assert "judge.example:8443/v1/systemone?…" in shown or "127.0.0.1:8000" in shown
+    if url.startswith("ftp:"):
+        with pytest.raises(DecisionError) as caught:
+            await DecisionModel.from_backend(backend, "m").noul("s", "q?")
+        assert caught.value.kind is DecisionErrorKind.INVALID
+        shown += str(caught.value) + repr(caught.value)
+        assert "ftp://127.0.0.1:8000/v1/systemone?…" in str(caught.value)
+    assert "SECRET" not in shown and "judge-user" not in shown
+
+
 # --- pricing --------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from yoagent.core import (
     ThinkingLevel,
     ToolSource,
 )
+from yoagent.decision import ToolGate
 from yoagent.tools import PathSandbox, default_tools
 
 from .instructions import find_instructions, instructions_section
@@ -51,6 +52,8 @@ class Options:
     """With ``pricing`` live: a price file to fetch instead of models.dev."""
     mcp_servers: list[McpServerSpec] = field(default_factory=list[McpServerSpec])
     """The config file's servers, then the flags'."""
+    tool_gate: ToolGate | None = None
+    """``--tool-gate``: judges commands, writes and edits (after the approvals)."""
     cwd: Path = field(default_factory=Path.cwd)
 
 
@@ -97,7 +100,7 @@ def build_agent(
         max_turns=options.max_turns if options.max_turns is not None else 50,
         max_duration=None,  # Ctrl+C stops a run that takes too long
     )
-    return Agent.from_config(
+    agent = Agent.from_config(
         config,
         system_prompt=system_prompt,
         tools=build_tools(options),
@@ -106,3 +109,6 @@ def build_agent(
         tool_middleware=list(middleware),
         tool_sources=list(tool_sources),
     )
+    if options.tool_gate is not None:
+        agent.with_extension(options.tool_gate)
+    return agent

@@ -21,6 +21,7 @@ from .prices import PricingMode
 from .problems import base_url_problem
 from .safe_text import write_inert
 from .settings import LoadedSettings
+from .tool_gate import CHOICES, OFF, build_tool_gate, missing_key_warning, parse_tool_gate
 from .versions import version_text
 
 
@@ -30,6 +31,13 @@ def package_version() -> str:
         return version("yoagent-cli")
     except PackageNotFoundError:  # running from a source tree
         return "0+unknown"
+
+
+def _tool_gate(text: str) -> str:
+    try:
+        return parse_tool_gate(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _positive(text: str) -> int:
@@ -91,6 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-y", "--yes", action="store_true", help="run writes and commands without asking"
+    )
+    parser.add_argument(
+        "--tool-gate",
+        type=_tool_gate,
+        metavar="GATE",
+        help=f"a decision model judges each command, write and edit, denying what looks "
+        f"destructive and was not asked for: {CHOICES}",
     )
     parser.add_argument(
         "--skills",
@@ -188,6 +203,15 @@ def make_options(
     except ValueError as error:
         parser.error(str(error))
     pricing = args.pricing or settings.pricing or PricingMode.BUNDLED
+    gate: str | None = args.tool_gate if args.tool_gate is not None else settings.tool_gate
+    tool_gate = None
+    if gate is not None and gate != OFF:
+        try:
+            tool_gate = build_tool_gate(gate)
+        except ValueError as error:
+            parser.error(f"--tool-gate {gate}: {error}")
+        if warning := missing_key_warning(gate):
+            write_inert(sys.stderr, f"yoagent: warning: {warning}")
     return Options(
         prompt=prompt,
         json=args.json,
@@ -207,5 +231,6 @@ def make_options(
         pricing=PricingMode(pricing),
         prices_url=settings.prices_url,
         mcp_servers=[*config_servers(settings, loaded.user_file), *from_flags],
+        tool_gate=tool_gate,
         cwd=cwd,
     )

@@ -8,9 +8,9 @@ The last line is the run's summary, ``{"type": "result", ...}``, as in Claude Co
 output: ``subtype`` (``success``, ``error``, ``refusal``, ``limit``, ``interrupted``),
 ``is_error``, ``exit_code``, ``result`` (the final answer), ``error`` (what went wrong, or
 null), ``usage`` (tokens: ``input``, ``output``, ``cache_read``, ``cache_write``) and
-``cost_usd`` (null when any part of it is not priced) of the run with its sub-agents and
-compaction summaries, ``session_id`` (null when nothing was saved), ``num_turns`` and
-``duration_ms``.
+``cost_usd`` (null when any part of it is not priced) of the run with its sub-agents,
+compaction summaries and tool-gate decisions, ``session_id`` (null when nothing was saved),
+``num_turns`` and ``duration_ms``.
 
 The lines are written with DEL, C1 and bidi controls and the line separators escaped as
 ``\\uXXXX`` (JSON escapes only C0 controls itself): the same JSON, safe on a terminal.

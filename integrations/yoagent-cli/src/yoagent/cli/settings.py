@@ -12,7 +12,9 @@ the code you cloned, and must not be able to point your API key at another serve
 file tools (``allow_paths``), decide how long your sessions are kept (``[sessions]``),
 start programs or send headers (``[mcp_servers]``: a server's ``command`` runs at
 start-up, its ``env`` and ``headers`` carry keys) or fetch prices from a URL of its
-choosing (``prices_url``). In a project file they are reported and ignored.
+choosing (``prices_url``). In a project file they are reported and ignored. A project
+file may turn the tool gate on with a preset, but not off, at a URL, or over the user
+file's (``tool_gate``, see :mod:`.tool_gate`).
 
 The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
 an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
@@ -45,6 +47,7 @@ from yoagent.core import ThinkingLevel
 from .prices import PricingMode
 from .problems import base_url_problem
 from .project import project_folders
+from .tool_gate import parse_tool_gate, project_refusal
 
 CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
@@ -138,6 +141,13 @@ class Settings(_Table):
     """With ``pricing = "live"``: a price file (yoagent-pricing's format) instead of
     models.dev."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict[str, McpServerTable])
+    tool_gate: str | None = None
+    """``--tool-gate``: a preset, a SystemOne server's URL, or ``off``."""
+
+    @field_validator("tool_gate")
+    @classmethod
+    def _check_tool_gate(cls, value: str | None) -> str | None:
+        return None if value is None else parse_tool_gate(value)
 
     @field_validator("base_url")
     @classmethod
@@ -260,6 +270,10 @@ def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
                     f"{path}: {key!r} is only read from the user config ({user}); ignored here"
                 )
                 del given[key]
+            gate = given.get("tool_gate")
+            if gate is not None and (refusal := project_refusal(gate, "tool_gate" in merged)):
+                loaded.warnings.append(f"{path}: 'tool_gate' ignored: {refusal}")
+                del given["tool_gate"]
         base = path.parent if is_user else path.parent.parent
         for key in ("allow_paths", "skills"):
             if key in given:

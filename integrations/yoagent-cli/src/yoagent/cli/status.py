@@ -3,8 +3,9 @@ standing grants, and the cost; and the cost lines ``/cost`` shows.
 
 Costs come from core's :class:`~yoagent.core.SessionStats`, priced by yoagent-pricing's
 layers (see :mod:`.prices`). :func:`cost_usd` and :func:`cost_text` are the one place a
-cost is read: the agent's own calls, its sub-agents' and its compaction summaries'
-(``total_cost_usd()``), never ``cost_usd`` alone, which leaves the last two out.
+cost is read: the agent's own calls, its sub-agents', its compaction summaries' and its
+decisions' (``total_cost_usd()``), never ``cost_usd`` alone, which leaves the last three
+out.
 """
 
 from __future__ import annotations
@@ -17,12 +18,18 @@ from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage, la
 UNKNOWN = "cost unknown"
 
 
+def _total_usd(stats: SessionStats) -> float | None:
+    """``stats.total_cost_usd()``, or ``None`` when a decision request ran at an unknown
+    cost — even one that reported no usage, which adds nothing to that sum."""
+    return None if stats.decision.unpriced else stats.total_cost_usd()
+
+
 def cost_usd(stats: SessionStats) -> float | None:
-    """What ``stats`` cost in all (own calls, sub-agents, summaries); ``None`` when any part
-    ran at no known price, or nothing was spent."""
+    """What ``stats`` cost in all (own calls, sub-agents, summaries, decisions); ``None`` when
+    any part ran at no known price, or nothing was spent."""
     if stats.total_usage().is_zero():
         return None
-    return stats.total_cost_usd()
+    return _total_usd(stats)
 
 
 def dollars(amount: float) -> str:
@@ -35,7 +42,7 @@ def cost_text(stats: SessionStats, *, unknown: str = UNKNOWN) -> str:
     when nothing was spent."""
     if stats.total_usage().is_zero():
         return ""
-    total = stats.total_cost_usd()
+    total = _total_usd(stats)
     return unknown if total is None else dollars(total)
 
 
@@ -51,9 +58,10 @@ def _plural(count: int, word: str) -> str:
 
 def cost_lines(stats: SessionStats) -> list[str]:
     """The cost of ``stats`` part by part: the agent's own calls, its sub-agents (with their
-    runs), its compaction summaries (with their requests), and the total."""
-    sub, summaries = stats.sub_agents, stats.compaction
-    total = stats.total_cost_usd()
+    runs), its compaction summaries (with their requests), the tool gate's decisions (when
+    there were any), and the total."""
+    sub, summaries, decisions = stats.sub_agents, stats.compaction, stats.decision
+    total = _total_usd(stats)
     rows = [
         ("own calls", _amount(stats.cost_usd, stats.usage), _plural(stats.turns, "model call")),
         ("sub-agents", _amount(sub.cost_usd, sub.usage), _plural(sub.runs, "run")),
@@ -62,8 +70,12 @@ def cost_lines(stats: SessionStats) -> list[str]:
             _amount(summaries.cost_usd, summaries.usage),
             _plural(summaries.requests, "request"),
         ),
-        ("total", "unknown" if total is None else dollars(total), ""),
     ]
+    if decisions.requests:
+        # A request of unknown cost makes the row unknown, even one that reported no usage.
+        amount = "unknown" if decisions.unpriced else _amount(decisions.cost_usd, decisions.usage)
+        rows.append(("decisions", amount, _plural(decisions.requests, "request")))
+    rows.append(("total", "unknown" if total is None else dollars(total), ""))
     return [f"  {name:<11} {amount:>9}  {detail}".rstrip() for name, amount, detail in rows]
 
 

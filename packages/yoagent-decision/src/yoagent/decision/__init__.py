@@ -26,6 +26,7 @@ from ._calibrate import (
 from ._errors import DecisionError, DecisionErrorKind, FallbackAttempt
 from ._gate import DEFAULT_FULL_VIEWS, GateCheck, ToolGate
 from ._guard import BUILT_IN_CHECKS, GuardCheck, InputGuard
+from ._install import with_decision_model, with_input_guard, with_tool_gate
 from ._logprobs import LogprobBackend, is_loopback_url
 from ._mock import MockBackend
 from ._model import DecisionModel
@@ -77,4 +78,7 @@ __all__ = [
     "parse_systemone_response",
     "record_decision",
     "recording_decision_spend",
+    "with_decision_model",
+    "with_input_guard",
+    "with_tool_gate",
 ]

@@ -1,6 +1,11 @@
 """Advisor: at most one skill hint and one tool hint per user request, from one batched
 decision request. Advisory only — it never blocks, never removes a tool, and on any
-failure adds nothing."""
+failure adds nothing.
+
+The advisor is also a core ``Extension``: installed on an agent it adds its note to each
+model request in ``before_model`` (from the turn's user request and offered tools) and
+records its spend into the run's ledger.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
+from yoagent.core import (
+    ExtensionMode,
+    ModelVerdict,
+    Proceed,
+    RunContext,
+    RunHooks,
+    TurnContext,
+)
+
 from ._errors import DecisionError, DecisionErrorKind
 from ._model import DecisionModel
 from ._questions import Choice, Noul, Question, QuestionKind
+from ._spend import recording_decision_spend
 from ._text import check_threshold, truncate_head, truncate_middle
 
 logger = logging.getLogger("yoagent.decision")
@@ -49,7 +64,18 @@ class Advisor:
     ``skill_confidence_threshold`` (0.5); at most ``max_tool_hints`` (3) tools with
     probability at least ``tool_hint_min_probability`` (0.1). With no skills and fewer than
     40 tools it asks nothing. Failures (2 s timeout) are logged and add nothing.
+
+    As an ``Extension`` (``with_decision_model``, or ``agent.with_extension(advisor)``) it
+    is advisory and runs after the agent's other extensions (``runs_last``: a budget that
+    stops the run does so before the advisor asks).
     """
+
+    # The Extension contract (class attributes, not fields).
+    name = "advisor"
+    mode = ExtensionMode.ADVISORY
+    filters_tool_output = False
+    rechecks_modified_calls = False
+    runs_last = True
 
     model: DecisionModel
     _: KW_ONLY
@@ -132,6 +158,10 @@ class Advisor:
         self._memo = _Memo(key, note)
         return note
 
+    def start_run(self, run: RunContext) -> RunHooks:
+        """The advisor's hooks for one run (the ``Extension`` contract)."""
+        return _AdvisorHooks(self, run)
+
     def _questions(self, tools: Sequence[Described], want_skill: bool) -> dict[str, Question]:
         questions: dict[str, Question] = {}
         if want_skill:
@@ -199,3 +229,16 @@ class Advisor:
                     "a hint only; every tool remains available."
                 )
         return "\n".join(lines) if lines else None
+
+
+class _AdvisorHooks(RunHooks):
+    """Adds the advisor's note to one run's requests, recording its spend there."""
+
+    def __init__(self, advisor: Advisor, run: RunContext) -> None:
+        self._advisor = advisor
+        self._run = run
+
+    async def before_model(self, turn: TurnContext) -> ModelVerdict:
+        with recording_decision_spend(self._run.spend.record_decision):
+            note = await self._advisor.advise(turn.user_request(), turn.tools)
+        return Proceed(notes=[note] if note else [])

@@ -16,6 +16,7 @@ from ._http import (
     FixedKey,
     KeySource,
     describe_key,
+    display_url,
     name_key_variable,
     post_json,
     resolve_key,
@@ -124,7 +125,7 @@ class HttpBackend:
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(endpoint={self.endpoint_url()!r}, "
+            f"{type(self).__name__}(endpoint={display_url(self.endpoint_url())!r}, "
             f"key={describe_key(self._key)}, retry={self._retry!r})"
         )
 

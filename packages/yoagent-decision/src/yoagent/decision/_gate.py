@@ -1,22 +1,35 @@
 """ToolGate: asks a decision model whether a tool call is destructive and whether the user
 asked for it, and denies what looks destructive and was not clearly asked for. Fails closed.
+
+The gate is also a core ``Extension``: installed on an agent it judges every call in
+``before_tool``, after the agent's other extensions (``runs_last``), and records its spend
+into the run's ledger.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from yoagent.core import Allow, Deny
+from yoagent.core import (
+    Allow,
+    Deny,
+    ExtensionMode,
+    RunContext,
+    RunHooks,
+    ToolCallRequest,
+    ToolDecision,
+)
 
 from ._errors import DecisionError
 from ._fit import FitLimits, Fitted, TooLarge, fit_arguments
 from ._model import DecisionModel
 from ._questions import Noul, Question, estimate_tokens, question_wire
+from ._spend import recording_decision_spend
 from ._text import at_or_above, check_threshold, format_p
 
 logger = logging.getLogger("yoagent.decision")
@@ -58,8 +71,11 @@ class GateCheck:
         check_threshold(f"the threshold of check {self.id!r}", self.deny_at_or_above)
 
 
+DENIAL_PREFIX = "Tool gate: "
+
+
 def _deny(reason: str) -> Deny:
-    return Deny(f"Tool gate: {reason}")
+    return Deny(f"{DENIAL_PREFIX}{reason}")
 
 
 @dataclass(slots=True, frozen=True, eq=False)
@@ -75,11 +91,25 @@ class ToolGate:
     listed in ``omitted``, and ``full_views`` (``bash`` ``/command``) are never cut — a call
     that cannot fit is denied.
 
+    ``tools`` limits the gate to calls of those tools (``None``, the default: every call);
+    any other call is allowed without a request.
+
     **Fails closed**: an error, a timeout (``timeout``, 5 s), a missing, malformed or NaN
     answer, a call too large to judge, or no user request to judge against all deny.
     Defence in depth, not a security boundary: the state can carry text written to steer
     the decision model.
+
+    As an ``Extension`` (``agent.with_extension(gate)``, or ``with_tool_gate``) it is
+    required (a hook that raises denies and fails the run), rechecks calls a later
+    extension rewrote, and runs after the agent's other extensions (``runs_last``).
     """
+
+    # The Extension contract (class attributes, not fields).
+    name = "tool-gate"
+    mode = ExtensionMode.REQUIRED
+    filters_tool_output = False
+    rechecks_modified_calls = True
+    runs_last = True
 
     model: DecisionModel
     _: KW_ONLY
@@ -91,8 +121,13 @@ class ToolGate:
     checks: Sequence[GateCheck] = ()
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS
     full_views: Mapping[str, Sequence[str]] = field(default_factory=lambda: DEFAULT_FULL_VIEWS)
+    tools: Collection[str] | None = None
 
     def __post_init__(self) -> None:
+        if self.tools is not None:
+            if isinstance(self.tools, str):
+                raise TypeError("ToolGate(tools=...) takes a collection of tool names, not a str")
+            object.__setattr__(self, "tools", frozenset(self.tools))
         check_threshold("destructive_threshold", self.destructive_threshold)
         check_threshold("requested_threshold", self.requested_threshold)
         if not self.timeout > 0:
@@ -130,7 +165,10 @@ class ToolGate:
         self, tool_name: str, arguments: Mapping[str, Any], user_request: str | None
     ) -> Allow | Deny:
         """Judge one call. ``user_request`` is what the user asked (core's
-        ``ToolCallRequest.user_request()``); ``None`` denies."""
+        ``ToolCallRequest.user_request()``); ``None`` denies. A call of a tool outside
+        ``tools`` is allowed, nothing sent."""
+        if self.tools is not None and tool_name not in self.tools:
+            return Allow()
         try:
             return await self._decide(tool_name, arguments, user_request)
         except Exception as error:  # a bug here must not let a call through
@@ -192,6 +230,28 @@ class ToolGate:
                 "to confirm before retrying."
             )
         return Allow()
+
+    def start_run(self, run: RunContext) -> RunHooks:
+        """The gate's hooks for one run (the ``Extension`` contract)."""
+        return _GateHooks(self, run)
+
+
+class _GateHooks(RunHooks):
+    """Judges each call of one run, recording the requests into the run's ledger."""
+
+    def __init__(self, gate: ToolGate, run: RunContext) -> None:
+        self._gate = gate
+        self._run = run
+
+    async def before_tool(self, request: ToolCallRequest) -> ToolDecision:
+        with recording_decision_spend(self._run.spend.record_decision):
+            decision = await self._gate.decide(
+                request.tool_name, request.arguments, request.user_request()
+            )
+        if isinstance(decision, Deny):
+            # The loop names the extension before the reason: say "tool-gate" once.
+            return Deny(decision.reason.removeprefix(DENIAL_PREFIX))
+        return decision
 
 
 def _finite(value: float | None) -> float | None:

@@ -1,6 +1,10 @@
 """InputGuard: screens a prompt's text with a decision model before it reaches the LLM,
 rejecting it when a check (prompt injection, clearly harmful requests, or your own)
-reaches its threshold. Fails closed."""
+reaches its threshold. Fails closed.
+
+The guard is also a core ``Extension``: installed on an agent it screens each prompt run's
+text in ``on_input`` and records its spend into the run's ledger (a rejected run keeps it).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 
-from yoagent.core import Pass, Reject
+from yoagent.core import ExtensionMode, FilterResult, Pass, Reject, RunContext, RunHooks
 
 from ._errors import DecisionError
 from ._model import DecisionModel
 from ._questions import Noul, Question
+from ._spend import recording_decision_spend
 from ._text import check_threshold
 
 logger = logging.getLogger("yoagent.decision")
@@ -66,7 +71,17 @@ class InputGuard:
     failure. **Fails closed**: an error, a timeout (3 s), a missing or NaN answer, or text
     too long rejects, unless ``fail_open`` (then it passes with a warning; a check that
     answers at or above its threshold still rejects). Empty text passes, nothing sent.
+
+    As an ``Extension`` (``with_input_guard``, or ``agent.with_extension(guard)``) it is
+    required: a hook that raises fails the run rather than letting the input through.
     """
+
+    # The Extension contract (class attributes, not fields).
+    name = "input-guard"
+    mode = ExtensionMode.REQUIRED
+    filters_tool_output = False
+    rechecks_modified_calls = False
+    runs_last = False
 
     model: DecisionModel
     _: KW_ONLY
@@ -158,6 +173,10 @@ class InputGuard:
                 )
         return Pass()
 
+    def start_run(self, run: RunContext) -> RunHooks:
+        """The guard's hooks for one run (the ``Extension`` contract)."""
+        return _GuardHooks(self, run)
+
     def _unavailable(self, why: str) -> Pass | Reject:
         if self.fail_open:
             logger.warning("input guard let the input through (fail-open): %s", why)
@@ -167,3 +186,15 @@ class InputGuard:
             f"Input guard: this input could not be screened ({why}), so it was rejected. "
             "The guard fails closed."
         )
+
+
+class _GuardHooks(RunHooks):
+    """Screens one run's prompt text, recording the request into the run's ledger."""
+
+    def __init__(self, guard: InputGuard, run: RunContext) -> None:
+        self._guard = guard
+        self._run = run
+
+    async def on_input(self, text: str) -> FilterResult:
+        with recording_decision_spend(self._run.spend.record_decision):
+            return await self._guard.screen(text)

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx
@@ -148,6 +149,32 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     return text
 
 
+def display_url(url: str) -> str:
+    """``url`` as it may be shown (a repr, an error): without its user name and password,
+    and with ``…`` for a query string, any of which may carry a key or a signature."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "<unparsable URL>"
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address
+    if port is not None:
+        host = f"{host}:{port}"
+    return urlunsplit((parts.scheme, host, parts.path, "…" if parts.query else "", ""))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The parts of ``url`` that may be secret (user name, password, query string), for
+    :func:`scrub`."""
+    try:
+        parts = urlsplit(url.strip())
+        return [part for part in (parts.username, parts.password, parts.query) if part]
+    except ValueError:
+        return []
+
+
 def encode_json(body: object) -> bytes:
     """A request body as compact UTF-8 JSON."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
@@ -176,11 +203,13 @@ async def post_json(
         async with httpx.AsyncClient(verify=_shared_ssl_context(), timeout=HTTP_TIMEOUT) as own:
             return await _exchange(own, url, body, headers, key)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+        shown = scrub(display_url(url), [key])
+        detail = scrub(str(error), [key, *url_secrets(url)])
         raise DecisionError.invalid(
-            f"the request could not be sent to {scrub(url, [key])!r}: {scrub(str(error), [key])}"
+            f"the request could not be sent to {shown!r}: {detail}"
         ) from None
     except httpx.TransportError as error:
-        detail = scrub(str(error), [key]) or type(error).__name__
+        detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
         raise DecisionError.transport(f"{type(error).__name__}: {detail}") from None
 
 

@@ -62,6 +62,7 @@ class _Started:
     rechecks: bool
     hooks: RunHooks
     inherited: bool
+    last: bool = False
     observing: bool = True
 
 
@@ -95,7 +96,8 @@ def _mode(extension: Extension) -> ExtensionMode:
 
 
 class ActiveExtensions:
-    """The started extensions of one run, in dispatch order (inherited, tree, own)."""
+    """The started extensions of one run, in dispatch order: inherited, tree, own — then,
+    in that same order, those that set ``runs_last``."""
 
     __slots__ = ("_cancel", "failure", "filters_tool_output", "started")
 
@@ -115,7 +117,8 @@ class ActiveExtensions:
         inherited: Sequence[Extension] = (),
         own: Sequence[Extension] = (),
     ) -> ActiveExtensions:
-        """Call every extension's ``start_run`` (inherited ones first)."""
+        """Call every extension's ``start_run`` (inherited ones first), then put those
+        that set ``runs_last`` after the others (a stable sort: each group keeps its order)."""
         active = cls(cancel)
         for extension, is_inherited in [
             *((e, True) for e in inherited),
@@ -126,6 +129,7 @@ class ActiveExtensions:
                 mode = _mode(extension)
                 filters = bool(getattr(extension, "filters_tool_output", False))
                 rechecks = bool(getattr(extension, "rechecks_modified_calls", False))
+                last = bool(getattr(extension, "runs_last", False))
                 hooks = cast(object, extension.start_run(replace(run, inherited=is_inherited)))
                 if not isinstance(hooks, RunHooks):
                     raise TypeError(f"start_run returned {type(hooks).__name__}, not RunHooks")
@@ -139,8 +143,11 @@ class ActiveExtensions:
                     error,
                 )
                 continue
-            active.started.append(_Started(name, mode, filters, rechecks, hooks, is_inherited))
+            active.started.append(
+                _Started(name, mode, filters, rechecks, hooks, is_inherited, last)
+            )
             active.filters_tool_output = active.filters_tool_output or filters
+        active.started.sort(key=lambda started: started.last)
         return active
 
     def __bool__(self) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
+from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._types.messages import AgentMessage
 
 from .user_request import UserRequestParts, user_request_parts
@@ -155,12 +156,14 @@ InputFilter = Callable[[str], FilterResult | Awaitable[FilterResult]]
 
 @dataclass(slots=True, kw_only=True, frozen=True)
 class TurnContext:
-    """What a turn hook sees: the turn number (from 1), the history so far, and the texts
-    the run was given (``run_prompts``: prompts, steering, follow-ups)."""
+    """What a turn hook sees: the turn number (from 1), the history so far, the texts the
+    run was given (``run_prompts``: prompts, steering, follow-ups) and the tools offered on
+    this turn's request (``tools``: name, description and schema, as the model sees them)."""
 
     turn: int
     messages: Sequence[AgentMessage] = field(default_factory=tuple[AgentMessage, ...])
     run_prompts: Sequence[str] = ()
+    tools: Sequence[ToolDefinition] = ()
 
     def user_request_parts(self) -> UserRequestParts | None:
         """What the user asked, in parts (see :func:`user_request_parts`)."""

@@ -38,6 +38,7 @@ class Budget:
     mode = ExtensionMode.ADVISORY
     filters_tool_output = False
     rechecks_modified_calls = False
+    runs_last = False
 
     def __init__(
         self,

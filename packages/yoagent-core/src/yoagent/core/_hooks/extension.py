@@ -190,15 +190,18 @@ class Extension(Protocol):
     ``name`` and ``start_run`` are required. The rest have defaults (subclass this protocol
     to inherit them, or set the attributes): ``mode`` is :attr:`ExtensionMode.ADVISORY`;
     ``filters_tool_output`` (the extension rewrites outputs in ``after_tool``, so partial
-    outputs — tool updates, progress, a sub-agent's events — are not streamed meanwhile)
-    and ``rechecks_modified_calls`` (when a later extension rewrites a call this one
-    approved, this one judges the rewritten call again) are False.
+    outputs — tool updates, progress, a sub-agent's events — are not streamed meanwhile),
+    ``rechecks_modified_calls`` (when a later extension rewrites a call this one
+    approved, this one judges the rewritten call again) and ``runs_last`` (its hooks run
+    after those of every extension without it, whenever either was installed — for a
+    gate that must see the call the others settled on) are False.
     """
 
     name: str
     mode: ExtensionMode = ExtensionMode.ADVISORY
     filters_tool_output: bool = False
     rechecks_modified_calls: bool = False
+    runs_last: bool = False
 
     def start_run(self, run: RunContext) -> RunHooks:
         """Fresh hooks for one run (called before the run's ``AgentStart``)."""

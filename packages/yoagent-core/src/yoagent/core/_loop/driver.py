@@ -512,6 +512,7 @@ class _Run:
             turn=state.turn + ahead,
             messages=tuple(state.context.messages),
             run_prompts=tuple(state.run_prompts),
+            tools=tuple(self.tools.definitions),
         )
 
     async def _turn_notes(self) -> list[str]:

@@ -41,21 +41,32 @@ class SubAgentSpend:
 
 @dataclass(slots=True, kw_only=True)
 class ModelSpend:
-    """What one kind of side request (summaries, decisions) cost, added up."""
+    """What one kind of side request (summaries, decisions) cost, added up.
+
+    ``unpriced`` counts the requests recorded at an unknown cost (``cost_usd`` ``None``),
+    even those that reported no usage — which ``cost_usd`` alone cannot show, since
+    unknown usage adds nothing to it.
+    """
 
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
     requests: int = 0
+    unpriced: int = 0
 
-    def record(self, usage: Usage, cost_usd: float | None, requests: int = 1) -> None:
-        """Add one request (or another bucket's figures)."""
+    def record(self, usage: Usage, cost_usd: float | None) -> None:
+        """Add one request (``cost_usd`` ``None``: its cost is unknown)."""
         self.cost_usd = combine_cost(self.cost_usd, self.usage, cost_usd, usage)
         self.usage = self.usage + usage
-        self.requests += requests
+        self.requests += 1
+        if cost_usd is None:
+            self.unpriced += 1
 
     def merge(self, other: ModelSpend) -> None:
         """Add another bucket of the same kind."""
-        self.record(other.usage, other.cost_usd, other.requests)
+        self.cost_usd = combine_cost(self.cost_usd, self.usage, other.cost_usd, other.usage)
+        self.usage = self.usage + other.usage
+        self.requests += other.requests
+        self.unpriced += other.unpriced
 
 
 @dataclass(slots=True, kw_only=True)
