@@ -14,9 +14,9 @@ from typing import Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._diff import ChangedSpans, Span, unified_diff
 from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
 from .sandbox import PathSandbox, StrPath
@@ -226,14 +226,14 @@ def _diff(before: str, after: str, spans: list[Span], shown: str) -> str:
     return "\n".join(lines)
 
 
-class EditItem(Arguments):
+class EditItem(ToolArguments):
     """One replacement of ``edits``."""
 
     old_text: str = Field(description="Exact text to replace.")
     new_text: str = Field(description="The text to put in its place.")
 
 
-class EditFileArguments(Arguments):
+class EditFileArguments(ToolArguments):
     """The arguments of ``edit_file``: ``old_text`` and ``new_text``, or ``edits``."""
 
     path: str = Field(description="The file to edit (relative, or absolute).")

@@ -10,9 +10,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import IGNORED_DIRS, is_ignored_dir
 from ._ignore import GitIgnores
 from ._text import visible_name, visible_text
@@ -40,7 +40,7 @@ not UTF-8 are shown as \\xNN, control characters as \\n, \\t, \\xNN. To find fil
 content, use search."""
 
 
-class ListFilesArguments(Arguments):
+class ListFilesArguments(ToolArguments):
     """The arguments of ``list_files``."""
 
     path: str = Field(".", description="The folder to list (default: the working folder).")

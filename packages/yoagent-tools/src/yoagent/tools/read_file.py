@@ -17,9 +17,16 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ImageContent, TextContent, ToolContext, ToolError, ToolResult
+from yoagent.core import (
+    ImageContent,
+    TextContent,
+    ToolArguments,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import decode_text, image_type, looks_binary, open_for_read
 from .sandbox import PathSandbox, StrPath
 
@@ -43,7 +50,7 @@ shown; PNG, JPEG, GIF and WebP images are returned as images. Only regular files
 can be read (not folders, devices or pipes: use list_files for folders)."""
 
 
-class ReadFileArguments(Arguments):
+class ReadFileArguments(ToolArguments):
     """The arguments of ``read_file``."""
 
     path: str = Field(description="The file to read (relative, or absolute).")

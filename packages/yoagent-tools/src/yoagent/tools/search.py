@@ -13,9 +13,9 @@ from typing import Any, Final, Literal
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._found import Found
 from ._fs import IGNORED_DIRS, open_dir_nofollow
 from ._ignore import expand_braces
@@ -73,7 +73,7 @@ def find_ripgrep(path_env: str | None = None) -> str | None:
     return None
 
 
-class SearchArguments(Arguments):
+class SearchArguments(ToolArguments):
     """The arguments of ``search``."""
 
     pattern: str = Field(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import WriteOutcome, atomic_write, write_lock
 from .sandbox import PathSandbox, StrPath
 
@@ -21,7 +21,7 @@ it. To change part of an existing file, prefer edit_file. Only regular files can
 written (not folders, devices or pipes)."""
 
 
-class WriteFileArguments(Arguments):
+class WriteFileArguments(ToolArguments):
     """The arguments of ``write_file``."""
 
     path: str = Field(description="The file to write (relative, or absolute).")
