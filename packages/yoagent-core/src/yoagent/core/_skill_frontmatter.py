@@ -178,7 +178,7 @@ def _load(text: str) -> object:
         _check_nodes(node)
         return cast(object, cast(Any, loader).construct_document(node))
     finally:
-        loader.dispose()
+        cast(Any, loader).dispose()
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
@@ -260,8 +260,9 @@ class SkillFrontmatter(BaseModel):
         if len(name) > MAX_NAME_LENGTH or not NAME_PATTERN.match(name):
             raise PydanticCustomError(
                 "skill_name",
-                f"name {name!r} is not valid: use at most {MAX_NAME_LENGTH} lowercase letters, "
-                "digits and single hyphens, not at the start or end",
+                "name {name} is not valid: use at most {limit} lowercase letters, digits and "
+                "single hyphens, not at the start or end",
+                {"name": repr(name), "limit": MAX_NAME_LENGTH},
             )
         return name
 

@@ -34,6 +34,7 @@ MAX_LISTED_DEPTH = 16
 MAX_LISTED_ENTRIES = 10_000
 """How many entries :meth:`Skill.files` looks at before it stops."""
 
+
 @dataclass(slots=True, kw_only=True, frozen=True)
 class Skill:
     """One loaded skill."""
