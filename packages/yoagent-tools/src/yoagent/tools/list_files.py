@@ -109,18 +109,19 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         """List the folder."""
         path = arguments.path
         io_path = self.sandbox.io_path(path, tool="list_files")
+        shown = visible_name(path)
         stop = threading.Event()
         listing: _Listing | None = None
         try:
             with ctx.cancel.scope():
                 listing = await anyio.to_thread.run_sync(
-                    lambda: self._list(path, io_path, arguments, stop), abandon_on_cancel=True
+                    lambda: self._list(shown, io_path, arguments, stop), abandon_on_cancel=True
                 )
         finally:
             stop.set()
         if listing is None:
             raise ToolError("list_files: cancelled")
-        return _answer(path, listing, arguments, self.timeout)
+        return _answer(shown, listing, arguments, self.timeout)
 
     def _list(
         self, shown: str, root: str, arguments: ListFilesArguments, stop: threading.Event

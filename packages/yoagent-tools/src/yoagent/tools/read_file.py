@@ -28,6 +28,7 @@ from yoagent.core import (
 
 from ._base import BuiltinTool
 from ._fs import decode_text, image_type, looks_binary, open_for_read
+from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
 DEFAULT_LIMIT: Final = 500
@@ -97,12 +98,13 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
         """Read the requested lines."""
         path, offset, limit = arguments.path, arguments.offset, arguments.limit
         io_path = self.sandbox.io_path(path, tool="read_file")
+        shown = visible_name(path)
         stop = threading.Event()
         result: ToolResult | None = None
         try:
             with ctx.cancel.scope():
                 result = await anyio.to_thread.run_sync(
-                    lambda: self._read(path, io_path, offset, limit, stop.is_set),
+                    lambda: self._read(shown, io_path, offset, limit, stop.is_set),
                     abandon_on_cancel=True,
                 )
         finally:
