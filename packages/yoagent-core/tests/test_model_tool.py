@@ -117,6 +117,8 @@ async def test_a_null_means_absent_only_where_the_type_cannot_hold_none() -> Non
 
 
 class Tree(ToolArguments):
+    """A tree (this docstring is for developers, not the model)."""
+
     label: str
     children: list[Tree] = Field(default_factory=list["Tree"])
 
@@ -124,6 +126,7 @@ class Tree(ToolArguments):
 def test_a_model_that_contains_itself_keeps_its_definitions_without_titles() -> None:
     schema = arguments_schema(Tree)
     assert schema["type"] == "object"  # written out once at the top: tools take objects
+    assert "description" not in schema  # the tool's description says what it is for
     assert schema["properties"]["children"] == {
         "type": "array",
         "items": {"$ref": "#/$defs/Tree"},

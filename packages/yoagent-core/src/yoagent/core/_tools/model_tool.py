@@ -85,6 +85,7 @@ def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
         ref = schema.pop("$ref", None)  # the model itself refers to itself: write it out once
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
             schema = {**definitions[ref.removeprefix("#/$defs/")], **schema}
+            schema.pop("description", None)  # the docstring again, from the definition
         return cast(dict[str, Any], _wire({**schema, "$defs": definitions}, None, ()))
 
 
