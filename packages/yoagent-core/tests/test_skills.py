@@ -6,10 +6,12 @@ Hostile files (huge, binary, alias bombs, deep nesting) are in test_skill_hostil
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from core_helpers import text_reply, tool_reply
 
@@ -23,7 +25,7 @@ from yoagent.core import (
     ToolResultMessage,
     _skill_frontmatter,
 )
-from yoagent.core._skill_frontmatter import SkillError, parse_frontmatter
+from yoagent.core._skill_frontmatter import MAX_SKILL_BYTES, SkillError, parse_frontmatter
 from yoagent.core._skills import ReadSkillTool, SkillSet, load_skills
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
 
@@ -442,6 +444,42 @@ async def test_read_skill_errors_are_clear(
     (tmp_path / "secret.txt").write_text("x")
     with pytest.raises(ToolError, match=re.escape(problem)):
         await load_skills(tmp_path).tool().execute(arguments, ctx())
+
+
+def _skill_with(tmp_path: Path, name: str, make: Any) -> ReadSkillTool:
+    write_skill(tmp_path, "pdf-tools", FULL)
+    make(tmp_path / "pdf-tools" / name)
+    return load_skills(tmp_path).tool()
+
+
+async def test_read_skill_refuses_a_file_over_the_cap_without_returning_it(
+    tmp_path: Path,
+) -> None:
+    tool = _skill_with(tmp_path, "big.md", lambda p: p.write_bytes(b"x" * (MAX_SKILL_BYTES + 1)))
+    with pytest.raises(ToolError) as refused:
+        await tool.execute({"name": "pdf-tools", "file": "big.md"}, ctx())
+    assert str(refused.value) == (
+        f"read_skill: 'big.md' is larger than {MAX_SKILL_BYTES} bytes "
+        "(read it with a file tool instead)"
+    )
+    exact = _skill_with(tmp_path, "edge.md", lambda p: p.write_bytes(b"y" * MAX_SKILL_BYTES))
+    assert len(await run(exact, name="pdf-tools", file="edge.md")) == MAX_SKILL_BYTES
+
+
+async def test_read_skill_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    tool = _skill_with(tmp_path, "logo.png", lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n\xff"))
+    with pytest.raises(ToolError, match=re.escape("read_skill: 'logo.png' is not UTF-8 text")):
+        await tool.execute({"name": "pdf-tools", "file": "logo.png"}, ctx())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+async def test_read_skill_never_blocks_on_a_fifo_or_reads_a_folder(tmp_path: Path) -> None:
+    tool = _skill_with(tmp_path, "pipe", os.mkfifo)
+    (tmp_path / "pdf-tools" / "sub").mkdir()
+    for name in ("pipe", "sub"):
+        with anyio.fail_after(10), pytest.raises(ToolError) as refused:
+            await tool.execute({"name": "pdf-tools", "file": name}, ctx())
+        assert str(refused.value) == f"read_skill: skill 'pdf-tools' has no file {name!r}"
 
 
 # -- the project's own skill --------------------------------------------------------------

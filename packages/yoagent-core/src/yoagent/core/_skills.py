@@ -13,6 +13,7 @@ hostile files (see :mod:`yoagent.core._skill_frontmatter`).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ MAX_LISTED_DEPTH = 16
 """How many folders deep :meth:`Skill.files` looks."""
 MAX_LISTED_ENTRIES = 10_000
 """How many entries :meth:`Skill.files` looks at before it stops."""
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)
@@ -306,16 +309,25 @@ def _read_checked(skill: Skill, file: str) -> ToolResult:
     target = (folder / file).resolve()
     if not target.is_relative_to(folder):
         raise ToolError(f"read_skill: {file!r} is outside the skill's folder")
-    if not target.is_file():
-        raise ToolError(f"read_skill: skill {skill.name!r} has no file {file!r}")
-    size = target.stat().st_size
-    if size > MAX_SKILL_BYTES:
+    missing = ToolError(f"read_skill: skill {skill.name!r} has no file {file!r}")
+    try:
+        # Non-blocking, so a FIFO put in place of the file cannot hang the tool; what it is
+        # and how much of it is read are decided on this one descriptor.
+        fd = os.open(target, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
+    except FileNotFoundError:
+        raise missing from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise missing
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_SKILL_BYTES + 1)  # bounded even if the file grows meanwhile
+    if len(data) > MAX_SKILL_BYTES:
         raise ToolError(
-            f"read_skill: {file!r} is {size} bytes; the limit is {MAX_SKILL_BYTES} "
+            f"read_skill: {file!r} is larger than {MAX_SKILL_BYTES} bytes "
             "(read it with a file tool instead)"
         )
     try:
-        text = target.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"read_skill: {file!r} is not UTF-8 text") from None
     return ToolResult.from_text(text, details={"skill": skill.name, "path": str(target)})
