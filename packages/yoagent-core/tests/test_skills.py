@@ -561,9 +561,22 @@ def test_a_skills_own_folder_passed_as_the_root_is_reported(tmp_path: Path) -> N
     assert "this is a skill's own folder" in str(skills.problems[0])
 
 
-def test_read_skill_is_an_agent_tool() -> None:
+def test_read_skill_is_an_agent_tool_whose_schema_is_its_models() -> None:
     tool: AgentTool = ReadSkillTool(SkillSet([], []))
-    assert tool.parameters["required"] == ["name"]
+    assert tool.parameters == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The skill's name."},
+            "file": {
+                "type": "string",
+                "default": "",
+                "description": "A file in the skill's folder to read instead of SKILL.md "
+                "(a path relative to the folder, as listed after the instructions).",
+            },
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
 
 
 def test_unknown_keys_are_ignored_and_null_fields_are_absent(tmp_path: Path) -> None:
