@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from yoagent.core import ModelTool, ToolArguments, ToolContext, ToolError, ToolResult, tool
+from yoagent.core._tools.model_tool import arguments_schema
 
 
 class Item(ToolArguments):
@@ -98,3 +99,49 @@ def test_a_model_that_accepts_unknown_keys_is_refused() -> None:
 
     with pytest.raises(TypeError, match="must refuse unknown keys"):
         LooseTool(name="loose", description="", arguments=Loose)
+
+
+class Paging(ToolArguments):
+    offset: int = 1
+    note: str | None = "default note"
+    name: str
+
+
+async def test_a_null_means_absent_only_where_the_type_cannot_hold_none() -> None:
+    assert Paging.model_validate({"offset": None, "name": "a"}).offset == 1
+    assert Paging.model_validate({"note": None, "name": "a"}).note is None  # it may be None
+    with pytest.raises(ValidationError, match="name\n  Field required"):
+        Paging.model_validate({"name": None})
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+        Paging.model_validate({"name": "a", "surprise": None})
+
+
+class Tree(ToolArguments):
+    """A tree (this docstring is for developers, not the model)."""
+
+    label: str
+    children: list[Tree] = Field(default_factory=list["Tree"])
+
+
+def test_a_model_that_contains_itself_keeps_its_definitions_without_titles() -> None:
+    schema = arguments_schema(Tree)
+    assert schema["type"] == "object"  # written out once at the top: tools take objects
+    assert "description" not in schema  # the tool's description says what it is for
+    assert schema["properties"]["children"] == {
+        "type": "array",
+        "items": {"$ref": "#/$defs/Tree"},
+    }
+    assert "title" not in schema["$defs"]["Tree"]
+    assert "title" not in schema["$defs"]["Tree"]["properties"]["label"]
+
+
+async def test_a_tool_function_is_a_model_tool() -> None:
+    @tool
+    async def grow(tree: Tree, times: int = 1) -> str:
+        """Grow a tree."""
+        return f"{tree.label} x{times}"
+
+    assert isinstance(grow, ModelTool)
+    assert "$defs" in grow.parameters  # a self-referring model keeps its definitions
+    result = await grow.execute({"tree": {"label": "oak"}, "times": None}, context())
+    assert result.text == "oak x1"

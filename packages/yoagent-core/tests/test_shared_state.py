@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from core_helpers import call, text_reply, tool_reply
 
+from yoagent.core import Agent, MockProvider, ModelConfig, ModelTool, ToolResultMessage
 from yoagent.core._shared_state.store import (
     MAX_KEY_LENGTH,
     FileBackend,
@@ -21,8 +24,9 @@ from yoagent.core._shared_state.store import (
     tool_output_key,
     validate_key,
 )
-from yoagent.core._shared_state.tool import SharedStateTool
+from yoagent.core._shared_state.tool import SharedStateArguments, SharedStateTool
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError
+from yoagent.core._tools.model_tool import arguments_schema
 
 
 @pytest.fixture(params=["memory", "file"])
@@ -266,23 +270,34 @@ async def test_tool_pages_through_long_values() -> None:
     assert last == "ij\n[characters 8-10 of 10]"
 
 
+INVALID = "invalid arguments for shared_state: "
+
+
 @pytest.mark.parametrize(
     ("arguments", "problem"),
     [
-        ({"action": "get"}, "needs 'key'"),
-        ({"action": "get", "key": "nope"}, "no value under 'nope'"),
-        ({"action": "set", "key": "k"}, "needs 'value'"),
+        ({"action": "get"}, INVALID + "key: needed for get"),
+        ({"action": "remove", "key": ""}, INVALID + "key: needed for remove"),
+        ({"action": "get", "key": "nope"}, "shared_state get: no value under 'nope' (keys: k)"),
+        ({"action": "set", "key": "k"}, INVALID + "value: needed for set"),
+        ({"action": "set", "key": "k", "value": None}, INVALID + "value: needed for set"),
         ({"action": "set", "key": "a/b", "value": "v"}, "path separator"),
-        ({"action": "remove", "key": "nope"}, "no value under 'nope'"),
-        ({"action": "get", "key": "k", "offset": -1}, "'offset' must be an integer"),
-        ({"action": "explode"}, "unknown action 'explode'"),
-        ({}, "unknown action None"),
+        ({"action": "remove", "key": "nope"}, "shared_state remove: no value under 'nope'"),
+        (
+            {"action": "get", "key": "k", "offset": -1},
+            INVALID + "offset: Input should be greater than or equal to 0",
+        ),
+        (
+            {"action": "explode"},
+            INVALID + "action: Input should be 'get', 'set', 'list' or 'remove'",
+        ),
+        ({}, INVALID + "action: Field required"),
     ],
 )
 async def test_tool_errors_are_clear(arguments: dict[str, Any], problem: str) -> None:
     state = SharedState()
     await state.set("k", "v")
-    with pytest.raises(ToolError, match=problem):
+    with pytest.raises(ToolError, match=re.escape(problem)):
         await SharedStateTool(state).execute(arguments, ctx())
 
 
@@ -290,3 +305,44 @@ async def test_tool_reports_a_full_store() -> None:
     tool = SharedStateTool(SharedState(MemoryBackend(max_bytes=5)))
     with pytest.raises(ToolError, match="shared_state set: shared state is full"):
         await tool.execute({"action": "set", "key": "k", "value": "x" * 10}, ctx())
+
+
+# -- the tool's arguments are a model -----------------------------------------------------
+
+
+async def test_an_unknown_argument_is_an_error_result_the_model_reads() -> None:
+    state = SharedState()
+    agent = Agent.from_provider(
+        MockProvider(
+            [
+                tool_reply(call("shared_state", action="set", key="k", value="v", ttl=5)),
+                text_reply("done"),
+            ]
+        ),
+        ModelConfig.mock(),
+        shared_state=state,
+    )
+    await agent.prompt("store it")
+    (result,) = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert result.is_error
+    assert result.text == INVALID + "ttl: Extra inputs are not permitted"
+    assert await state.list() == []  # nothing ran
+
+
+async def test_arguments_are_coerced_laxly_and_a_null_option_means_its_default() -> None:
+    state = SharedState()
+    await state.set("big", "abcdefghij")
+    tool = SharedStateTool(state)
+    assert await run(tool, action="get", key="big", offset="8", max_chars="2") == (
+        "ij\n[characters 8-10 of 10]"
+    )
+    assert await run(tool, action="get", key="big", offset=None, max_chars=None) == "abcdefghij"
+    assert await run(tool, action="list", prefix=None) == "big"
+
+
+def test_the_schema_is_the_argument_models() -> None:
+    tool = SharedStateTool(SharedState())
+    assert isinstance(tool, ModelTool)
+    assert tool.parameters == arguments_schema(SharedStateArguments)
+    assert tool.parameters["additionalProperties"] is False
+    assert tool.parameters["properties"]["max_chars"]["minimum"] == 1

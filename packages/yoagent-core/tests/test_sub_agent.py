@@ -22,12 +22,15 @@ from yoagent.core import (
     MockProvider,
     MockReply,
     ModelConfig,
+    ModelTool,
     ProviderError,
     Reject,
     RetryConfig,
     StreamConfig,
     SubAgentEvent,
     TextDelta,
+    ToolContext,
+    ToolError,
     ToolResultMessage,
     Usage,
     estimate_messages,
@@ -197,7 +200,7 @@ async def test_a_rejected_task_and_a_bad_argument_fail_the_call() -> None:
     first, second = results(parent)
     assert first.is_error and first.text == "the sub-agent refused the task: no tasks today"
     assert second.is_error
-    assert second.text == "worker: 'task' must be a non-empty string"
+    assert second.text == "invalid arguments for worker: task: must say what to do (it is blank)"
 
 
 async def test_the_parents_cancel_reaches_the_child() -> None:
@@ -460,3 +463,46 @@ async def test_parallel_sub_agents_in_one_batch_each_answer() -> None:
         await parent.prompt("go")
     assert [r.text for r in results(parent)] == ["value of k", "answer one", "answer two"]
     assert parent.last_run_stats.sub_agents.runs == 2
+
+
+async def test_an_unknown_argument_is_an_error_result_and_no_child_runs() -> None:
+    child_provider = MockProvider([text_reply("never")])
+    child = SubAgentTool("worker", "Works.", provider=child_provider, model=ModelConfig.mock())
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("worker", task="t", priority="high")), text_reply("ok")]),
+        ModelConfig.mock(),
+        tools=[child],
+    )
+    await parent.prompt("go")
+    (result,) = results(parent)
+    assert result.is_error
+    assert result.text == "invalid arguments for worker: priority: Extra inputs are not permitted"
+    assert child_provider.remaining == 1  # the child never ran
+
+
+async def test_the_task_is_validated_by_its_model_in_lax_mode() -> None:
+    child_provider = MockProvider([text_reply("from bytes"), text_reply("never")])
+    child = SubAgentTool("worker", "Works.", provider=child_provider, model=ModelConfig.mock())
+    assert isinstance(child, ModelTool)
+    assert child.parameters == {
+        "type": "object",
+        "properties": {
+            "task": {
+                "type": "string",
+                "description": (
+                    "The task, complete and self-contained: the sub-agent sees nothing else."
+                ),
+            }
+        },
+        "required": ["task"],
+        "additionalProperties": False,
+    }
+    ctx = ToolContext(tool_call_id="c1", tool_name="worker")
+    # Lax mode: what pydantic coerces to text (bytes are decoded) is accepted...
+    assert (await child.execute({"task": b"summarise"}, ctx)).text == "from bytes"
+    # ...a number is not a task, and a null task is a missing one.
+    with pytest.raises(ToolError, match="task: Input should be a valid string"):
+        await child.execute({"task": 42}, ctx)
+    with pytest.raises(ToolError, match="task: Field required"):
+        await child.execute({"task": None}, ctx)
+    assert child_provider.remaining == 1

@@ -102,7 +102,8 @@ from ._shared_state.store import (
     ToolOutputSink,
 )
 from ._shared_state.tool import SharedStateTool
-from ._skills import ReadSkillTool, Skill, SkillError, SkillProblem, SkillSet, load_skills
+from ._skill_frontmatter import SkillError
+from ._skills import ReadSkillTool, Skill, SkillProblem, SkillSet, load_skills
 from ._structured import (
     NoStructuredOutputError,
     StructuredOutputError,

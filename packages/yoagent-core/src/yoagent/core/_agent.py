@@ -19,7 +19,7 @@ from ._provider.protocol import OutputSchema, StreamProvider
 from ._provider.registry import ProviderRegistry, default_registry
 from ._run_stream import RunFailedError, RunStream
 from ._shared_state.store import SharedState, SharedStateSink
-from ._shared_state.tool import SharedStateTool
+from ._shared_state.tool import with_shared_state_tool
 from ._structured import output_schema_for, parse_structured
 from ._tools.contract import AgentTool, Delegation, ToolContext
 from ._tools.function_tool import as_tools
@@ -313,10 +313,10 @@ class Agent:
     # --- runs ----------------------------------------------------------------------------
 
     def _run_tools(self) -> tuple[AgentTool, ...]:
-        tools = tuple(as_tools(self.tools, where="Agent.tools"))
-        if self.shared_state is not None and all(t.name != SharedStateTool.name for t in tools):
-            tools = (*tools, SharedStateTool(self.shared_state))
-        return tools
+        tools = as_tools(self.tools, where="Agent.tools")
+        if self.shared_state is not None:
+            tools = with_shared_state_tool(tools, self.shared_state)
+        return tuple(tools)
 
     def _loop_config(self, output_schema: OutputSchema | None) -> AgentLoopConfig:
         parent = self._delegated_from

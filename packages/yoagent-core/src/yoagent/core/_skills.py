@@ -6,41 +6,36 @@ and a Markdown body. :meth:`SkillSet.prompt_section` lists the skills for a syst
 :class:`ReadSkillTool` (``read_skill``) lets the model read one when a task calls for it.
 A malformed skill is skipped and reported in :attr:`SkillSet.problems`.
 
-The frontmatter reader handles the subset skills use — ``key: value`` scalars (plain,
-multi-line, quoted, ``|``/``>`` blocks), lists of strings (``allowed-tools``), comments, and
-one level of nested map (``metadata:``) — without a YAML library.
+The frontmatter is read by PyYAML's safe loader into a pydantic model, bounded against
+hostile files (see :mod:`yoagent.core._skill_frontmatter`).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
 
+from pydantic import Field
+
+from ._skill_frontmatter import (
+    MAX_SKILL_BYTES,
+    SkillError,
+    parse_frontmatter,
+    read_frontmatter,
+)
 from ._tools.contract import ToolContext, ToolError, ToolResult
+from ._tools.model_tool import ModelTool, ToolArguments
 
 SKILL_FILE = "SKILL.md"
-NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-MAX_NAME_LENGTH = 64
-MAX_DESCRIPTION_LENGTH = 1024
-MAX_COMPATIBILITY_LENGTH = 500
-MAX_FILE_BYTES = 256 * 1024
-"""Largest skill file :class:`ReadSkillTool` returns."""
 MAX_LISTED_DEPTH = 16
 """How many folders deep :meth:`Skill.files` looks."""
 MAX_LISTED_ENTRIES = 10_000
 """How many entries :meth:`Skill.files` looks at before it stops."""
-_KEY = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*))?$")
-
-Frontmatter = dict[str, "str | list[str] | dict[str, str]"]
-
-
-class SkillError(ValueError):
-    """A SKILL.md file that cannot be used; the text names the line and the problem."""
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)
@@ -119,411 +114,40 @@ class SkillProblem:
         return f"{self.path}: {self.problem}"
 
 
-# ---------------------------------------------------------------------------
-# Frontmatter
-# ---------------------------------------------------------------------------
-
-
-def _quoted(text: str, number: int) -> tuple[str, int]:
-    """The quoted string at the start of ``text`` and the index just after it."""
-    if text.startswith('"'):
-        try:
-            value, stop = json.JSONDecoder().raw_decode(text)
-        except ValueError:
-            raise SkillError(f"line {number}: malformed double-quoted string {text!r}") from None
-        if not isinstance(value, str):
-            raise SkillError(f"line {number}: malformed double-quoted string {text!r}")
-        return value, stop
-    index = 1
-    while True:
-        index = text.find("'", index)
-        if index < 0:
-            raise SkillError(f"line {number}: malformed single-quoted string {text!r}")
-        if text.startswith("''", index):
-            index += 2
-            continue
-        return text[1:index].replace("''", "'"), index + 1
-
-
-def _no_trailing_text(rest: str, text: str, number: int) -> None:
-    rest = rest.strip()
-    if rest and not rest.startswith("#"):
-        kind = "double" if text.startswith('"') else "single"
-        raise SkillError(
-            f"line {number}: malformed {kind}-quoted string {text!r} "
-            "(only a '# comment' may follow the closing quote)"
-        )
-
-
-def _strip_comment(text: str) -> str:
-    comment = re.search(r"(?:^|\s)#", text)
-    return (text[: comment.start()] if comment else text).strip()
-
-
-def _check_plain(text: str, number: int) -> None:
-    if text[0] in "&*!%@`":
-        raise SkillError(f"line {number}: a value may not start with {text[0]!r}; quote it")
-
-
-def _flow_list(text: str, number: int) -> list[str]:
-    """The items of a one-line ``[a, "b", 'c']`` (``text`` starts with ``[``)."""
-    items: list[str] = []
-    index = 1
-    while True:
-        while index < len(text) and text[index] == " ":
-            index += 1
-        if index >= len(text):
-            raise SkillError(f"line {number}: the list {text!r} is never closed with ']'")
-        char = text[index]
-        if char == "]" and (not items or text[index - 1] == ","):
-            index += 1
-            break
-        if char in "[{":
-            raise SkillError(f"line {number}: nested lists and maps are not supported")
-        if char in "\"'":
-            item, stop = _quoted(text[index:], number)
-            index += stop
-        else:
-            stop = index
-            while stop < len(text) and text[stop] not in ",]":
-                stop += 1
-            item = text[index:stop].strip()
-            if not item:
-                raise SkillError(f"line {number}: an empty item in the list {text!r}")
-            _check_plain(item, number)
-            index = stop
-        items.append(item)
-        while index < len(text) and text[index] == " ":
-            index += 1
-        if index >= len(text):
-            raise SkillError(f"line {number}: the list {text!r} is never closed with ']'")
-        if text[index] == ",":
-            index += 1
-        elif text[index] == "]":
-            index += 1
-            break
-        else:
-            raise SkillError(f"line {number}: expected ',' or ']' in the list {text!r}")
-    rest = text[index:].strip()
-    if rest and not rest.startswith("#"):
-        raise SkillError(f"line {number}: unexpected text after the list: {rest!r}")
-    return items
-
-
-_BLOCK_HEADER = re.compile(r"([|>])([+-]?)([1-9]?)([+-]?)(?:\s+#.*)?")
-
-
-def _fold(lines: list[str]) -> str:
-    """YAML folding: a break between two plain lines is a space, an empty line is a
-    newline, and more-indented lines keep their breaks."""
-    out: list[str] = []
-    previous_more = False
-    empty = 0
-    for line in lines:
-        if not line:
-            empty += 1
-            continue
-        more = line[0] in " \t"
-        if out:
-            if more or previous_more:
-                out.append("\n" * (empty + 1))
-            else:
-                out.append("\n" * empty if empty else " ")
-        else:
-            out.append("\n" * empty)
-        out.append(line)
-        previous_more = more
-        empty = 0
-    return "".join(out)
-
-
-class _Reader:
-    """The frontmatter lines and a cursor, for a small recursive-descent YAML subset."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = [line.rstrip("\r").rstrip() for line in lines]
-
-    @staticmethod
-    def number(index: int) -> int:
-        return index + 2  # line 1 is the opening '---'
-
-    def indent(self, index: int) -> int:
-        line = self.lines[index]
-        stripped = line.lstrip(" ")
-        if stripped.startswith("\t"):
-            raise SkillError(f"line {self.number(index)}: indent with spaces, not tabs")
-        return len(line) - len(stripped)
-
-    def skip(self, index: int) -> int:
-        """The first line from ``index`` on that is not blank or a comment."""
-        while index < len(self.lines):
-            stripped = self.lines[index].strip()
-            if stripped and not stripped.startswith("#"):
-                break
-            index += 1
-        return index
-
-    def key(self, index: int) -> tuple[str, str]:
-        stripped = self.lines[index].strip()
-        match = _KEY.match(stripped)
-        if match is None:
-            raise SkillError(f"line {self.number(index)}: expected 'key: value', got {stripped!r}")
-        return match.group(1), match.group(2) or ""
-
-    def document(self) -> Frontmatter:
-        fields: Frontmatter = {}
-        index = self.skip(0)
-        while index < len(self.lines):
-            number = self.number(index)
-            if self.indent(index):
-                raise SkillError(f"line {number}: unexpected indentation")
-            key, raw = self.key(index)
-            if key in fields:
-                raise SkillError(f"line {number}: {key!r} appears twice")
-            fields[key], index = self.value(raw, index, 0, nested=True)
-            index = self.skip(index)
-        return fields
-
-    def value(
-        self, raw: str, index: int, parent: int, *, nested: bool
-    ) -> tuple[str | list[str] | dict[str, str], int]:
-        """The value starting with ``raw`` on line ``index`` (its key or ``-`` at indent
-        ``parent``) and the line after it. ``nested``: a map or list may follow."""
-        number = self.number(index)
-        text = raw.strip()
-        if not text or text.startswith("#"):
-            following = self.skip(index + 1)
-            if following < len(self.lines):
-                indent = self.indent(following)
-                item = self.lines[following].strip()
-                is_item = item == "-" or item.startswith("- ")
-                if indent > parent or (is_item and indent == parent and nested):
-                    if not nested:
-                        raise SkillError(
-                            f"line {self.number(following)}: only one level of nesting is supported"
-                        )
-                    if is_item:
-                        return self.block_list(following, indent)
-                    return self.block_map(following, indent)
-            if not nested:
-                raise SkillError(f"line {number}: a value is needed here (nesting goes one level)")
-            return {}, index + 1
-        if text[0] in "|>":
-            return self.block_scalar(text, index, parent)
-        if text[0] == "{":
-            raise SkillError(
-                f"line {number}: inline maps are not supported; write indented 'key: value' lines"
-            )
-        if text[0] == "[":
-            if not nested:
-                raise SkillError(f"line {number}: only one level of nesting is supported")
-            return _flow_list(text, number), index + 1
-        if text[0] in "\"'":
-            value, stop = _quoted(text, number)
-            _no_trailing_text(text[stop:], text, number)
-            return value, index + 1
-        _check_plain(text, number)
-        return self.plain(_strip_comment(text), index, parent)
-
-    def plain(self, first: str, index: int, parent: int) -> tuple[str, int]:
-        """A plain scalar, with any more-indented lines that continue it (folded)."""
-        lines = [first]
-        end = index + 1
-        following = index + 1
-        while following < len(self.lines):
-            stripped = self.lines[following].strip()
-            if not stripped:
-                lines.append("")
-                following += 1
-                continue
-            if stripped.startswith("#") or self.indent(following) <= parent:
-                break
-            if _KEY.match(stripped):
-                raise SkillError(
-                    f"line {self.number(following)}: only one level of nesting is supported "
-                    f"({stripped!r} continues the value above; quote it if that is meant)"
-                )
-            lines.append(_strip_comment(stripped))
-            following += 1
-            end = following
-        return _fold(lines[: end - index]), end
-
-    def block_scalar(self, header: str, index: int, parent: int) -> tuple[str, int]:
-        number = self.number(index)
-        match = _BLOCK_HEADER.fullmatch(header)
-        if match is None or (match.group(2) and match.group(4)):
-            raise SkillError(f"line {number}: malformed block scalar header {header!r}")
-        style, chomping = match.group(1), match.group(2) or match.group(4)
-        content = parent + int(match.group(3)) if match.group(3) else None
-        lines: list[str] = []
-        following = index + 1
-        while following < len(self.lines):
-            line = self.lines[following]
-            if not line.strip():
-                lines.append("")
-                following += 1
-                continue
-            indent = len(line) - len(line.lstrip(" "))
-            if content is None:
-                if indent <= parent:
-                    break
-                content = indent
-            if indent < content:
-                if indent > parent:
-                    raise SkillError(
-                        f"line {self.number(following)}: less indented than the block "
-                        "scalar it is in"
-                    )
-                break
-            lines.append(line[content:])
-            following += 1
-        trailing = 0
-        while lines and not lines[-1]:
-            lines.pop()
-            trailing += 1
-        if not lines:
-            text = "\n" * trailing if chomping == "+" else ""
-        else:
-            text = "\n".join(lines) if style == "|" else _fold(lines)
-            if chomping == "+":
-                text += "\n" * (trailing + 1)
-            elif chomping != "-":
-                text += "\n"
-        return text, following
-
-    def block_list(self, index: int, indent: int) -> tuple[list[str], int]:
-        items: list[str] = []
-        while index < len(self.lines):
-            number = self.number(index)
-            here = self.indent(index)
-            if here < indent:
-                break
-            stripped = self.lines[index].strip()
-            is_item = stripped == "-" or stripped.startswith("- ")
-            if not is_item:
-                if here == indent and indent == 0:
-                    break  # the next top-level key
-                raise SkillError(f"line {number}: expected a '- item' line, got {stripped!r}")
-            if here > indent:
-                raise SkillError(f"line {number}: only one level of nesting is supported")
-            raw = stripped[1:].strip()
-            if not raw or raw.startswith("#"):
-                raise SkillError(f"line {number}: an empty list item")
-            if raw == "-" or raw.startswith("- ") or _KEY.match(raw):
-                raise SkillError(
-                    f"line {number}: list items must be strings (nested lists and maps "
-                    "are not supported)"
-                )
-            item, index = self.value(raw, index, indent, nested=False)
-            assert isinstance(item, str)
-            items.append(item)
-            index = self.skip(index)
-        return items, index
-
-    def block_map(self, index: int, indent: int) -> tuple[dict[str, str], int]:
-        values: dict[str, str] = {}
-        while index < len(self.lines):
-            number = self.number(index)
-            here = self.indent(index)
-            if here < indent:
-                if here:
-                    raise SkillError(f"line {number}: unexpected indentation")
-                break
-            if here > indent:
-                raise SkillError(f"line {number}: only one level of nesting is supported")
-            key, raw = self.key(index)
-            if key in values:
-                raise SkillError(f"line {number}: {key!r} appears twice")
-            value, index = self.value(raw, index, indent, nested=False)
-            assert isinstance(value, str)
-            values[key] = value
-            index = self.skip(index)
-        return values, index
-
-
-def parse_frontmatter(text: str) -> tuple[Frontmatter, str]:
-    """Split a SKILL.md into its frontmatter fields and its body.
-
-    The frontmatter may hold ``key: value`` scalars (plain, possibly continued on more
-    indented lines; quoted; or ``|``/``>`` block scalars), lists of strings (``- item``
-    lines or ``[a, b]``), one level of nested map, and comments. Raises
-    :class:`SkillError` naming the line of anything outside that subset.
-    """
-    lines = text.removeprefix("\ufeff").split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        raise SkillError("line 1: no YAML frontmatter (the file must start with a '---' line)")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if end is None:
-        raise SkillError("the frontmatter is never closed (no second '---' line)")
-    fields = _Reader(lines[1:end]).document()
-    body = "\n".join(lines[end + 1 :]).lstrip("\n")
-    return fields, body
-
-
-def _string(fields: Frontmatter, key: str) -> str | None:
-    value = fields.get(key)
-    if isinstance(value, dict):
-        if not value:
-            return None  # `key:` with nothing after it
-        raise SkillError(f"{key!r} must be a string, not a map")
-    if isinstance(value, list):
-        raise SkillError(f"{key!r} must be a string, not a list")
-    return value
-
-
-def _words(fields: Frontmatter, key: str) -> list[str]:
-    """A list field: a YAML list, or one string of space-separated words."""
-    value = fields.get(key)
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        if not value:
-            return []
-        raise SkillError(f"{key!r} must be a list or a string, not a map")
-    return value.split() if value else []
-
-
 def parse_skill(text: str, path: Path) -> Skill:
     """A :class:`Skill` from the text of ``path`` (a ``<name>/SKILL.md``), checked against
     the AgentSkills rules; :class:`SkillError` says what is wrong."""
     fields, body = parse_frontmatter(text)
-    name = _string(fields, "name")
-    if not name:
-        raise SkillError("'name' is required")
-    if len(name) > MAX_NAME_LENGTH or not NAME_PATTERN.match(name):
-        raise SkillError(
-            f"name {name!r} is not valid: use at most {MAX_NAME_LENGTH} lowercase letters, "
-            "digits and single hyphens, not at the start or end"
-        )
+    frontmatter = read_frontmatter(fields)
     folder = path.parent.name
-    if name != folder:
-        raise SkillError(f"name {name!r} does not match its folder {folder!r}")
-    description = (_string(fields, "description") or "").strip()  # a block scalar ends in a newline
-    if not description:
-        raise SkillError("'description' is required")
-    if len(description) > MAX_DESCRIPTION_LENGTH:
-        raise SkillError(
-            f"description is {len(description)} characters; the limit is {MAX_DESCRIPTION_LENGTH}"
-        )
-    compatibility = _string(fields, "compatibility")
-    if compatibility is not None and len(compatibility) > MAX_COMPATIBILITY_LENGTH:
-        raise SkillError(
-            f"compatibility is {len(compatibility)} characters; "
-            f"the limit is {MAX_COMPATIBILITY_LENGTH}"
-        )
-    metadata = fields.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise SkillError("'metadata' must be a map of key: value lines")
+    if frontmatter.name != folder:
+        raise SkillError(f"name {frontmatter.name!r} does not match its folder {folder!r}")
     return Skill(
-        name=name,
-        description=description,
+        name=frontmatter.name,
+        description=frontmatter.description,
         path=path,
         body=body,
-        license=_string(fields, "license"),
-        compatibility=compatibility,
-        metadata=dict(metadata),
-        allowed_tools=_words(fields, "allowed-tools"),
+        license=frontmatter.license,
+        compatibility=frontmatter.compatibility,
+        metadata=dict(frontmatter.metadata),
+        allowed_tools=list(frontmatter.allowed_tools),
     )
+
+
+def read_skill_file(path: Path) -> str:
+    """The text of the SKILL.md at ``path``, read up to :data:`MAX_SKILL_BYTES` (a
+    larger file, or one that is not UTF-8, is a :class:`SkillError`)."""
+    with path.open("rb") as file:
+        data = file.read(MAX_SKILL_BYTES + 1)
+    if len(data) > MAX_SKILL_BYTES:
+        raise SkillError(f"{SKILL_FILE} is larger than {MAX_SKILL_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SkillError(
+            f"{SKILL_FILE} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset "
+            f"{error.start})"
+        ) from None
 
 
 # ---------------------------------------------------------------------------
@@ -622,60 +246,46 @@ def load_skills(dirs: str | Path | Iterable[str | Path]) -> SkillSet:
             try:
                 if not skill_file.is_file():
                     continue
-                text = skill_file.read_text(encoding="utf-8")
-                skills.append(parse_skill(text, skill_file))
-            except (SkillError, OSError, UnicodeDecodeError) as error:
+                skills.append(parse_skill(read_skill_file(skill_file), skill_file))
+            except (SkillError, OSError) as error:
                 problems.append(SkillProblem(skill_file, str(error)))
     return SkillSet(skills, problems)
 
 
-class ReadSkillTool:
+class ReadSkillArguments(ToolArguments):
+    """The arguments of ``read_skill``."""
+
+    name: str = Field(description="The skill's name.")
+    file: str = Field(
+        "",
+        description="A file in the skill's folder to read instead of SKILL.md "
+        "(a path relative to the folder, as listed after the instructions).",
+    )
+
+
+class ReadSkillTool(ModelTool[ReadSkillArguments]):
     """The ``read_skill`` tool: a skill's SKILL.md instructions, or one of its other files."""
 
-    name = "read_skill"
-    _parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The skill's name."},
-            "file": {
-                "type": "string",
-                "description": "A file in the skill's folder to read instead of SKILL.md "
-                "(a path relative to the folder, as listed after the instructions).",
-            },
-        },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
-
     def __init__(self, skills: SkillSet) -> None:
+        names = ", ".join(skills.names) or "none loaded"
+        super().__init__(
+            name="read_skill",
+            description=(
+                "Read a skill's instructions (its SKILL.md) before a task it covers; with "
+                f"'file', read one of the skill's other files. Skills: {names}."
+            ),
+            arguments=ReadSkillArguments,
+        )
         self.skills = skills
 
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return self._parameters
-
-    @property
-    def description(self) -> str:
-        names = ", ".join(self.skills.names) or "none loaded"
-        return (
-            "Read a skill's instructions (its SKILL.md) before a task it covers; with 'file', "
-            f"read one of the skill's other files. Skills: {names}."
-        )
-
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        name = arguments.get("name")
-        if not isinstance(name, str) or not name:
-            raise ToolError("read_skill needs 'name' (a skill's name)")
-        skill = self.skills.get(name)
+    async def run(self, arguments: ReadSkillArguments, ctx: ToolContext) -> ToolResult:
+        """The skill's instructions and the list of its other files, or the file asked for."""
+        skill = self.skills.get(arguments.name)
         if skill is None:
             known = ", ".join(self.skills.names) or "none"
-            raise ToolError(f"read_skill: no skill named {name!r} (skills: {known})")
-        file = arguments.get("file")
-        if file:
-            if not isinstance(file, str):
-                raise ToolError("read_skill: 'file' must be a string")
-            return _read_file(skill, file)
+            raise ToolError(f"read_skill: no skill named {arguments.name!r} (skills: {known})")
+        if arguments.file:
+            return _read_file(skill, arguments.file)
         text = skill.body
         others = skill.files()
         if others:
@@ -699,16 +309,25 @@ def _read_checked(skill: Skill, file: str) -> ToolResult:
     target = (folder / file).resolve()
     if not target.is_relative_to(folder):
         raise ToolError(f"read_skill: {file!r} is outside the skill's folder")
-    if not target.is_file():
-        raise ToolError(f"read_skill: skill {skill.name!r} has no file {file!r}")
-    size = target.stat().st_size
-    if size > MAX_FILE_BYTES:
+    missing = ToolError(f"read_skill: skill {skill.name!r} has no file {file!r}")
+    try:
+        # Non-blocking, so a FIFO put in place of the file cannot hang the tool; what it is
+        # and how much of it is read are decided on this one descriptor.
+        fd = os.open(target, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
+    except FileNotFoundError:
+        raise missing from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise missing
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_SKILL_BYTES + 1)  # bounded even if the file grows meanwhile
+    if len(data) > MAX_SKILL_BYTES:
         raise ToolError(
-            f"read_skill: {file!r} is {size} bytes; the limit is {MAX_FILE_BYTES} "
+            f"read_skill: {file!r} is larger than {MAX_SKILL_BYTES} bytes "
             "(read it with a file tool instead)"
         )
     try:
-        text = target.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"read_skill: {file!r} is not UTF-8 text") from None
     return ToolResult.from_text(text, details={"skill": skill.name, "path": str(target)})

@@ -6,6 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
 
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
+
 from ._hooks.extension import Extension, check_extension
 from ._loop.driver import agent_loop
 from ._loop.settings import (
@@ -20,9 +23,10 @@ from ._provider.keys import require_api_key, with_env_key
 from ._provider.protocol import StreamProvider
 from ._provider.registry import ProviderRegistry, default_registry
 from ._shared_state.store import SharedState, SharedStateSink
-from ._shared_state.tool import SharedStateTool
+from ._shared_state.tool import with_shared_state_tool
 from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import as_tools
+from ._tools.model_tool import ModelTool, ToolArguments
 from ._types.config import ModelConfig
 from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
 from ._types.limits import ExecutionLimits
@@ -72,7 +76,22 @@ def _outcome(messages: Sequence[AgentMessage]) -> ToolResult:
     return ToolResult.from_text(text)
 
 
-class SubAgentTool:
+class SubAgentTask(ToolArguments):
+    """The sub-agent tool's one argument."""
+
+    task: str = Field(
+        description="The task, complete and self-contained: the sub-agent sees nothing else."
+    )
+
+    @field_validator("task")
+    @classmethod
+    def _not_blank(cls, task: str) -> str:
+        if not task.strip():
+            raise PydanticCustomError("blank", "must say what to do (it is blank)")
+        return task
+
+
+class SubAgentTool(ModelTool[SubAgentTask]):
     """A tool that runs a child agent loop on a task, with its own model, tools and settings.
 
     The child starts from an empty history and the given system prompt; its final text is
@@ -101,8 +120,7 @@ class SubAgentTool:
     ) -> None:
         if max_depth < 1:
             raise ValueError(f"max_depth must be >= 1, got {max_depth}")
-        self._name = name
-        self._description = description
+        super().__init__(name=name, description=description, arguments=SubAgentTask)
         self.provider = provider
         self.model = model
         self.system_prompt = system_prompt
@@ -144,30 +162,6 @@ class SubAgentTool:
             max_depth=max_depth,
             **options,
         )
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def description(self) -> str:
-        return self._description
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {
-                "task": {
-                    "type": "string",
-                    "description": (
-                        "The task, complete and self-contained: the sub-agent sees nothing else."
-                    ),
-                }
-            },
-            "required": ["task"],
-            "additionalProperties": False,
-        }
 
     # --- settings, builder style -----------------------------------------------------------
 
@@ -226,19 +220,17 @@ class SubAgentTool:
         prompt = self.system_prompt
         state = self.shared_state
         if state is not None:
-            if all(tool.name != SharedStateTool.name for tool in tools):
-                tools.append(SharedStateTool(state))
+            tools = with_shared_state_tool(tools, state)
             summary = await state.summary()
             prompt = f"{prompt}\n\n{summary}" if prompt else summary
         return AgentContext(system_prompt=prompt, tools=tuple(tools))
 
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        task = arguments.get("task")
-        if not isinstance(task, str) or not task.strip():
-            raise ToolError(f"{self._name}: 'task' must be a non-empty string")
+    async def run(self, arguments: SubAgentTask, ctx: ToolContext) -> ToolResult:
+        """Run the child on the task; its answer is the result."""
+        task = arguments.task
         if ctx.depth + 1 > self.max_depth:
             raise ToolError(
-                f"{self._name}: delegation is limited to {self.max_depth} level(s) below the "
+                f"{self.name}: delegation is limited to {self.max_depth} level(s) below the "
                 "top-level run and this one is at the limit; do the task yourself"
             )
         config = AgentLoopConfig(
@@ -257,7 +249,7 @@ class SubAgentTool:
                 if event.message.text:
                     ctx.update(ToolResult.from_text(event.message.text))
             elif isinstance(event, ToolExecutionStart):
-                ctx.progress(f"{self._name} → {event.tool_name}")
+                ctx.progress(f"{self.name} → {event.tool_name}")
             ctx.report_event(event)
 
         try:

@@ -1,33 +1,14 @@
-"""What the six built-in tools share: their argument base, and output that is always valid text."""
+"""What the six built-in tools share: output that is always valid text."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
-
-from pydantic import model_validator
+from typing import Any, TypeVar
 
 from yoagent.core import ModelTool, TextContent, ToolArguments, ToolContext, ToolError, ToolResult
 
 from ._text import visible_text
 
-ArgumentsT = TypeVar("ArgumentsT", bound="Arguments")
-
-
-class Arguments(ToolArguments):
-    """Unknown keys are refused (core's :class:`ToolArguments`); a ``null`` optional is absent.
-
-    Models often send ``"offset": null`` for an argument they mean to leave out; such
-    keys are dropped before validation so the field's default applies. A ``null`` for
-    a required field still fails ("Field required").
-    """
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_nulls(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        items = cast(dict[Any, Any], data).items()
-        return {key: value for key, value in items if value is not None}
+ArgumentsT = TypeVar("ArgumentsT", bound=ToolArguments)
 
 
 class BuiltinTool(ModelTool[ArgumentsT]):

@@ -66,7 +66,11 @@ class PythonSearch:
         self.problems: list[str] = []
 
     def run(self, shown: str, root: str, *, nofollow: bool) -> Found:
-        """Search ``root`` (checked by the sandbox; ``nofollow`` when it was resolved)."""
+        """Search ``root`` (checked by the sandbox; ``nofollow`` when it was resolved).
+
+        ``shown`` is how the path is named in results and errors: the caller's spelling
+        already passed through :func:`visible_name`.
+        """
         try:
             st = os.stat(root)
         except OSError as error:

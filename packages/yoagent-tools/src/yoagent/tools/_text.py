@@ -8,7 +8,9 @@ the undecodable bytes escaped visibly, as Python's ``backslashreplace`` does.
 
 A file name is also shown with its control characters escaped (:func:`visible_name`):
 a name may hold a newline, and ``a.txt\nsrc/x.py:1:password = 'hunter2'`` printed as
-is would add a fake line to a listing or to search results.
+is would add a fake line to a listing or to search results. The same holds for a path
+the model passed: each tool names it through :func:`visible_name` once, right after the
+sandbox check, and only that spelling goes into its results and errors.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._process import READ_GRACE, Capture, ProcessGroup, Wakeup, decode_capture, spawn_group
 
 DEFAULT_TIMEOUT: Final = 120.0
@@ -66,7 +66,7 @@ Background jobs (`cmd &`) are left running; redirect their output to a file
 (`cmd > log 2>&1 &`), or the call returns after a 1 s grace with a NOTE."""
 
 
-class BashArguments(Arguments):
+class BashArguments(ToolArguments):
     """The arguments of ``bash``."""
 
     command: str = Field(description="The bash command to run, e.g. `python -m pytest -x -q`.")

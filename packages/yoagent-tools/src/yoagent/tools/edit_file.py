@@ -14,11 +14,12 @@ from typing import Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._diff import ChangedSpans, Span, unified_diff
 from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
+from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
 MAX_EDIT_BYTES: Final = 16 * 1024 * 1024
@@ -226,14 +227,14 @@ def _diff(before: str, after: str, spans: list[Span], shown: str) -> str:
     return "\n".join(lines)
 
 
-class EditItem(Arguments):
+class EditItem(ToolArguments):
     """One replacement of ``edits``."""
 
     old_text: str = Field(description="Exact text to replace.")
     new_text: str = Field(description="The text to put in its place.")
 
 
-class EditFileArguments(Arguments):
+class EditFileArguments(ToolArguments):
     """The arguments of ``edit_file``: ``old_text`` and ``new_text``, or ``edits``."""
 
     path: str = Field(description="The file to edit (relative, or absolute).")
@@ -279,14 +280,15 @@ class EditFileTool(BuiltinTool[EditFileArguments]):
         path = arguments.path
         edits = arguments.to_edits()
         target = self.sandbox.check(path, tool="edit_file")
+        shown = visible_name(path)
         outcome = await anyio.to_thread.run_sync(
-            lambda: self._edit(path, target, edits, lambda: ctx.cancelled)
+            lambda: self._edit(shown, target, edits, lambda: ctx.cancelled)
         )
         count = f"{len(edits)} edits" if len(edits) > 1 else "1 edit"
         return ToolResult.from_text(
-            f"Edited {path} ({count} applied).\n{outcome.diff}",
+            f"Edited {shown} ({count} applied).\n{outcome.diff}",
             {
-                "path": path,
+                "path": shown,
                 "edits": len(edits),
                 "diff": outcome.diff,
                 "encoding": outcome.encoding,

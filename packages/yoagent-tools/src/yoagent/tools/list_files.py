@@ -10,9 +10,9 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import IGNORED_DIRS, is_ignored_dir
 from ._ignore import GitIgnores
 from ._text import visible_name, visible_text
@@ -40,7 +40,7 @@ not UTF-8 are shown as \\xNN, control characters as \\n, \\t, \\xNN. To find fil
 content, use search."""
 
 
-class ListFilesArguments(Arguments):
+class ListFilesArguments(ToolArguments):
     """The arguments of ``list_files``."""
 
     path: str = Field(".", description="The folder to list (default: the working folder).")
@@ -109,18 +109,19 @@ class ListFilesTool(BuiltinTool[ListFilesArguments]):
         """List the folder."""
         path = arguments.path
         io_path = self.sandbox.io_path(path, tool="list_files")
+        shown = visible_name(path)
         stop = threading.Event()
         listing: _Listing | None = None
         try:
             with ctx.cancel.scope():
                 listing = await anyio.to_thread.run_sync(
-                    lambda: self._list(path, io_path, arguments, stop), abandon_on_cancel=True
+                    lambda: self._list(shown, io_path, arguments, stop), abandon_on_cancel=True
                 )
         finally:
             stop.set()
         if listing is None:
             raise ToolError("list_files: cancelled")
-        return _answer(path, listing, arguments, self.timeout)
+        return _answer(shown, listing, arguments, self.timeout)
 
     def _list(
         self, shown: str, root: str, arguments: ListFilesArguments, stop: threading.Event

@@ -17,10 +17,18 @@ from typing import Any, Final
 import anyio
 from pydantic import Field
 
-from yoagent.core import ImageContent, TextContent, ToolContext, ToolError, ToolResult
+from yoagent.core import (
+    ImageContent,
+    TextContent,
+    ToolArguments,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import decode_text, image_type, looks_binary, open_for_read
+from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
 DEFAULT_LIMIT: Final = 500
@@ -43,7 +51,7 @@ shown; PNG, JPEG, GIF and WebP images are returned as images. Only regular files
 can be read (not folders, devices or pipes: use list_files for folders)."""
 
 
-class ReadFileArguments(Arguments):
+class ReadFileArguments(ToolArguments):
     """The arguments of ``read_file``."""
 
     path: str = Field(description="The file to read (relative, or absolute).")
@@ -90,12 +98,13 @@ class ReadFileTool(BuiltinTool[ReadFileArguments]):
         """Read the requested lines."""
         path, offset, limit = arguments.path, arguments.offset, arguments.limit
         io_path = self.sandbox.io_path(path, tool="read_file")
+        shown = visible_name(path)
         stop = threading.Event()
         result: ToolResult | None = None
         try:
             with ctx.cancel.scope():
                 result = await anyio.to_thread.run_sync(
-                    lambda: self._read(path, io_path, offset, limit, stop.is_set),
+                    lambda: self._read(shown, io_path, offset, limit, stop.is_set),
                     abandon_on_cancel=True,
                 )
         finally:

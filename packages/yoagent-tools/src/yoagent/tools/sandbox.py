@@ -30,6 +30,8 @@ from typing import Final
 
 from yoagent.core import ToolError
 
+from ._text import visible_name
+
 MAX_SYMLINK_HOPS: Final = 40
 """Symlinks followed while resolving one path before it is refused as a loop."""
 
@@ -129,7 +131,9 @@ class PathSandbox:
         for root in allowed_paths or ():
             resolved = resolve_path(os.path.abspath(_fspath(root)))
             if resolved is None:
-                raise SandboxError(f"allowed path {os.fspath(root)}: too many symbolic links")
+                raise SandboxError(
+                    f"allowed path {visible_name(os.fspath(root))}: too many symbolic links"
+                )
             if resolved not in roots:
                 roots.append(resolved)
         self._roots: tuple[str, ...] = tuple(roots)
@@ -184,7 +188,7 @@ class PathSandbox:
         resolved = resolve_path(os.path.expanduser(text), self.cwd)
         if resolved is None:
             raise SandboxError(
-                f"{tool}: {text}: too many levels of symbolic links "
+                f"{tool}: {visible_name(text)}: too many levels of symbolic links "
                 f"(more than {MAX_SYMLINK_HOPS}; a loop?)"
             )
         return resolved
@@ -199,10 +203,11 @@ class PathSandbox:
         """Resolve ``path`` and return it if it lies inside an allowed root, else refuse."""
         resolved = self.resolve(path, tool=tool)
         if not self.contains(resolved):
-            shown = os.fspath(path)
-            via = "" if resolved == shown else f" (it resolves to {resolved})"
+            given = os.fspath(path)
+            via = "" if resolved == given else f" (it resolves to {visible_name(resolved)})"
             raise SandboxError(
-                f"{tool}: {shown} is outside the allowed paths ({', '.join(self._roots)}){via}"
+                f"{tool}: {visible_name(given)} is outside the allowed paths "
+                f"({', '.join(self._roots)}){via}"
             )
         return resolved
 

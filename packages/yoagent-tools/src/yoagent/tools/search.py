@@ -13,9 +13,9 @@ from typing import Any, Final, Literal
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._found import Found
 from ._fs import IGNORED_DIRS, open_dir_nofollow
 from ._ignore import expand_braces
@@ -34,7 +34,7 @@ from ._ripgrep import (
     ripgrep_argv,
     verify,
 )
-from ._text import visible_text
+from ._text import visible_name, visible_text
 from ._walk import open_walk_root
 from .sandbox import PathSandbox, StrPath
 
@@ -73,7 +73,7 @@ def find_ripgrep(path_env: str | None = None) -> str | None:
     return None
 
 
-class SearchArguments(Arguments):
+class SearchArguments(ToolArguments):
     """The arguments of ``search``."""
 
     pattern: str = Field(
@@ -173,25 +173,25 @@ class SearchTool(BuiltinTool[SearchArguments]):
             raise ToolError("search: the glob contains a NUL byte")
         if glob is not None:
             expand_braces(glob)  # too many {a,b} alternatives: an error, for either engine
-        path = arguments.path
-        io_path = self.sandbox.io_path(path, tool="search")
-        _require_exists(path, io_path)
+        io_path = self.sandbox.io_path(arguments.path, tool="search")
+        shown = visible_name(arguments.path)
+        _require_exists(shown, io_path)
         rg = self._ripgrep()
         if rg is not None:
             engine = "ripgrep"
-            found = await self._run_ripgrep(rg, arguments, io_path, ctx)
+            found = await self._run_ripgrep(rg, arguments, (io_path, shown), ctx)
         else:
             engine = "python"
-            found = await self._run_python(arguments, io_path, ctx)
+            found = await self._run_python(arguments, (io_path, shown), ctx)
         return _answer(pattern, found, engine, arguments.max_results)
 
     # -- ripgrep --------------------------------------------------------------
 
     async def _run_ripgrep(
-        self, rg: str, arguments: SearchArguments, io_path: str, ctx: ToolContext
+        self, rg: str, arguments: SearchArguments, where: tuple[str, str], ctx: ToolContext
     ) -> Found:
+        io_path, shown = where
         nofollow = self.sandbox.restricted
-        shown = arguments.path
         try:
             if stat.S_ISDIR(os.stat(io_path).st_mode):
                 folder, target, prefix = io_path, ".", shown
@@ -315,8 +315,9 @@ class SearchTool(BuiltinTool[SearchArguments]):
     # -- pure Python ----------------------------------------------------------
 
     async def _run_python(
-        self, arguments: SearchArguments, io_path: str, ctx: ToolContext
+        self, arguments: SearchArguments, where: tuple[str, str], ctx: ToolContext
     ) -> Found:
+        io_path, shown = where
         matcher = LineMatcher(
             arguments.pattern, ignore_case=arguments.ignore_case, literal=arguments.literal
         )
@@ -334,7 +335,7 @@ class SearchTool(BuiltinTool[SearchArguments]):
         try:
             with ctx.cancel.scope():
                 found = await anyio.to_thread.run_sync(
-                    lambda: engine.run(arguments.path, io_path, nofollow=nofollow),
+                    lambda: engine.run(shown, io_path, nofollow=nofollow),
                     abandon_on_cancel=True,
                 )
         finally:

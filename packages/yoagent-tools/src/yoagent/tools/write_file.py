@@ -5,10 +5,11 @@ from __future__ import annotations
 import anyio
 from pydantic import Field
 
-from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
-from ._base import Arguments, BuiltinTool
+from ._base import BuiltinTool
 from ._fs import WriteOutcome, atomic_write, write_lock
+from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
 _DESCRIPTION = """\
@@ -21,7 +22,7 @@ it. To change part of an existing file, prefer edit_file. Only regular files can
 written (not folders, devices or pipes)."""
 
 
-class WriteFileArguments(Arguments):
+class WriteFileArguments(ToolArguments):
     """The arguments of ``write_file``."""
 
     path: str = Field(description="The file to write (relative, or absolute).")
@@ -50,6 +51,7 @@ class WriteFileTool(BuiltinTool[WriteFileArguments]):
         """Write the file."""
         path, content = arguments.path, arguments.content
         target = self.sandbox.check(path, tool="write_file")
+        shown = visible_name(path)
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError as error:
@@ -58,13 +60,13 @@ class WriteFileTool(BuiltinTool[WriteFileArguments]):
         def write() -> WriteOutcome:
             with write_lock(target):
                 return atomic_write(
-                    "write_file", path, target, data, nofollow=self.sandbox.restricted
+                    "write_file", shown, target, data, nofollow=self.sandbox.restricted
                 )
 
         outcome = await anyio.to_thread.run_sync(write)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Created" if outcome.created else "Replaced"
         return ToolResult.from_text(
-            f"{verb} {path} ({outcome.size} bytes, {lines} lines).",
-            {"path": path, "created": outcome.created, "bytes": outcome.size, "lines": lines},
+            f"{verb} {shown} ({outcome.size} bytes, {lines} lines).",
+            {"path": shown, "created": outcome.created, "bytes": outcome.size, "lines": lines},
         )

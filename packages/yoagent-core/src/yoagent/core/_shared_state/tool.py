@@ -2,17 +2,64 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import Literal
 
-from yoagent.core._tools.contract import ToolContext, ToolError, ToolResult
+from pydantic import Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
+from yoagent.core._tools.model_tool import ModelTool, ToolArguments
 
 from .store import SharedState, SharedStateError
+
+TOOL_NAME = "shared_state"
 
 DEFAULT_READ_CHARS = 20_000
 """How much of a value one ``get`` returns unless ``max_chars`` says otherwise."""
 
+_DESCRIPTION = (
+    "A key-value store of text shared with the other agents of this task: artifacts, "
+    "notes, and full tool outputs that were cut short (keys 'tool-output-<call id>'). "
+    "Actions: get (key; long values come in pages: offset, max_chars), set (key, value), "
+    "list (optional prefix), remove (key). Keys: letters, digits, '-', '_', '.'; no '/'."
+)
 
-class SharedStateTool:
+
+class SharedStateArguments(ToolArguments):
+    """The arguments of ``shared_state``; each action's own fields are required for it."""
+
+    action: Literal["get", "set", "list", "remove"] = Field(description="What to do.")
+    key: str = Field("", description="The key (get, set, remove).", validate_default=True)
+    value: str | SkipJsonSchema[None] = Field(
+        None, description="The text to store (set).", validate_default=True
+    )
+    prefix: str = Field("", description="Only keys starting with this (list).")
+    offset: int = Field(0, ge=0, description="First character to return (get).")
+    max_chars: int = Field(
+        DEFAULT_READ_CHARS,
+        ge=1,
+        description=f"Most characters to return (get; default {DEFAULT_READ_CHARS}).",
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _key_for_its_actions(cls, key: str, info: ValidationInfo) -> str:
+        action = info.data.get("action")
+        if not key and action in ("get", "set", "remove"):
+            raise PydanticCustomError("needed", "needed for {action}", {"action": action})
+        return key
+
+    @field_validator("value")
+    @classmethod
+    def _value_for_set(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None and info.data.get("action") == "set":
+            raise PydanticCustomError("needed", "needed for set")
+        return value
+
+
+class SharedStateTool(ModelTool[SharedStateArguments]):
     """A tool over a :class:`SharedState` (wire name ``shared_state``).
 
     Actions: ``get`` (with optional ``offset``/``max_chars`` to page through a long value),
@@ -20,78 +67,37 @@ class SharedStateTool:
     errors the model can read.
     """
 
-    name = "shared_state"
-    description = (
-        "A key-value store of text shared with the other agents of this task: artifacts, "
-        "notes, and full tool outputs that were cut short (keys 'tool-output-<call id>'). "
-        "Actions: get (key; long values come in pages: offset, max_chars), set (key, value), "
-        "list (optional prefix), remove (key). Keys: letters, digits, '-', '_', '.'; no '/'."
-    )
-    _parameters: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["get", "set", "list", "remove"]},
-            "key": {"type": "string", "description": "The key (get, set, remove)."},
-            "value": {"type": "string", "description": "The text to store (set)."},
-            "prefix": {"type": "string", "description": "Only keys starting with this (list)."},
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "First character to return (get).",
-            },
-            "max_chars": {
-                "type": "integer",
-                "minimum": 1,
-                "description": f"Most characters to return (get; default {DEFAULT_READ_CHARS}).",
-            },
-        },
-        "required": ["action"],
-        "additionalProperties": False,
-    }
-
     def __init__(self, state: SharedState) -> None:
+        super().__init__(name=TOOL_NAME, description=_DESCRIPTION, arguments=SharedStateArguments)
         self.state = state
 
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return self._parameters
-
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        action = arguments.get("action")
+    async def run(self, arguments: SharedStateArguments, ctx: ToolContext) -> ToolResult:
+        """Do the action."""
+        action, key = arguments.action, arguments.key
         try:
             if action == "get":
-                return await self._get(arguments)
+                return await self._get(key, arguments.offset, arguments.max_chars)
             if action == "set":
-                key = _text(arguments, "key", action)
-                value = _text(arguments, "value", action)
+                value = arguments.value or ""
                 await self.state.set(key, value)
                 return ToolResult.from_text(f"Stored {len(value)} characters under {key!r}.")
             if action == "list":
-                prefix = arguments.get("prefix") or ""
-                if not isinstance(prefix, str):
-                    raise ToolError("shared_state list: 'prefix' must be a string")
-                keys = await self.state.list(prefix)
-                if not keys:
-                    return ToolResult.from_text(
-                        "No keys." if not prefix else f"No keys start with {prefix!r}."
-                    )
-                return ToolResult.from_text("\n".join(keys), details={"keys": keys})
-            if action == "remove":
-                key = _text(arguments, "key", action)
-                if await self.state.remove(key):
-                    return ToolResult.from_text(f"Removed {key!r}.")
-                raise ToolError(f"shared_state remove: no value under {key!r}")
+                return await self._list(arguments.prefix)
+            if await self.state.remove(key):
+                return ToolResult.from_text(f"Removed {key!r}.")
+            raise ToolError(f"shared_state remove: no value under {key!r}")
         except SharedStateError as error:
             raise ToolError(f"shared_state {action}: {error}") from None
-        raise ToolError(
-            f"shared_state: unknown action {action!r}; use one of get, set, list, remove"
-        )
 
-    async def _get(self, arguments: dict[str, Any]) -> ToolResult:
-        key = _text(arguments, "key", "get")
-        offset = _count(arguments, "offset", 0, minimum=0)
-        max_chars = _count(arguments, "max_chars", DEFAULT_READ_CHARS, minimum=1)
+    async def _list(self, prefix: str) -> ToolResult:
+        keys = await self.state.list(prefix)
+        if not keys:
+            return ToolResult.from_text(
+                "No keys." if not prefix else f"No keys start with {prefix!r}."
+            )
+        return ToolResult.from_text("\n".join(keys), details={"keys": keys})
+
+    async def _get(self, key: str, offset: int, max_chars: int) -> ToolResult:
         value = await self.state.get(key)
         if value is None:
             keys = await self.state.list()
@@ -112,17 +118,8 @@ class SharedStateTool:
         return ToolResult.from_text(piece + note, details=details)
 
 
-def _text(arguments: dict[str, Any], name: str, action: str) -> str:
-    value = arguments.get(name)
-    if not isinstance(value, str):
-        raise ToolError(f"shared_state {action} needs '{name}' (a string)")
-    return value
-
-
-def _count(arguments: dict[str, Any], name: str, default: int, *, minimum: int) -> int:
-    value = arguments.get(name, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ToolError(f"shared_state get: '{name}' must be an integer >= {minimum}")
-    return value
+def with_shared_state_tool(tools: Sequence[AgentTool], state: SharedState) -> list[AgentTool]:
+    """``tools`` and a ``shared_state`` tool over ``state``, unless one of them has its name."""
+    if any(tool.name == TOOL_NAME for tool in tools):
+        return list(tools)
+    return [*tools, SharedStateTool(state)]

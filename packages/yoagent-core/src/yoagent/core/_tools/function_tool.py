@@ -15,17 +15,22 @@ from typing import Annotated, Any, cast, get_args, get_type_hints, overload
 
 import anyio.to_thread
 import docstring_parser
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, Field, create_model
 
 from .contract import AgentTool, ToolContext, ToolResult
-from .model_tool import invalid_arguments
+from .model_tool import ModelTool, ToolArguments
 
 ToolFunction = Callable[..., Any]
 """A function ``@tool`` accepts: async or plain, with typed parameters."""
 
 
-class FunctionTool:
-    """A tool made from a function; its schema comes from the signature and docstring."""
+class FunctionTool(ModelTool[ToolArguments]):
+    """A tool made from a function; its schema comes from the signature and docstring.
+
+    The signature becomes a :class:`ToolArguments` model, so a ``@tool`` function is a
+    :class:`ModelTool`: the same schema (no titles, nested models written in place),
+    the same lax validation and the same argument errors as every other tool.
+    """
 
     def __init__(
         self, func: ToolFunction, *, name: str | None = None, description: str | None = None
@@ -34,23 +39,25 @@ class FunctionTool:
             raise TypeError(f"@tool needs a function, got {func!r}")
         self._func = func
         self._is_async = inspect.iscoroutinefunction(func)
-        self._name = name or getattr(func, "__name__", "") or type(func).__name__
+        tool_name: str = name or getattr(func, "__name__", "") or type(func).__name__
         docs = docstring_parser.parse(inspect.getdoc(func) or "")
-        self._description = description or _describe(docs) or self._name
         self._context_param: str | None = None
-        self._model = self._build_model(
-            func, {p.arg_name: p.description or "" for p in docs.params}
+        documented = {param.arg_name: param.description or "" for param in docs.params}
+        model = self._build_model(func, tool_name, documented)
+        super().__init__(
+            name=tool_name,
+            description=description or _describe(docs) or tool_name,
+            arguments=model,
         )
-        schema = self._model.model_json_schema()
-        schema.pop("title", None)
-        self._parameters = schema
 
-    def _build_model(self, func: ToolFunction, documented: dict[str, str]) -> type[BaseModel]:
+    def _build_model(
+        self, func: ToolFunction, name: str, documented: dict[str, str]
+    ) -> type[ToolArguments]:
         hints = get_type_hints(func, include_extras=True)
         fields: dict[str, Any] = {}
         for param in inspect.signature(func).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise TypeError(f"@tool does not support *args/**kwargs ({self._name})")
+                raise TypeError(f"@tool does not support *args/**kwargs ({name})")
             annotation = hints.get(param.name, Any)
             if _is_context(annotation):
                 self._context_param = param.name
@@ -60,30 +67,11 @@ class FunctionTool:
             if doc:
                 annotation = Annotated[annotation, Field(description=doc)]
             fields[param.name] = (annotation, default)
-        return create_model(
-            f"{self._name}_arguments",
-            __config__=ConfigDict(extra="forbid"),
-            **fields,
-        )
+        return create_model(f"{name}_arguments", __base__=ToolArguments, **fields)
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def description(self) -> str:
-        return self._description
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return self._parameters
-
-    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            parsed = self._model.model_validate(arguments)
-        except ValidationError as error:
-            raise invalid_arguments(self._name, error) from None
-        kwargs = dict(parsed)  # field name → validated value, nested models kept as models
+    async def run(self, arguments: ToolArguments, ctx: ToolContext) -> ToolResult:
+        """Call the function with the validated arguments (and the context, if it asks)."""
+        kwargs = dict(arguments)  # field name → validated value, nested models kept as models
         if self._context_param is not None:
             kwargs[self._context_param] = ctx
         if self._is_async:
@@ -93,9 +81,6 @@ class FunctionTool:
             # to return (a thread cannot be stopped); long ones should poll ``ctx.cancelled``.
             value = await anyio.to_thread.run_sync(functools.partial(self._func, **kwargs))
         return _to_result(value)
-
-    def __repr__(self) -> str:
-        return f"FunctionTool({self._name!r})"
 
 
 def _describe(docs: docstring_parser.Docstring) -> str:

@@ -10,10 +10,11 @@ the model as an error result worded exactly as a ``@tool`` function's.
 
 from __future__ import annotations
 
+import types
 from abc import ABC, abstractmethod
-from typing import Any, Generic, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Generic, TypeVar, Union, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .contract import ToolContext, ToolError, ToolResult
 
@@ -21,9 +22,44 @@ ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
 
 
 class ToolArguments(BaseModel):
-    """A convenient base for argument models: unknown keys are refused, values coerced (lax)."""
+    """A convenient base for argument models: unknown keys are refused, values coerced (lax).
+
+    A ``null`` for an argument whose type does not admit ``None`` counts as left out:
+    models often send ``"offset": null`` for an argument they mean to omit, so the
+    field's default applies (a required one is still "Field required"). A field typed
+    ``X | None`` receives the ``None``; a ``null`` under an unknown key is refused.
+    """
 
     model_config = ConfigDict(extra="forbid")
+    _absent_when_null: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._absent_when_null = frozenset(
+            field.alias or name
+            for name, field in cls.model_fields.items()
+            if not _admits_none(field.annotation)
+        )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_absent(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        items = cast(dict[Any, Any], data).items()
+        return {k: v for k, v in items if v is not None or k not in cls._absent_when_null}
+
+
+def _admits_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits_none(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return any(_admits_none(member) for member in get_args(annotation))
+    return False
 
 
 def invalid_arguments(tool_name: str, error: ValidationError) -> ToolError:
@@ -35,15 +71,31 @@ def invalid_arguments(tool_name: str, error: ValidationError) -> ToolError:
 
 
 def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema a model reads for ``model``: no titles, no ``$ref``, closed objects."""
+    """The JSON schema a model reads for ``model``: no titles, ``$ref``s inlined, closed objects.
+
+    A model that contains itself cannot be written in place; its schema keeps its
+    ``$defs`` (titles still dropped).
+    """
     schema = model.model_json_schema()
-    definitions = cast(dict[str, Any], schema.pop("$defs", {}))
     schema.pop("description", None)  # the model's docstring is for developers; the tool has its own
-    return cast(dict[str, Any], _wire(schema, definitions, ()))
+    definitions = cast(dict[str, Any], schema.pop("$defs", {}))
+    try:
+        return cast(dict[str, Any], _wire(schema, definitions, ()))
+    except _SelfReference:
+        ref = schema.pop("$ref", None)  # the model itself refers to itself: write it out once
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            schema = {**definitions[ref.removeprefix("#/$defs/")], **schema}
+            schema.pop("description", None)  # the docstring again, from the definition
+        return cast(dict[str, Any], _wire({**schema, "$defs": definitions}, None, ()))
 
 
-def _wire(node: Any, definitions: dict[str, Any], seen: tuple[str, ...]) -> Any:
-    """``node`` (a schema) without titles and with every ``$ref`` inlined.
+class _SelfReference(Exception):
+    """A ``$ref`` met again inside its own definition."""
+
+
+def _wire(node: Any, definitions: dict[str, Any] | None, seen: tuple[str, ...]) -> Any:
+    """``node`` (a schema) without titles, with every ``$ref`` inlined from ``definitions``
+    (left as it is when ``definitions`` is None).
 
     pydantic titles every field ("Path" for ``path``): noise on the wire. Providers such
     as Gemini reject ``$ref``, so nested models are written in place.
@@ -54,19 +106,19 @@ def _wire(node: Any, definitions: dict[str, Any], seen: tuple[str, ...]) -> Any:
         return node
     mapping = cast(dict[str, Any], node)
     ref = mapping.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+    if definitions is not None and isinstance(ref, str) and ref.startswith("#/$defs/"):
         name = ref.removeprefix("#/$defs/")
         if name in seen:
-            raise TypeError(f"argument model refers to itself through {name}; not supported")
+            raise _SelfReference(name)
         rest = {key: value for key, value in mapping.items() if key != "$ref"}
         return _wire({**definitions[name], **rest}, definitions, (*seen, name))
     out: dict[str, Any] = {}
     for key, value in mapping.items():
         if key == "title" and isinstance(value, str):
             continue
-        if key == "properties" and isinstance(value, dict):
-            fields = cast(dict[str, Any], value)
-            out[key] = {name: _wire(sub, definitions, seen) for name, sub in fields.items()}
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            named = cast(dict[str, Any], value)  # names here are data, not keywords
+            out[key] = {name: _wire(sub, definitions, seen) for name, sub in named.items()}
         else:
             out[key] = _wire(value, definitions, seen)
     return out
