@@ -29,3 +29,11 @@ def test_a_reinstall_from_a_clone_rebuilds_when_the_code_changed(member: Path) -
     keys = config.get("tool", {}).get("uv", {}).get("cache-keys", [])
     files = {key.get("file") for key in keys if isinstance(key, dict)}
     assert {"pyproject.toml", "src/**/*.py"} <= files, f"{member.name}: [tool.uv] cache-keys"
+    # Every other kind of file under src/ ships too (prices.json): its pattern is a key.
+    # (Not src/**/*: the __pycache__ files a run writes would rebuild it every time.)
+    shipped = {
+        path.suffix
+        for path in (member / "src").rglob("*")
+        if path.is_file() and path.suffix not in {".py", ".pyc"} and path.name != "py.typed"
+    }
+    assert {f"src/**/*{suffix}" for suffix in shipped} <= files, member.name

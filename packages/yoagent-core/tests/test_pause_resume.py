@@ -633,6 +633,39 @@ async def test_a_callers_modify_of_a_queued_call_is_kept_when_it_waits_again() -
     assert later.pending is None
 
 
+async def test_a_blanket_allow_keeps_a_carried_modify() -> None:
+    """``resume(Allow())`` answers what still needs a decision: a call the person rewrote
+    on an earlier resume runs with their arguments, never the model's."""
+    tools = Tools()
+    provider = MockProvider([delete_delete_read(), text_reply("done")])
+    agent = agent_for(provider, tools, tool_execution=ToolExecution.SEQUENTIAL)
+    await agent.prompt("go")
+    await agent.resume({"c1": Allow(), "c3": Modify({"path": "safe"})})
+    await agent.resume(Allow())  # c2 is the one call that needs a decision
+    assert tools.ran == [("delete", "a"), ("delete", "b"), ("read", "safe")]
+    assert agent.pending is None
+
+
+async def test_a_deferral_in_a_reply_that_repeats_a_call_id_pauses_and_resumes() -> None:
+    """A reply may repeat a call id (no API checks it): a held call of that id is still
+    one pending call, resumed once, never a crash."""
+    tools = Tools()
+
+    def defer_b(request: ToolCallRequest) -> ToolDecision:
+        return Defer("b needs approval") if request.arguments.get("path") == "b" else Allow()
+
+    reply = tool_reply(call("delete", "d", path="a"), call("delete", "d", path="b"))
+    provider = MockProvider([reply, text_reply("done")], validate=False)
+    agent = agent_for(provider, tools, middleware=[defer_b])
+    await agent.prompt("go")
+    pending = agent.pending
+    assert pending is not None and pending.call_ids == ["d"]
+    assert tools.ran == [("delete", "a")]
+    await agent.resume({"d": Deny("no")})
+    assert agent.pending is None
+    assert tools.ran == [("delete", "a")]
+
+
 async def test_a_new_decision_replaces_a_carried_one() -> None:
     tools = Tools()
     provider = MockProvider([delete_delete_read(), text_reply("done")])

@@ -45,8 +45,18 @@ def check_decisions(
             "nothing to resume: no tool call of the latest reply is held for approval "
             "(the run did not pause, or it was resumed already)"
         )
-    if isinstance(decisions, Allow | Deny):
+    if isinstance(decisions, Deny):
         return {call.tool_call_id: decisions for call in pending.calls}
+    if isinstance(decisions, Allow):
+        # A blanket Allow answers what still waits for a decision; a call an earlier
+        # resume rewrote keeps its rewrite (allowing it as the model wrote it would undo
+        # the person's restriction without their seeing it again).
+        return {
+            call.tool_call_id: decisions
+            if call.decided_arguments is None
+            else Modify(call.decided_arguments)
+            for call in pending.calls
+        }
     if not isinstance(cast(object, decisions), Mapping):
         raise ResumeError(
             "decisions must map held call ids to Allow, Deny or Modify, or be one Allow or "

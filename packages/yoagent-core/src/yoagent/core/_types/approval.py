@@ -111,7 +111,13 @@ class PendingApproval:
                     found[call.tool_call_id] = call
         if not found:
             return None
-        ordered = tuple(found[c.id] for c in reply.tool_calls if c.id in found)
+        # One entry per id, even when a reply repeats an id (a provider may; the calls
+        # then share their held result).
+        ordered = tuple(
+            found[call_id]
+            for call_id in dict.fromkeys(c.id for c in reply.tool_calls)
+            if call_id in found
+        )
         if len(ordered) != len(found):
             stray = sorted(set(found) - {call.tool_call_id for call in ordered})
             raise ValueError(f"held results {stray} answer no call of the latest reply")
