@@ -10,6 +10,7 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    Extension,
     MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
@@ -52,6 +53,8 @@ class Options:
     mcp_servers: list[McpServerSpec] = field(default_factory=list[McpServerSpec])
     """The config file's servers, then the flags'."""
     cwd: Path = field(default_factory=Path.cwd)
+    record: Path | None = None
+    """The GASP agent repository the session's runs are recorded into (``--record``)."""
 
 
 def _roots(options: Options) -> list[Path]:
@@ -89,15 +92,16 @@ def build_agent(
     config: ModelConfig,
     middleware: Sequence[MiddlewareLike] = (),
     tool_sources: Sequence[ToolSource] = (),
+    extensions: Sequence[Extension] = (),
 ) -> Agent:
     """The agent for ``options`` on ``config``, offered the tools of ``tool_sources`` (the
-    MCP servers) beside its own."""
+    MCP servers) beside its own, with ``extensions`` (the ``--record`` recorder)."""
     system_prompt = system_prompt_for(options)
     limits = ExecutionLimits(
         max_turns=options.max_turns if options.max_turns is not None else 50,
         max_duration=None,  # Ctrl+C stops a run that takes too long
     )
-    return Agent.from_config(
+    agent = Agent.from_config(
         config,
         system_prompt=system_prompt,
         tools=build_tools(options),
@@ -106,3 +110,6 @@ def build_agent(
         tool_middleware=list(middleware),
         tool_sources=list(tool_sources),
     )
+    for extension in extensions:
+        agent.with_extension(extension)
+    return agent

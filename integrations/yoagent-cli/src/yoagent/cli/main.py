@@ -16,11 +16,13 @@ from rich.console import Console
 
 from yoagent.core import (
     AgentMessage,
+    Extension,
     MissingApiKeyError,
     ProviderNotFoundError,
     SessionError,
     ToolCallRequest,
 )
+from yoagent.gasp import RecordingExtension
 from yoagent.providers import models
 
 from .app import Options, build_agent
@@ -33,6 +35,7 @@ from .mcp_servers import McpServers, McpStartError, connect_servers
 from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
 from .prices import PricingMode, enable_prices
 from .problems import explain_failure
+from .record import RecordError, open_recording
 from .render import PlainRenderer, Renderer
 from .rich_render import RichRenderer
 from .safe_text import write_inert
@@ -101,9 +104,19 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     for warning in session.warnings:
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
+    recording: RecordingExtension | None = None
+    if options.record is not None:
+        try:
+            recording = open_recording(options.record, session.id)
+        except RecordError as error:
+            write_inert(sys.stderr, f"yoagent: {error}")
+            return EXIT_USAGE
     _prune(store, loaded, session)
+    extensions: list[Extension] = [] if recording is None else [recording]
     try:
-        return anyio.run(_start, options, choice, store, session, loaded, backend="asyncio")
+        return anyio.run(
+            _start, options, choice, store, session, loaded, extensions, backend="asyncio"
+        )
     except ProviderNotFoundError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
@@ -124,6 +137,9 @@ def run(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILED
+    finally:
+        if recording is not None:
+            recording.close()  # the last run's commit, even after Ctrl+C
 
 
 async def _start(
@@ -132,17 +148,20 @@ async def _start(
     store: SessionStore,
     session: SavedSession,
     loaded: LoadedSettings,
+    extensions: list[Extension],
 ) -> int:
     """Prices, then the MCP servers (connected in this task for the whole session), then
-    either mode."""
+    either mode, on an agent with ``extensions``."""
     for warning in await enable_prices(options.pricing, prices_url=options.prices_url):
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
     history = session.messages
     try:
         async with connect_servers(options.mcp_servers, options.cwd, loaded.user_file) as servers:
             if options.prompt is not None:
-                return await _one_shot(options, choice, session, history, servers)
-            return await interactive(options, choice, store, session, history, loaded, servers)
+                return await _one_shot(options, choice, session, history, servers, extensions)
+            return await interactive(
+                options, choice, store, session, history, loaded, servers, extensions
+            )
     except McpStartError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
@@ -154,6 +173,7 @@ async def _one_shot(
     session: SavedSession,
     history: list[AgentMessage],
     servers: McpServers,
+    extensions: list[Extension],
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None
@@ -170,7 +190,7 @@ async def _one_shot(
     middleware = ConfirmMiddleware(
         None, assume_yes=options.yes, on_denied=denied, trusted=servers.trusted
     )
-    agent = build_agent(options, choice.config, [middleware], servers.sources)
+    agent = build_agent(options, choice.config, [middleware], servers.sources, extensions)
     if progress is not None:
         progress.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:

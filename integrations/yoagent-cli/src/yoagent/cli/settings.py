@@ -12,7 +12,8 @@ the code you cloned, and must not be able to point your API key at another serve
 file tools (``allow_paths``), decide how long your sessions are kept (``[sessions]``),
 start programs or send headers (``[mcp_servers]``: a server's ``command`` runs at
 start-up, its ``env`` and ``headers`` carry keys) or fetch prices from a URL of its
-choosing (``prices_url``). In a project file they are reported and ignored.
+choosing (``prices_url``) or have your sessions written where it likes (``record``). In
+a project file they are reported and ignored.
 
 The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
 an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
@@ -50,7 +51,7 @@ CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
 
 USER_ONLY: frozenset[str] = frozenset(
-    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url"}
+    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url", "record"}
 )
 """Keys a project file may not set (see the module docstring)."""
 
@@ -138,6 +139,8 @@ class Settings(_Table):
     """With ``pricing = "live"``: a price file (yoagent-pricing's format) instead of
     models.dev."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict[str, McpServerTable])
+    record: Path | None = None
+    """``--record``: the GASP agent repository every run of a session is recorded into."""
 
     @field_validator("base_url")
     @classmethod
@@ -264,6 +267,8 @@ def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
         for key in ("allow_paths", "skills"):
             if key in given:
                 given[key] = _anchor(getattr(settings, key), base)
+        if settings.record is not None and "record" in given:
+            given["record"] = _anchor([settings.record], base)[0]
         for key in [k for k in given if k not in Settings.model_fields]:
             del given[key]
         merged.update(given)

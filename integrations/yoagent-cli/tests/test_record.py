@@ -1,0 +1,178 @@
+"""``--record <repo>``: the real ``yoagent`` process against the scripted server, then the
+repository checked with yoagent-gasp's own checker and ``git log``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+from cli_testing import RunCli
+from sse_server import Reply, ScriptedServer, call, text
+
+from yoagent.gasp import AgentRepo, Lease, restore
+
+CHECKER = Path(sys.executable).parent / "yoagent-gasp"
+
+
+def base(server: ScriptedServer) -> list[str]:
+    return ["--base-url", server.url, "--model", "scripted-model"]
+
+
+def check(repo: Path) -> subprocess.CompletedProcess[str]:
+    """``yoagent-gasp check <repo>``, the conformance checker's own command."""
+    return subprocess.run(
+        [str(CHECKER), "check", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def log_subjects(repo: Path) -> list[str]:
+    """``git log`` subjects, oldest first."""
+    out = git.Repo(repo).git.log("--reverse", "--format=%s")
+    return out.splitlines()
+
+
+def test_record_p_commits_the_run_and_the_repo_passes_the_checker(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(call("list_files", path="."), text("The folder is empty."))
+    result = run_cli(*base(server), "--record", str(repo), "-p", "what is here?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The folder is empty.\n"
+    subjects = log_subjects(repo)
+    assert subjects[0] == "gasp: agent scaffolding"
+    assert len(subjects) == 2 and subjects[1].startswith("run run_")
+    assert subjects[1].endswith(": completed")
+    checked = check(repo)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    restored = restore(repo, tmp_path / "clone").graph
+    (run,) = restored.of_kind("run")
+    assert run.props["task"] == "what is here?"
+    (tool_call,) = restored.of_kind("tool_call")
+    assert tool_call.props["tool"] == "list_files"
+    (goal,) = restored.of_kind("goal")
+    assert str(goal.props["title"]).startswith("yoagent session ")
+
+
+def test_record_interactive_commits_each_run_and_a_second_session_adds_to_the_repo(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(text("one"), text("two"), text("three"))
+    first = run_cli(*base(server), "--record", str(repo), input="first\nsecond\n/quit\n")
+    assert first.returncode == 0, first.stderr
+    assert f"recording: every run into {repo}" in first.stdout
+    second = run_cli(*base(server), "--record", str(repo), "-p", "third")
+    assert second.returncode == 0, second.stderr
+    runs = [subject for subject in log_subjects(repo) if subject.startswith("run ")]
+    assert [subject.rsplit(": ", 1)[1] for subject in runs] == ["completed"] * 3
+    assert check(repo).returncode == 0
+    graph = restore(repo, tmp_path / "clone").graph
+    assert sorted(str(run.props["task"]) for run in graph.of_kind("run")) == [
+        "first",
+        "second",
+        "third",
+    ]
+    assert len(graph.of_kind("goal")) == 2  # one per session
+
+
+def test_a_run_that_fails_is_still_recorded(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(Reply(status=401, error="invalid api key"))
+    result = run_cli(*base(server), "--record", str(repo), "-p", "hello")
+    assert result.returncode == 1
+    subjects = log_subjects(repo)
+    assert len(subjects) == 2 and subjects[1].endswith(": error")
+    assert check(repo).returncode == 0
+
+
+def test_a_record_path_that_is_a_file_is_a_usage_error_before_any_request(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("mine\n")
+    result = run_cli(*base(server), "--record", str(target), "-p", "hello")
+    assert result.returncode == 2
+    assert f"yoagent: --record {target}: not a folder" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert server.requests == []
+    assert target.read_text() == "mine\n"
+
+
+def test_a_folder_that_is_not_an_agent_repository_is_refused_not_scaffolded(
+    run_cli: RunCli, server: ScriptedServer, workdir: Path
+) -> None:
+    (workdir / "main.py").write_text("print('hi')\n")
+    for mode in (("-p", "hello"), ()):
+        result = run_cli(*base(server), "--record", ".", *mode)
+        assert result.returncode == 2
+        assert "not an agent repository (no AGENT.md)" in result.stderr
+    assert sorted(path.name for path in workdir.iterdir()) == ["main.py"]
+    assert server.requests == []
+
+
+def test_a_repository_another_live_writer_holds_is_a_usage_error(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(text("ok"))
+    assert run_cli(*base(server), "--record", str(repo), "-p", "first").returncode == 0
+    Lease(AgentRepo.open(repo).root, "another-host-1-abc").acquire()
+    result = run_cli(*base(server), "--record", str(repo), "-p", "second")
+    assert result.returncode == 2
+    assert f"--record {repo}:" in result.stderr and "another-host-1-abc" in result.stderr
+    assert len(server.requests) == 1
+
+
+def test_the_user_config_record_key_records_and_a_project_file_cannot_set_it(
+    run_cli: RunCli,
+    server: ScriptedServer,
+    cli_env: dict[str, str],
+    workdir: Path,
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "from-config"
+    user_file = Path(cli_env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(f"record = {str(repo)!r}\n")
+    server.add(text("ok"), text("ok again"))
+    result = run_cli(*base(server), "-p", "hello")
+    assert result.returncode == 0, result.stderr
+    assert log_subjects(repo)[-1].endswith(": completed")
+
+    user_file.unlink()
+    project = workdir / ".yoagent" / "config.toml"
+    project.parent.mkdir()
+    project.write_text("record = 'elsewhere'\n")
+    result = run_cli(*base(server), "-p", "hello")
+    assert result.returncode == 0, result.stderr
+    assert "'record' is only read from the user config" in result.stderr
+    assert not (workdir / ".yoagent" / "elsewhere").exists()
+    assert not (workdir / "elsewhere").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the failing commit hook is a shell script")
+def test_a_recording_that_fails_mid_session_is_reported_and_the_session_goes_on(
+    run_cli: RunCli, server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(text("ok"), text("still answering"))
+    assert run_cli(*base(server), "--record", str(repo), "-p", "first").returncode == 0
+    hook = repo / ".git" / "hooks" / "commit-msg"
+    hook.write_text('#!/bin/sh\ngrep -q "^run " "$1" && exit 1\nexit 0\n')
+    hook.chmod(0o755)  # run commits are refused from now on; the scaffolding is not
+    result = run_cli(*base(server), "--record", str(repo), "-p", "second")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "still answering\n"
+    assert "yoagent: warning: recording the run failed: git commit failed" in result.stderr
+    assert "(the session goes on)" in result.stderr
+    assert "Traceback" not in result.stderr
