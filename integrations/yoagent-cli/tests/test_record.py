@@ -173,6 +173,7 @@ def test_a_recording_that_fails_mid_session_is_reported_and_the_session_goes_on(
     result = run_cli(*base(server), "--record", str(repo), "-p", "second")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answering\n"
-    assert "yoagent: warning: recording the run failed: git commit failed" in result.stderr
-    assert "(the session goes on)" in result.stderr
+    (failure,) = [line for line in result.stderr.splitlines() if "GASP" in line]
+    assert failure.startswith("yoagent: error: GASP recording of run run_")
+    assert "recording stops, the run goes on: git commit failed" in failure
     assert "Traceback" not in result.stderr

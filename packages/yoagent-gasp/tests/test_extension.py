@@ -142,11 +142,13 @@ async def test_a_recording_failure_stops_recording_not_the_run_and_is_reported(
     assert "recording the run failed" in str(reported[0])
     assert type(reported[0].__cause__).__name__ == "LeaseHeldError"
     assert "recording stops, the run goes on" in caplog.text
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name == "yoagent.gasp"]
+    assert len(errors) == 1  # logged once, when it happened
     assert "run.started" not in [event["kind"] for event in log_events(repo_dir)]
 
 
 async def test_a_recording_that_cannot_start_is_reported_and_the_run_goes_on(
-    recorder: Recorder,
+    recorder: Recorder, caplog: pytest.LogCaptureFixture
 ) -> None:
     extension = RecordingExtension(recorder)
     held = recorder.recording("recorded by hand, still open")
@@ -158,6 +160,7 @@ async def test_a_recording_that_cannot_start_is_reported_and_the_run_goes_on(
     assert len(extension.errors) == 1
     assert isinstance(extension.errors[0].__cause__, RecorderBusyError)
     assert "could not start recording" in str(extension.errors[0])
+    assert "could not start recording" in caplog.text
 
 
 async def test_a_run_that_fails_is_recorded_and_committed(

@@ -3,8 +3,9 @@
 The repository is opened (or created) at start-up, so a path that cannot be used is a
 configuration error before anything runs (exit code 2), never a surprise after the first
 answer. Each run is recorded through yoagent-gasp's :class:`RecordingExtension` (the
-terminal is served first); a recording that fails is reported on stderr and the session
-goes on without that run's record. One goal per session: ``yoagent session <id>``.
+terminal is served first); a recording that fails is reported on stderr as it happens
+(yoagent-gasp logs it, and :mod:`.logs` shows the ``yoagent`` loggers' errors) and the
+session goes on without that run's record. One goal per session: ``yoagent session <id>``.
 
 A folder that exists, is not empty and holds no ``AGENT.md`` is refused rather than
 scaffolded: ``--record .`` in a project must not turn the project's own git repository
@@ -13,23 +14,16 @@ into an agent's log.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from yoagent.gasp import NewGoal, Recorder, RecordingError, RecordingExtension
+from yoagent.gasp import NewGoal, Recorder, RecordingExtension
 from yoagent.gasp.identity import MANIFEST
-
-from .safe_text import write_inert
 
 AGENT_ID = "yoagent"
 
 
 class RecordError(Exception):
     """The ``--record`` repository cannot be used (exit code 2)."""
-
-
-def _report(error: RecordingError) -> None:
-    write_inert(sys.stderr, f"yoagent: warning: {error} (the session goes on)")
 
 
 def open_recording(path: Path, session_id: str) -> RecordingExtension:
@@ -52,4 +46,4 @@ def open_recording(path: Path, session_id: str) -> RecordingExtension:
         recorder = Recorder.init(path, AGENT_ID, goal) if fresh else Recorder.open(path, goal)
     except Exception as error:  # unwritable, a live writer's lease, a broken repository, git
         raise RecordError(f"{where}: {error}") from None
-    return RecordingExtension(recorder, on_error=_report)
+    return RecordingExtension(recorder)

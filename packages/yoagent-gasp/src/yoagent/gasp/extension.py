@@ -5,8 +5,8 @@ Core calls :meth:`RunHooks.on_event` with every event *after* the caller got it,
 caller's UI is always served before the recording; the hook only enqueues (the
 recording's writer thread does the disk work). The extension is advisory and its hooks
 never raise: a recording that fails (or cannot start) stops, the run goes on, and the
-failure is logged at once, kept on :attr:`RecordingExtension.errors` and handed to
-``on_error``.
+failure is logged once, as it happens (logger ``yoagent.gasp``), then kept on
+:attr:`RecordingExtension.errors` and handed to ``on_error`` (when the run finishes).
 
 A delegated run whose top-level run is being recorded is already in that recording (its
 events reach the top-level stream as ``SubAgentEvent``s and are logged as a run of its
@@ -89,11 +89,13 @@ class RecordingExtension:
             self._pending.append(recording)
         return _RecordingHooks(self, recording)
 
-    def report(self, error: BaseException, what: str) -> None:
-        """Keep and hand on a recording failure (the run is not affected)."""
+    def report(self, error: BaseException, what: str, *, log: bool = True) -> None:
+        """Keep and hand on a recording failure (the run is not affected); ``log`` it
+        unless that was done when it happened."""
         failure = RecordingError(f"{what}: {error}")
         failure.__cause__ = error
-        logger.error("GASP: %s; the run goes on without it: %s", what, error)
+        if log:
+            logger.error("GASP: %s; the run goes on without it: %s", what, error)
         self.errors.append(failure)
         if self._on_error is not None:
             try:
@@ -108,7 +110,8 @@ class RecordingExtension:
                 return
             self._pending.remove(recording)
         if recording.error is not None:
-            self.report(recording.error, "recording the run failed")
+            # the writer logged it when it happened
+            self.report(recording.error, "recording the run failed", log=False)
 
     def close(self) -> None:
         """Wait for the recordings still being written (their runs' commits), and report
