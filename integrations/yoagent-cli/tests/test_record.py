@@ -3,14 +3,16 @@ repository checked with yoagent-gasp's own checker and ``git log``."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import git
 import pytest
-from cli_testing import RunCli
-from sse_server import Reply, ScriptedServer, call, text
+from cli_testing import YOAGENT, RunCli
+from sse_server import Reply, ScriptedServer, Text, call, text
 
 from yoagent.gasp import AgentRepo, Lease, restore
 
@@ -177,3 +179,41 @@ def test_a_recording_that_fails_mid_session_is_reported_and_the_session_goes_on(
     assert failure.startswith("yoagent: error: GASP recording of run run_")
     assert "recording stops, the run goes on: git commit failed" in failure
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_run_stopped_by_a_signal_is_committed_before_yoagent_exits(
+    server: ScriptedServer,
+    cli_env: dict[str, str],
+    workdir: Path,
+    tmp_path: Path,
+    sent: signal.Signals,
+    code: int,
+) -> None:
+    repo = tmp_path / "agent-log"
+    server.add(Reply([Text(f"tick{i} ", 0.2) for i in range(100)]))
+    process = subprocess.Popen(
+        [str(YOAGENT), *base(server), "--record", str(repo), "-p", "count"],
+        cwd=workdir,
+        env=cli_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        process.send_signal(sent)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == code, stderr
+    subjects = log_subjects(repo)
+    assert len(subjects) == 2 and subjects[1].endswith(": aborted")
+    assert check(repo).returncode == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 from rich.console import Console
@@ -22,7 +22,6 @@ from yoagent.core import (
     SessionError,
     ToolCallRequest,
 )
-from yoagent.gasp import RecordingExtension
 from yoagent.providers import models
 
 from .app import Options, build_agent
@@ -35,12 +34,14 @@ from .mcp_servers import McpServers, McpStartError, connect_servers
 from .oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, run_once
 from .prices import PricingMode, enable_prices
 from .problems import explain_failure
-from .record import RecordError, open_recording
 from .render import PlainRenderer, Renderer
 from .rich_render import RichRenderer
 from .safe_text import write_inert
 from .session_store import SavedSession, SessionStore
 from .settings import LoadedSettings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from yoagent.gasp import RecordingExtension
 
 
 def _session(store: SessionStore, options: Options, choice: ModelChoice) -> SavedSession:
@@ -106,6 +107,8 @@ def run(argv: list[str] | None = None) -> int:
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
     recording: RecordingExtension | None = None
     if options.record is not None:
+        from .record import RecordError, open_recording  # gitpython only when recording
+
         try:
             recording = open_recording(options.record, session.id)
         except RecordError as error:
