@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import git
@@ -14,6 +15,7 @@ import pytest
 from cli_testing import YOAGENT, RunCli
 from sse_server import Reply, ScriptedServer, Text, call, text
 
+from yoagent.cli.settings import load_settings
 from yoagent.gasp import AgentRepo, Lease, restore
 
 CHECKER = Path(sys.executable).parent / "yoagent-gasp"
@@ -217,3 +219,22 @@ def test_a_run_stopped_by_a_signal_is_committed_before_yoagent_exits(
     subjects = log_subjects(repo)
     assert len(subjects) == 2 and subjects[1].endswith(": aborted")
     assert check(repo).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("agent-log", lambda user: user.parent / "agent-log"),
+        ("~/agents/helper", lambda user: Path.home() / "agents" / "helper"),
+        ("/srv/agent", lambda user: Path("/srv/agent")),
+    ],
+    ids=["relative", "home", "absolute"],
+)
+def test_the_record_key_is_read_like_the_other_paths_of_the_user_file(
+    tmp_path: Path, value: str, expected: Callable[[Path], Path]
+) -> None:
+    user = tmp_path / "config" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(f"record = {value!r}\n")
+    settings = load_settings(tmp_path / "nowhere", user).settings
+    assert settings.record == expected(user)
