@@ -18,7 +18,7 @@ from sse_server import Reply, ScriptedServer, Text, call, text
 from yoagent.cli.settings import load_settings
 from yoagent.gasp import AgentRepo, Lease, restore
 
-CHECKER = Path(sys.executable).parent / "yoagent-gasp"
+CHECKER = YOAGENT.with_name("yoagent-gasp" + YOAGENT.suffix)
 
 
 def base(server: ScriptedServer) -> list[str]:
