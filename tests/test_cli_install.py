@@ -22,6 +22,7 @@ LIBRARIES = (
     "yoagent-pricing",
     "yoagent-mcp",
     "yoagent-decision",
+    "yoagent-gasp",
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH")

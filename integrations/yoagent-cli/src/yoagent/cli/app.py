@@ -10,6 +10,7 @@ from yoagent.core import (
     Agent,
     AgentTool,
     ExecutionLimits,
+    Extension,
     MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
@@ -55,6 +56,8 @@ class Options:
     tool_gate: ToolGate | None = None
     """``--tool-gate``: judges commands, writes and edits (after the approvals)."""
     cwd: Path = field(default_factory=Path.cwd)
+    record: Path | None = None
+    """The GASP agent repository the session's runs are recorded into (``--record``)."""
 
 
 def _roots(options: Options) -> list[Path]:
@@ -92,9 +95,10 @@ def build_agent(
     config: ModelConfig,
     middleware: Sequence[MiddlewareLike] = (),
     tool_sources: Sequence[ToolSource] = (),
+    extensions: Sequence[Extension] = (),
 ) -> Agent:
     """The agent for ``options`` on ``config``, offered the tools of ``tool_sources`` (the
-    MCP servers) beside its own."""
+    MCP servers) beside its own, with ``extensions`` (the ``--record`` recorder)."""
     system_prompt = system_prompt_for(options)
     limits = ExecutionLimits(
         max_turns=options.max_turns if options.max_turns is not None else 50,
@@ -111,4 +115,6 @@ def build_agent(
     )
     if options.tool_gate is not None:
         agent.with_extension(options.tool_gate)
+    for extension in extensions:
+        agent.with_extension(extension)
     return agent

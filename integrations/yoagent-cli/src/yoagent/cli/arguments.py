@@ -152,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="bundled (default: the prices yoagent ships), live (fetched, cached a day) or off",
     )
     parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="REPO",
+        help="record every run into the GASP agent repository REPO (created if new or empty)",
+    )
+    parser.add_argument(
         "--plain", action="store_true", help="plain text output (no colours or Markdown)"
     )
     parser.add_argument(
@@ -232,5 +238,6 @@ def make_options(
         prices_url=settings.prices_url,
         mcp_servers=[*config_servers(settings, loaded.user_file), *from_flags],
         tool_gate=tool_gate,
+        record=args.record if args.record is not None else settings.record,
         cwd=cwd,
     )

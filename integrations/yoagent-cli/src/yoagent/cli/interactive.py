@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 import platformdirs
 from rich.console import Console
 
-from yoagent.core import AgentMessage
+from yoagent.core import AgentMessage, Extension
 
 from .app import Options, build_agent, file_sandbox
 from .arguments import package_version
@@ -64,6 +65,8 @@ def _banner(
             renderer.notice(f"instructions: {', '.join(str(f.path) for f in files)}")
     if servers.servers:
         renderer.notice(f"mcp: {servers.summary()} · /mcp lists their tools")
+    if options.record is not None:
+        renderer.notice(f"recording: every run into {options.record}")
     renderer.notice("/help for commands · Tab completes · Ctrl+C stops a run · Ctrl+C twice quits")
 
 
@@ -75,6 +78,7 @@ async def interactive(
     history: list[AgentMessage],
     loaded: LoadedSettings,
     servers: McpServers,
+    extensions: Sequence[Extension] = (),
 ) -> int:
     """Run the interactive session on ``servers``' tools too; returns the exit code."""
     renderer: Renderer
@@ -84,7 +88,7 @@ async def interactive(
         renderer = PlainRenderer(sys.stdout, show_thinking=options.show_thinking)
     confirm = ConfirmMiddleware(None, assume_yes=options.yes, trusted=servers.trusted)
     tracker = ChangeTracker(options.cwd, file_sandbox(options))
-    agent = build_agent(options, choice.config, [confirm, tracker], servers.sources)
+    agent = build_agent(options, choice.config, [confirm, tracker], servers.sources, extensions)
     renderer.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:
         conversation = Conversation(

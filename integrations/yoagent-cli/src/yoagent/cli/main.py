@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 from rich.console import Console
 
 from yoagent.core import (
     AgentMessage,
+    Extension,
     MissingApiKeyError,
     ProviderNotFoundError,
     SessionError,
@@ -38,6 +39,9 @@ from .rich_render import RichRenderer
 from .safe_text import write_inert
 from .session_store import SavedSession, SessionStore
 from .settings import LoadedSettings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from yoagent.gasp import RecordingExtension
 
 
 def _session(store: SessionStore, options: Options, choice: ModelChoice) -> SavedSession:
@@ -101,9 +105,21 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     for warning in session.warnings:
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
+    recording: RecordingExtension | None = None
+    if options.record is not None:
+        from .record import RecordError, open_recording  # gitpython only when recording
+
+        try:
+            recording = open_recording(options.record, session.id)
+        except RecordError as error:
+            write_inert(sys.stderr, f"yoagent: {error}")
+            return EXIT_USAGE
     _prune(store, loaded, session)
+    extensions: list[Extension] = [] if recording is None else [recording]
     try:
-        return anyio.run(_start, options, choice, store, session, loaded, backend="asyncio")
+        return anyio.run(
+            _start, options, choice, store, session, loaded, extensions, backend="asyncio"
+        )
     except ProviderNotFoundError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
@@ -124,6 +140,9 @@ def run(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILED
+    finally:
+        if recording is not None:
+            recording.close()  # the last run's commit, even after Ctrl+C
 
 
 async def _start(
@@ -132,17 +151,20 @@ async def _start(
     store: SessionStore,
     session: SavedSession,
     loaded: LoadedSettings,
+    extensions: list[Extension],
 ) -> int:
     """Prices, then the MCP servers (connected in this task for the whole session), then
-    either mode."""
+    either mode, on an agent with ``extensions``."""
     for warning in await enable_prices(options.pricing, prices_url=options.prices_url):
         write_inert(sys.stderr, f"yoagent: warning: {warning}")
     history = session.messages
     try:
         async with connect_servers(options.mcp_servers, options.cwd, loaded.user_file) as servers:
             if options.prompt is not None:
-                return await _one_shot(options, choice, session, history, servers)
-            return await interactive(options, choice, store, session, history, loaded, servers)
+                return await _one_shot(options, choice, session, history, servers, extensions)
+            return await interactive(
+                options, choice, store, session, history, loaded, servers, extensions
+            )
     except McpStartError as error:
         write_inert(sys.stderr, f"yoagent: {error}")
         return EXIT_USAGE
@@ -154,6 +176,7 @@ async def _one_shot(
     session: SavedSession,
     history: list[AgentMessage],
     servers: McpServers,
+    extensions: list[Extension],
 ) -> int:
     assert options.prompt is not None
     progress: Renderer | None = None
@@ -170,7 +193,7 @@ async def _one_shot(
     middleware = ConfirmMiddleware(
         None, assume_yes=options.yes, on_denied=denied, trusted=servers.trusted
     )
-    agent = build_agent(options, choice.config, [middleware], servers.sources)
+    agent = build_agent(options, choice.config, [middleware], servers.sources, extensions)
     if progress is not None:
         progress.explain = lambda message: explain_failure(message.error_message, agent.model)
     async with agent:

@@ -12,9 +12,10 @@ the code you cloned, and must not be able to point your API key at another serve
 file tools (``allow_paths``), decide how long your sessions are kept (``[sessions]``),
 start programs or send headers (``[mcp_servers]``: a server's ``command`` runs at
 start-up, its ``env`` and ``headers`` carry keys) or fetch prices from a URL of its
-choosing (``prices_url``). In a project file they are reported and ignored. A project
-file may turn the tool gate on with a preset, but not off, at a URL, or over the user
-file's (``tool_gate``, see :mod:`.tool_gate`).
+choosing (``prices_url``) or have your sessions written where it likes (``record``). In
+a project file they are reported and ignored. A project file may turn the tool gate on
+with a preset, but not off, at a URL, or over the user file's (``tool_gate``, see
+:mod:`.tool_gate`).
 
 The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
 an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
@@ -53,7 +54,7 @@ CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
 
 USER_ONLY: frozenset[str] = frozenset(
-    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url"}
+    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url", "record"}
 )
 """Keys a project file may not set (see the module docstring)."""
 
@@ -148,6 +149,9 @@ class Settings(_Table):
     @classmethod
     def _check_tool_gate(cls, value: str | None) -> str | None:
         return None if value is None else parse_tool_gate(value)
+
+    record: Path | None = None
+    """``--record``: the GASP agent repository every run of a session is recorded into."""
 
     @field_validator("base_url")
     @classmethod
@@ -278,6 +282,8 @@ def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
         for key in ("allow_paths", "skills"):
             if key in given:
                 given[key] = _anchor(getattr(settings, key), base)
+        if settings.record is not None and "record" in given:
+            given["record"] = _anchor([settings.record], base)[0]
         for key in [k for k in given if k not in Settings.model_fields]:
             del given[key]
         merged.update(given)

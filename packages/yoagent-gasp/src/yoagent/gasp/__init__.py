@@ -3,6 +3,7 @@ and replay, and the protocol's seven conformance checks."""
 
 from .checks import CheckReport, run_all
 from .envelope import Actor, EnvelopeError, Event, new_id
+from .extension import RecordingExtension, default_task
 from .fold import Fold, LogProblem, SkippedOp, fold_events, fold_log
 from .graph import Graph, Node, Relation
 from .identity import Manifest, ManifestError, identity_hash, read_manifest
@@ -27,9 +28,8 @@ from .recorder import (
     NewGoal,
     Recorder,
     RecorderBusyError,
-    Recording,
-    RecordingError,
 )
+from .recording import Recording, RecordingError
 from .repository import AgentRepo, RepositoryError
 from .restore import RestoredAgent, RestoreError, load, restore
 from .summary import Summarizer, args_fingerprint, summarize
@@ -66,6 +66,7 @@ __all__ = [
     "RecorderBusyError",
     "Recording",
     "RecordingError",
+    "RecordingExtension",
     "Relation",
     "RepositoryError",
     "RestoreError",
@@ -75,6 +76,7 @@ __all__ = [
     "TombstoneNode",
     "UpdateNode",
     "args_fingerprint",
+    "default_task",
     "fold_events",
     "fold_log",
     "identity_hash",

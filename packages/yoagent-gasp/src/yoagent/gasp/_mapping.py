@@ -53,6 +53,27 @@ class OpenRun:
     started_event: str
 
 
+@dataclass(slots=True, frozen=True)
+class OpenCall:
+    """A tool call whose ``tool.called`` is logged and whose end has not come yet."""
+
+    node: str
+    event: str
+    """The ``tool.called`` event's id."""
+    tool: str
+    arguments: Any
+
+
+@dataclass(slots=True, frozen=True)
+class Delegation:
+    """Where a delegated run hangs in the log: the delegating call (its ``tool_call``
+    node and ``tool.called`` event) in the run one level up."""
+
+    parent_run_id: str
+    call: OpenCall
+    depth: int
+
+
 def ops_entry(actor: Actor, ops: list[Op], cause: str, correlation: str | None, ts: int) -> Entry:
     """The ``state.ops_applied`` pair of a domain event."""
     event = Event.new(
@@ -137,8 +158,11 @@ class RunMapper:
     finished: bool = False
     outcome: str = INTERRUPTED
     turn: int = 0
+    delegation: Delegation | None = None
+    """Set for a run delegated by a tool call of another recorded run."""
+    open_calls: dict[str, OpenCall] = field(default_factory=dict[str, OpenCall])
+    """This run's tool calls still running, by call id."""
     _held: tuple[AssistantMessage, int] | None = None
-    _tool_nodes: dict[str, str] = field(default_factory=dict[str, str])
 
     @property
     def started(self) -> bool:
@@ -193,18 +217,27 @@ class RunMapper:
 
     def _start(self, ts: int) -> list[Entry]:
         run_id = new_id("run")
+        payload: dict[str, Any] = {"run_id": run_id, "task": self.task}
+        props: dict[str, Any] = {"task": self.task, "status": "started"}
+        delegation = self.delegation
+        if delegation is None:  # a root: the run serves the recorder's goal
+            cause = None
+            link = CreateRelation(run_id, "serves", self.goal_id, {})
+        else:  # caused by, and derived from, the call that delegated it
+            payload["parent_run_id"] = delegation.parent_run_id
+            props["depth"] = delegation.depth
+            cause = delegation.call.event
+            link = CreateRelation(run_id, "derived_from", delegation.call.node, {})
         started = Event.new(
             self.actor,
             "run.started",
-            {"run_id": run_id, "task": self.task},
+            payload,
+            causation_id=cause,
             correlation_id=run_id,
             ts_ms=ts,
         )
         self.run = OpenRun(run_id, started.id)
-        ops: list[Op] = [
-            CreateNode(run_id, "run", {"task": self.task, "status": "started"}),
-            CreateRelation(run_id, "serves", self.goal_id, {}),
-        ]
+        ops: list[Op] = [CreateNode(run_id, "run", props), link]
         return [Entry(started), ops_entry(self.actor, ops, started.id, run_id, ts)]
 
     def _event(self, kind: str, payload: Any, ts: int) -> Event:
@@ -265,7 +298,6 @@ class RunMapper:
         assert self.run is not None
         run_id = self.run.run_id
         node = new_id("node")
-        self._tool_nodes[event.tool_call_id] = node
         call: dict[str, Any] = {
             "run_id": run_id,
             "tool": event.tool_name,
@@ -278,7 +310,11 @@ class RunMapper:
             CreateNode(node, "tool_call", dict(call)),
             CreateRelation(node, "produced_by", run_id, {}),
         ]
-        return self._paired("tool.called", {"id": node, **call}, ops, ts)
+        entries = self._paired("tool.called", {"id": node, **call}, ops, ts)
+        self.open_calls[event.tool_call_id] = OpenCall(
+            node, entries[0].event.id, event.tool_name, event.arguments
+        )
+        return entries
 
     def _tool_finished(self, event: ToolExecutionEnd, ts: int) -> list[Entry]:
         assert self.run is not None
@@ -290,9 +326,9 @@ class RunMapper:
             failure = new_id("node")
             title = f"tool {result.tool_name} failed"
             ops: list[Op] = [CreateNode(failure, "failure", {"title": title, "summary": summary})]
-            call_node = self._tool_nodes.get(result.tool_call_id)
-            if call_node is not None:
-                ops.append(CreateRelation(failure, "derived_from", call_node, {}))
+            call = self.open_calls.get(result.tool_call_id)
+            if call is not None:
+                ops.append(CreateRelation(failure, "derived_from", call.node, {}))
             payload = {"id": failure, "failure_id": failure, "title": title, "summary": summary}
             entries += self._paired("failure.observed", payload, ops, ts)
         finished: dict[str, Any] = {
@@ -302,6 +338,7 @@ class RunMapper:
             "success": not result.is_error,
         }
         entries.append(Entry(self._event("tool.finished", finished, ts)))
+        self.open_calls.pop(result.tool_call_id, None)
         return entries
 
     def finish(self, ts: int, metadata: Any = None) -> list[Entry]:
