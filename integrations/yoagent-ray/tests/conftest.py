@@ -8,8 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Under `uv run`, Ray would start each worker through `uv run` in a copy of the working
+# folder; the tests want workers on this very interpreter and environment.
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
 import ray
 from model_server import ModelServer
+
 from yoagent.ray import WorkerPool
 
 TESTS = Path(__file__).parent
@@ -47,6 +53,7 @@ def server(model_server: ModelServer) -> ModelServer:
 
 @pytest.fixture(scope="session")
 def pool(ray_cluster: None) -> Iterator[WorkerPool]:
-    """Two worker actors shared by the tests (starting workers takes seconds)."""
-    with WorkerPool(2, slots=16) as workers:
+    """Two worker actors shared by the tests (starting workers takes seconds), on half a
+    CPU each so a test may start a pool of its own beside them."""
+    with WorkerPool(2, slots=16, worker_options={"num_cpus": 0.5}) as workers:
         yield workers

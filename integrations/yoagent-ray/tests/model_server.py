@@ -4,7 +4,8 @@
 last message of the request (so one server drives many independent runs):
 
 - a tool result → the text ``done``;
-- a user prompt ``slow S ...`` → the text ``ok`` after ``S`` seconds;
+- a user prompt ``slow S`` → the text ``ok`` after ``S`` seconds (or nothing, once the
+  client hangs up);
 - ``bash CMD`` → one ``bash`` tool call running ``CMD``;
 - ``fail`` → HTTP 400 (not retryable);
 - ``flaky KEY N`` → HTTP 429 to the first ``N`` requests naming ``KEY``, then ``ok``;
@@ -18,6 +19,8 @@ requests in flight; with ``max_concurrent`` set, a request arriving above it get
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -67,7 +70,7 @@ class ModelServer:
                 if last["role"] == "tool":
                     chunks = _text("done")
                 elif content.startswith("slow "):
-                    if owner._stopping.wait(float(content.split()[1])):
+                    if self._client_left_within(float(content.split()[1])):
                         return
                     chunks = _text("ok")
                 elif content.startswith("bash "):
@@ -90,6 +93,16 @@ class ModelServer:
                     self.wfile.write(chunk)
                 self.wfile.flush()
                 self.close_connection = True
+
+            def _client_left_within(self, seconds: float) -> bool:
+                """Wait ``seconds``; True as soon as the client hangs up (or we stop), so a
+                cancelled request stops counting as in flight."""
+                deadline = time.monotonic() + seconds
+                while (left := deadline - time.monotonic()) > 0 and not owner._stopping.is_set():
+                    readable, _, _ = select.select([self.connection], [], [], min(left, 0.2))
+                    if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                        return True
+                return owner._stopping.is_set()
 
             def _json(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import ray
 from model_server import COMPLETION_TOKENS, PROMPT_TOKENS, ModelServer
 from ray_factories import bash_agent, chat_agent, raising_agent
+
 from yoagent.core import AssistantMessage, RetryConfig, SessionStats, TextContent, Usage
 from yoagent.ray import (
     AgentTask,
@@ -30,7 +33,9 @@ def reply_text(messages: list[object]) -> str:
 def test_200_runs_each_get_a_result_and_the_report_is_their_sum(
     pool: WorkerPool, server: ModelServer
 ) -> None:
-    tasks = [AgentTask(id=f"t{i}", prompt=f"hello {i}", data={"url": server.url}) for i in range(200)]
+    tasks = [
+        AgentTask(id=f"t{i}", prompt=f"hello {i}", data={"url": server.url}) for i in range(200)
+    ]
 
     results, report = run_batch(tasks, chat_agent, pool=pool, concurrency=16)
 
@@ -96,3 +101,143 @@ def test_failures_are_reported_per_task_and_only_retryable_ones_are_retried(
     assert reply_text(results["flaky-once"].messages) == "ok"
     # A failed run still carries what it did: the prompt and the failed reply.
     assert [m.role for m in results["rejected"].messages] == ["user", "assistant"]
+
+
+def storm(server: ModelServer, count: int) -> list[AgentTask]:
+    """``count`` runs whose requests each hold the server for a moment, sent with no
+    retries of their own, so any 429 fails the run."""
+    data = {"url": server.url, "retry": RetryConfig.none()}
+    return [AgentTask(id=f"s{i}", prompt="slow 0.3", data=data) for i in range(count)]
+
+
+def test_a_429_storm_is_held_under_the_providers_limit_by_the_shared_limiter(
+    pool: WorkerPool, server: ModelServer
+) -> None:
+    server.reset(max_concurrent=2)
+    limiter = rate_limiter({"scripted": ProviderLimit(max_concurrent=2)})
+
+    results, report = run_batch(
+        storm(server, 16), chat_agent, pool=pool, concurrency=16, limiter=limiter, max_retries=0
+    )
+
+    assert report.succeeded == 16, report.errors
+    assert server.rejected == 0
+    assert server.peak <= 2
+    stats = ray.get(limiter.stats.remote())["scripted"]
+    assert (stats.granted, stats.peak, stats.in_use) == (16, 2, 0)
+    assert stats.waited > 0
+    assert len(results) == 16
+    ray.kill(limiter)
+
+
+def test_without_the_limiter_the_same_storm_trips_the_providers_429s(
+    pool: WorkerPool, server: ModelServer
+) -> None:
+    """The control for the test above: the storm is real."""
+    server.reset(max_concurrent=2)
+
+    _, report = run_batch(storm(server, 16), chat_agent, pool=pool, concurrency=16, max_retries=0)
+
+    assert server.peak > 2
+    assert server.rejected > 0
+    assert report.failed == server.rejected
+    assert {error.kind for error in report.errors.values()} == {"rate_limited"}
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie awaiting its parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def sleepers(server: ModelServer, folder: Path, count: int) -> list[AgentTask]:
+    """Runs whose one tool call starts ``sleep 300`` and writes its pid to a file."""
+    return [
+        AgentTask(
+            id=f"sleeper{i}",
+            prompt=f"bash echo $$ > {folder}/sleeper{i}.pid; exec sleep 300",
+            data={"url": server.url},
+        )
+        for i in range(count)
+    ]
+
+
+def started_pids(folder: Path, count: int) -> list[int]:
+    files = [folder / f"sleeper{i}.pid" for i in range(count)]
+    assert wait_for(lambda: all(f.exists() and f.read_text().strip() for f in files), 120)
+    return [int(f.read_text()) for f in files]
+
+
+def test_a_cancelled_batch_cancels_its_running_agents_and_leaves_no_process_behind(
+    ray_cluster: None, server: ModelServer, tmp_path: Path
+) -> None:
+    workers = WorkerPool(1, slots=4, worker_options={"num_cpus": 0.5})
+    worker_pids = workers.pids()
+    queued = [AgentTask(id=f"q{i}", prompt="hello", data={"url": server.url}) for i in range(3)]
+    batch = Batch(
+        [*sleepers(server, tmp_path, 2), *queued], bash_agent, pool=workers, concurrency=2
+    )
+    pids: list[int] = []
+
+    def cancel_once_started() -> None:
+        pids.extend(started_pids(tmp_path, 2))
+        batch.cancel()
+
+    canceller = threading.Thread(target=cancel_once_started)
+    canceller.start()
+    results = list(batch)
+    canceller.join()
+
+    assert results == []
+    assert (batch.report.cancelled, batch.report.finished) == (5, 0)
+    assert len(pids) == 2
+    assert wait_for(lambda: not any(alive(pid) for pid in pids), 10)  # the tools' processes
+    workers.close()
+    assert wait_for(lambda: not any(alive(pid) for pid in worker_pids), 30)  # the workers'
+
+
+def test_leaving_the_iteration_early_cancels_the_rest(
+    pool: WorkerPool, server: ModelServer, tmp_path: Path
+) -> None:
+    quick = AgentTask(id="quick", prompt="hello", data={"url": server.url})
+    batch = Batch([*sleepers(server, tmp_path, 1), quick], bash_agent, pool=pool)
+    pids: list[int] = []
+    for result in batch:
+        assert result.task_id == "quick"
+        pids = started_pids(tmp_path, 1)
+        break
+    assert wait_for(lambda: not any(alive(pid) for pid in pids), 10)
+    assert (batch.report.succeeded, batch.report.cancelled) == (1, 1)
+
+
+def test_a_worker_killed_mid_run_is_retried_and_its_result_appears_once(
+    pool: WorkerPool, server: ModelServer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "killed-once"
+    # The first attempt kills its own worker process; the retry finds the marker.
+    command = f"test -e {marker} || {{ touch {marker}; kill -9 $PPID; sleep 60; }}; echo fine"
+    tasks = [
+        AgentTask(id="victim", prompt=f"bash {command}", data={"url": server.url}),
+        AgentTask(id="bystander", prompt="hello", data={"url": server.url}),
+    ]
+
+    results = list(Batch(tasks, bash_agent, pool=pool, max_retries=2))
+
+    assert sorted(r.task_id for r in results) == ["bystander", "victim"]
+    victim = next(r for r in results if r.task_id == "victim")
+    assert victim.ok, victim.error
+    assert victim.attempts == 2
+    assert reply_text(victim.messages) == "done"
+    assert marker.exists()

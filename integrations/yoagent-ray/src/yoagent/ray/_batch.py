@@ -29,6 +29,20 @@ from ._results import AgentFactory, AgentTask, BatchReport, ErrorKinds, TaskErro
 ProgressCallback = Callable[[BatchReport], None]
 
 
+@dataclass(slots=True, frozen=True)
+class _Queued:
+    task: AgentTask
+    attempt: int = 1
+    not_before: float = 0.0
+    avoid: int | None = None
+    """The worker the last attempt was lost on (it may still be restarting)."""
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds before attempt ``attempt + 1`` of a task: 0.5, 1, 2, ... up to 10."""
+    return min(0.5 * 2 ** (attempt - 1), 10.0)
+
+
 @dataclass(slots=True)
 class _Running:
     task: AgentTask
@@ -136,17 +150,22 @@ class Batch:
         workers = pool.actors
         in_flight = min(self._concurrency, pool.capacity)
         factory = ray.put(self._factory)
-        pending = deque((task, 1) for task in self.tasks)
+        pending = deque(_Queued(task) for task in self.tasks)
+        retrying: list[_Queued] = []
         running: dict[Any, _Running] = {}
         load = [0] * len(workers)
         finished = False
         try:
-            while pending or running:
+            while pending or retrying or running:
                 if self._cancelled.is_set():
                     break
+                now = time.monotonic()
+                pending.extendleft(item for item in retrying if item.not_before <= now)
+                retrying = [item for item in retrying if item.not_before > now]
                 while pending and len(running) < in_flight:
-                    task, attempt = pending.popleft()
-                    index = min(range(len(workers)), key=load.__getitem__)
+                    queued = pending.popleft()
+                    task, attempt = queued.task, queued.attempt
+                    index = _pick(load, queued.avoid)
                     holder = f"{self._id}/{task.id}/{attempt}"
                     ref = workers[index].run.remote(
                         factory,
@@ -166,7 +185,10 @@ class Batch:
                     result = _collect(ref, run)
                     error = result.error
                     if error and error.retryable and run.attempt <= self._max_retries:
-                        pending.append((run.task, run.attempt + 1))
+                        lost = error.kind == ErrorKinds.WORKER_LOST
+                        again = time.monotonic() + retry_delay(run.attempt)
+                        avoid = run.worker if lost else None
+                        retrying.append(_Queued(run.task, run.attempt + 1, again, avoid))
                         continue
                     self.report.add(result)
                     self.report.wall_seconds = time.monotonic() - started
@@ -175,11 +197,11 @@ class Batch:
                         self._progress(self.report)
                 yield from results
                 self._enforce_timeouts(running, pool)
-            finished = not (pending or running)
+            finished = not (pending or retrying or running)
         finally:
             if not finished:
                 self._stop(running)
-                self.report.cancelled = len(running) + len(pending)
+                self.report.cancelled = len(running) + len(pending) + len(retrying)
             self.report.wall_seconds = time.monotonic() - started
             if self._pool is None:
                 pool.close()
@@ -226,9 +248,16 @@ def run_batch(
     return results, batch.report
 
 
+def _pick(load: list[int], avoid: int | None) -> int:
+    """The least-loaded worker, other than ``avoid`` when there is another."""
+    choices = [i for i in range(len(load)) if i != avoid] or list(range(len(load)))
+    return min(choices, key=load.__getitem__)
+
+
 def _ready(refs: list[Any]) -> list[Any]:
     """The refs that are done, waiting a little for the first."""
-    if not refs:
+    if not refs:  # only retries are waiting for their time
+        time.sleep(0.05)
         return []
     first, rest = ray.wait(refs, num_returns=1, timeout=0.2)
     if not first:
