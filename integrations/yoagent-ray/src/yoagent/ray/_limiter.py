@@ -15,7 +15,7 @@ import itertools
 import math
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -191,3 +191,9 @@ class LimitedProvider:
         finally:
             # Fire and forget: awaiting here would fail when the run is being cancelled.
             self._limiter.release.remote(self._provider, lease)
+
+    async def aclose(self) -> None:
+        """Close the wrapped provider's resources, if it has any."""
+        close: Callable[[], Awaitable[object]] | None = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()

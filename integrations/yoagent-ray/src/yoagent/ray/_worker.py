@@ -37,20 +37,26 @@ class AgentWorker:
         started = time.monotonic()
         agent: Agent | None = None
         error: TaskError | None = None
-        with anyio.move_on_after(timeout) as deadline:
-            try:
-                agent = factory(task)
-                if limiter is not None:
-                    agent.provider = LimitedProvider(
-                        agent.provider, limiter, agent.model.provider, holder
-                    )
-                await agent.prompt(task.prompt)
-            except RunFailedError as failure:
-                error = TaskError(failure.kind.value, failure.message, failure.kind.retryable)
-            except Exception as failure:  # the user's factory or tools: report, never crash
-                error = TaskError(ErrorKinds.EXCEPTION, f"{type(failure).__name__}: {failure}")
-        if deadline.cancel_called:
-            error = TaskError(ErrorKinds.TIMEOUT, f"the run took longer than {timeout}s")
+        try:
+            with anyio.move_on_after(timeout) as deadline:
+                try:
+                    agent = factory(task)
+                    if limiter is not None:
+                        agent.provider = LimitedProvider(
+                            agent.provider, limiter, agent.model.provider, holder
+                        )
+                    await agent.prompt(task.prompt)
+                except RunFailedError as failure:
+                    kind = failure.kind
+                    error = TaskError(kind.value, failure.message, kind.retryable)
+                except Exception as failure:  # the user's factory or tools: report it
+                    error = TaskError(ErrorKinds.EXCEPTION, f"{type(failure).__name__}: {failure}")
+            if deadline.cancel_called:
+                error = TaskError(ErrorKinds.TIMEOUT, f"the run took longer than {timeout}s")
+        finally:
+            if agent is not None:
+                with anyio.CancelScope(shield=True):  # even when Ray cancels the run
+                    await agent.aclose()
         return TaskResult(
             task_id=task.id,
             messages=list(agent.messages) if agent is not None else [],
