@@ -7,6 +7,9 @@ last message of the request (so one server drives many independent runs):
 - a user prompt ``slow S`` → the text ``ok`` after ``S`` seconds (or nothing, once the
   client hangs up);
 - ``bash CMD`` → one ``bash`` tool call running ``CMD``;
+- ``call NAME`` → one call of the tool ``NAME`` with no arguments;
+- ``fix REPO ...`` → a coding model at work: one ``bash`` call that fixes ``calc.py`` in
+  the folder ``REPO`` (``a - b`` becomes ``a + b``) and runs its test;
 - ``fail`` → HTTP 400 (not retryable);
 - ``flaky KEY N`` → HTTP 429 to the first ``N`` requests naming ``KEY``, then ``ok``;
 - anything else → the text ``echo: <prompt>``.
@@ -29,6 +32,11 @@ from typing import Any
 
 PROMPT_TOKENS = 11
 COMPLETION_TOKENS = 7
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default 5 drops bursts of connections (1 s SYN retries)
+    daemon_threads = True
 
 
 class ModelServer:
@@ -75,6 +83,12 @@ class ModelServer:
                     chunks = _text("ok")
                 elif content.startswith("bash "):
                     chunks = _tool_call("bash", {"command": content.removeprefix("bash ")})
+                elif content.startswith("fix "):
+                    repo = content.split()[1]
+                    command = f"cd {repo} && sed -i 's/a - b/a + b/' calc.py && python test_calc.py"
+                    chunks = _tool_call("bash", {"command": command})
+                elif content.startswith("call "):
+                    chunks = _tool_call(content.split()[1], {})
                 elif content.startswith("flaky ") and owner._flaky(content):
                     self._json(429, {"error": {"message": "flaky", "type": "rate_limit"}})
                     return
@@ -114,8 +128,7 @@ class ModelServer:
                 self.wfile.write(data)
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -197,3 +210,9 @@ def _tool_call(name: str, arguments: dict[str, Any]) -> Iterator[bytes]:
     yield _choice({}, "tool_calls")
     yield _usage()
     yield b"data: [DONE]\n\n"
+
+
+if __name__ == "__main__":  # a server in a process of its own (the benchmark's)
+    with ModelServer() as running:
+        print(running.url, flush=True)
+        threading.Event().wait()

@@ -8,8 +8,8 @@ import sys
 import threading
 
 import pytest
-
 from ray_factories import chat_agent
+
 from yoagent.core import Agent, SessionStats, Usage
 from yoagent.ray import AgentTask, Batch, BatchReport, ErrorKinds, TaskError, TaskResult, _batch
 

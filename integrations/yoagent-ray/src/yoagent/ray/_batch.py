@@ -94,6 +94,8 @@ class Batch:
         _check_tasks(self.tasks)
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
         if pool is not None and (workers is not None or worker_options is not None):
             raise ValueError("workers and worker_options size a batch's own pool, not a given one")
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
@@ -142,20 +144,22 @@ class Batch:
             raise RuntimeError("Ray is not running here: call ray.init() before the batch")
         started = time.monotonic()
         own_limiter = self._limiter is None and bool(self._limits)
-        if own_limiter:
-            self._limiter = rate_limiter(self._limits)
-        pool = self._pool or WorkerPool.for_batch(
-            self._concurrency, len(self.tasks), self._workers, self._worker_options
-        )
-        workers = pool.actors
-        in_flight = min(self._concurrency, pool.capacity)
-        factory = ray.put(self._factory)
+        pool = self._pool
         pending = deque(_Queued(task) for task in self.tasks)
         retrying: list[_Queued] = []
         running: dict[Any, _Running] = {}
-        load = [0] * len(workers)
         finished = False
         try:
+            if own_limiter:
+                self._limiter = rate_limiter(self._limits)
+            if pool is None:
+                pool = WorkerPool.for_batch(
+                    self._concurrency, len(self.tasks), self._workers, self._worker_options
+                )
+            workers = pool.actors
+            in_flight = min(self._concurrency, pool.capacity)
+            load = [0] * len(workers)
+            factory = ray.put(self._factory)
             while pending or retrying or running:
                 if self._cancelled.is_set():
                     break
@@ -203,9 +207,9 @@ class Batch:
                 self._stop(running)
                 self.report.cancelled = len(running) + len(pending) + len(retrying)
             self.report.wall_seconds = time.monotonic() - started
-            if self._pool is None:
+            if self._pool is None and pool is not None:
                 pool.close()
-            if own_limiter:
+            if own_limiter and self._limiter is not None:
                 ray.kill(self._limiter)
 
     def _release(self, run: _Running) -> None:
