@@ -80,3 +80,17 @@ def test_the_report_adds_results_up() -> None:
 def test_importing_yoagent_core_never_imports_ray() -> None:
     code = "import sys, yoagent.core; assert 'ray' not in sys.modules, 'ray was imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_stderr_progress_line_redraws_in_place_and_ends_with_the_batch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = BatchReport(total=4, succeeded=1, failed=1, wall_seconds=3.2)
+    _batch._stderr_progress(report)
+    report.succeeded = 3
+    _batch._stderr_progress(report)
+    err = capsys.readouterr().err
+    assert err == (
+        "\r[###############...............] 2/4 ok 1 failed 1 3s"
+        "\r[##############################] 4/4 ok 3 failed 1 3s\n"
+    )

@@ -15,6 +15,7 @@ from yoagent.core import AssistantMessage, RetryConfig, SessionStats, TextConten
 from yoagent.ray import (
     AgentTask,
     Batch,
+    BatchReport,
     ErrorKinds,
     ProviderLimit,
     TaskResult,
@@ -37,7 +38,14 @@ def test_200_runs_each_get_a_result_and_the_report_is_their_sum(
         AgentTask(id=f"t{i}", prompt=f"hello {i}", data={"url": server.url}) for i in range(200)
     ]
 
-    results, report = run_batch(tasks, chat_agent, pool=pool, concurrency=16)
+    seen: list[int] = []
+
+    def progress(report: BatchReport) -> None:
+        seen.append(report.finished)
+
+    results, report = run_batch(tasks, chat_agent, pool=pool, concurrency=16, progress=progress)
+
+    assert seen == list(range(1, 201))  # called once per result, as it arrived
 
     assert sorted(r.task_id for r in results) == sorted(t.id for t in tasks)
     for result in results:

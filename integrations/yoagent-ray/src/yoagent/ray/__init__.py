@@ -11,12 +11,10 @@ from ._batch import Batch, ProgressCallback, run_batch
 from ._limiter import LimitedProvider, LimiterStats, ProviderLimit, RateLimiterActor, rate_limiter
 from ._pool import WorkerPool
 from ._results import AgentFactory, AgentTask, BatchReport, ErrorKinds, TaskError, TaskResult
-from ._worker import AgentWorker
 
 __all__ = [
     "AgentFactory",
     "AgentTask",
-    "AgentWorker",
     "Batch",
     "BatchReport",
     "ErrorKinds",
