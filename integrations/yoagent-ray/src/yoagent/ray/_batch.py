@@ -21,7 +21,8 @@ from typing import Any
 
 from ray.exceptions import GetTimeoutError, RayActorError, RayError, TaskCancelledError
 
-from . import _ray_api as ray
+import yoagent.ray._ray_api as ray
+
 from ._limiter import ProviderLimit, rate_limiter
 from ._pool import WorkerPool
 from ._results import AgentFactory, AgentTask, BatchReport, ErrorKinds, TaskError, TaskResult

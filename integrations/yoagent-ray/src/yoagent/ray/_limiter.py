@@ -19,9 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import yoagent.ray._ray_api as _ray_api
 from yoagent.core import AssistantMessage, DeltaSink, StreamConfig, StreamProvider
-
-from . import _ray_api
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

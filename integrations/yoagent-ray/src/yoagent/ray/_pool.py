@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
-from . import _ray_api as ray
+import yoagent.ray._ray_api as ray
+
 from ._worker import AgentWorker
 
 _RemoteWorker = ray.remote_class(AgentWorker, max_restarts=-1, max_task_retries=0)
