@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -155,10 +157,11 @@ def test_without_the_limiter_the_same_storm_trips_the_providers_429s(
 def alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie awaiting its parent counts as gone)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
-    return state != "Z"
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True)
+    return not state.stdout.strip().startswith("Z") and bool(state.stdout.strip())
 
 
 def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
