@@ -64,11 +64,20 @@ class ModelServer:
                 if not owner._enter():
                     self._json(429, {"error": {"message": "slow down", "type": "rate_limit"}})
                     return
+                self.counted = True
                 try:
                     self._answer(body["messages"][-1])
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
+                    self._done()
+
+            def _done(self) -> None:
+                """Stop counting this request (once), before its last byte goes out: a
+                client that got its reply and sends the next request must find the slot
+                free, as with a real provider."""
+                if self.counted:
+                    self.counted = False
                     owner._leave()
 
             def _answer(self, last: dict[str, Any]) -> None:
@@ -103,8 +112,12 @@ class ModelServer:
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
                 self.end_headers()
-                for chunk in chunks:
+                *body_chunks, last_chunk = chunks
+                for chunk in body_chunks:
                     self.wfile.write(chunk)
+                self.wfile.flush()
+                self._done()
+                self.wfile.write(last_chunk)
                 self.wfile.flush()
                 self.close_connection = True
 
