@@ -106,9 +106,8 @@ def main() -> None:
     print(f"ray.init: {init_seconds:.1f}s; {args.cpus} workers up: {pool_seconds:.1f}s\n")
     print("| workload | tasks | anyio s | anyio runs/s | ray s | ray runs/s | ray/anyio |")
     print("|---|---|---|---|---|---|---|")
-    with subprocess.Popen(
-        [sys.executable, str(SERVER)], stdout=subprocess.PIPE, text=True
-    ) as server:
+    server = subprocess.Popen([sys.executable, str(SERVER)], stdout=subprocess.PIPE, text=True)
+    try:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
         for workload in args.workloads.split(","):
@@ -134,7 +133,9 @@ def main() -> None:
                     f"| {ray_seconds / anyio_seconds:.2f} |",
                     flush=True,
                 )
-        server.terminate()
+    finally:  # never leave the server behind, whatever happened
+        server.kill()
+        server.wait()
     pool.close()
     ray.shutdown()
 
