@@ -513,6 +513,24 @@ DECISION = [
 ]
 
 
+RAY = [
+    "AgentFactory",
+    "AgentTask",
+    "Batch",
+    "BatchReport",
+    "ErrorKinds",
+    "LimitedProvider",
+    "LimiterStats",
+    "ProgressCallback",
+    "ProviderLimit",
+    "RateLimiterActor",
+    "TaskError",
+    "TaskResult",
+    "WorkerPool",
+    "rate_limiter",
+    "run_batch",
+]
+
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
@@ -525,6 +543,7 @@ SURFACES = {
     "yoagent.openapi": OPENAPI,
     "yoagent.testing": TESTING,
     "yoagent.decision": DECISION,
+    "yoagent.ray": RAY,
 }
 
 
