@@ -74,22 +74,33 @@ def start_server(python: str) -> tuple[subprocess.Popen[bytes], str]:
 
 def main() -> None:
     """Profile warm conversations of one scenario and print the per-turn breakdown."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", default="T20-K3-D20-S16-A4", help="bench scenario code (a = T20-K3-D20-S16-A4)")
-    ap.add_argument("--client", choices=("yoagent", "floor"), default="yoagent", help="whose turn to profile")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--scenario",
+        default="T20-K3-D20-S16-A4",
+        help="bench scenario code (a = T20-K3-D20-S16-A4)",
+    )
+    ap.add_argument(
+        "--client", choices=("yoagent", "floor"), default="yoagent", help="whose turn to profile"
+    )
     ap.add_argument("--conversations", type=int, default=30)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument(
         "--server-python",
-        default=str(Path(os.environ.get("BENCH_VENVS", "/tmp/benchvenvs")) / "server" / "bin" / "python"),
+        default=str(
+            Path(os.environ.get("BENCH_VENVS", "/tmp/benchvenvs")) / "server" / "bin" / "python"
+        ),
     )
     a = ap.parse_args()
     if not BENCH.is_dir():
         raise SystemExit(f"no shared bench at {BENCH}")
     sys.path.insert(0, str(BENCH / "clients"))
     sys.path.insert(0, str(BENCH))
-    import scenario  # type: ignore[import-not-found]  # noqa: PLC0415
-    import importlib  # noqa: PLC0415
+    import importlib
+
+    import scenario  # type: ignore[import-not-found]
 
     client: Any = importlib.import_module("yoagent_client" if a.client == "yoagent" else "floor")
 
@@ -126,7 +137,10 @@ def main() -> None:
     for (filename, _line, _name), (_cc, _nc, tt, _ct, _callers) in raw.items():
         by_group[group_of(filename)] += tt
     print(f"{a.client}, scenario {sc.code}: {a.conversations} warm conversations, {turns} turns")
-    print(f"CPU under the profiler: {cpu * 1e3 / turns:.2f} ms/turn (profiled own time {total * 1e3 / turns:.2f})")
+    print(
+        f"CPU under the profiler: {cpu * 1e3 / turns:.2f} ms/turn"
+        f" (profiled own time {total * 1e3 / turns:.2f})"
+    )
     print("\n| library | µs/turn | share |\n|---|---|---|")
     for name, tt in sorted(by_group.items(), key=lambda kv: -kv[1]):
         print(f"| {name} | {tt * 1e6 / turns:.0f} | {tt / total:.1%} |")
@@ -141,7 +155,9 @@ def main() -> None:
     print("\n| function (own time) | calls/turn | own µs/turn | share |\n|---|---|---|---|")
     for key, (_cc, nc, tt, _ct, _callers) in sorted(raw.items(), key=lambda kv: -kv[1][2])[: a.top]:
         print(f"| `{label(key)}` | {nc / turns:.1f} | {tt * 1e6 / turns:.1f} | {tt / total:.1%} |")
-    print("\n| yoagent function (cumulative) | calls/turn | cum µs/turn | share |\n|---|---|---|---|")
+    print(
+        "\n| yoagent function (cumulative) | calls/turn | cum µs/turn | share |\n|---|---|---|---|"
+    )
     ours = [kv for kv in raw.items() if "/yoagent/" in kv[0][0]]
     for key, (_cc, nc, _tt, ct, _callers) in sorted(ours, key=lambda kv: -kv[1][3])[: a.top]:
         print(f"| `{label(key)}` | {nc / turns:.1f} | {ct * 1e6 / turns:.1f} | {ct / total:.1%} |")

@@ -136,7 +136,13 @@ class RunStream(AsyncIterator[AgentEvent]):
         if receive is None:
             raise RuntimeError("iterate the stream inside `async with` (or with `async for`)")
         try:
-            return await receive.receive()
+            # An event already buffered is handed over at once: ``receive()`` would first
+            # yield to the event loop, one loop iteration per event (≈ 50 per turn). The
+            # consumer still waits, and sees cancellation, whenever the buffer is empty.
+            try:
+                return receive.receive_nowait()
+            except anyio.WouldBlock:
+                return await receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             failure, self._failure = self._failure, None
             if failure is not None:

@@ -31,7 +31,7 @@ from ._http import HttpProvider, merge_headers, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
 from ._logging import logger, warn_once
-from ._messages import WireMessage, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, merge_same_role, notes_index
 from ._sse import SseEvent
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -115,32 +115,50 @@ def _finalize(message: WireMessage) -> WireMessage:
     return message
 
 
+_Converted = tuple[WireMessage, list[dict[str, Any]]]
+"""One history message as sent, and the image parts that follow its run of tool results."""
+
+
+def _convert(message: Message, compat: OpenAiCompat) -> _Converted:
+    if isinstance(message, UserMessage):
+        return {"role": "user", "content": _parts(message.content)}, []
+    if isinstance(message, AssistantMessage):
+        return _assistant(message, compat), []
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    wire: WireMessage = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
+    pictures = [b for b in message.content if isinstance(b, ImageContent)]
+    if not pictures:
+        return wire, []
+    note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
+    return wire, [note, *_parts(pictures)]
+
+
 def build_messages(
     system_prompt: str,
     messages: Sequence[Message],
     turn_notes: Sequence[str],
     compat: OpenAiCompat,
+    cache: WireCache[_Converted] | None = None,
 ) -> list[WireMessage]:
-    """The ``messages`` array: system prompt, history with tool results as ``tool`` messages."""
+    """The ``messages`` array: system prompt, history with tool results as ``tool`` messages.
+
+    With a ``cache``, each message converted on an earlier call is reused; what is
+    merged, finalized or noted goes into new dicts, so the cache's entries never change.
+    """
+    if cache is None:
+        converted = [_convert(message, compat) for message in messages]
+    else:
+        converted = cache.convert(messages, compat, lambda message: _convert(message, compat))
     wire: list[WireMessage] = []
     # Tool messages carry text only, and must directly follow their assistant message:
     # images from a run of tool results follow the whole run as one user message.
     images: list[dict[str, Any]] = []
-    for message in messages:
+    for message, (converted_message, pictures) in zip(messages, converted, strict=True):
         if not isinstance(message, ToolResultMessage) and images:
             wire.append({"role": "user", "content": images})
             images = []
-        if isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": _parts(message.content)})
-        elif isinstance(message, AssistantMessage):
-            wire.append(_assistant(message, compat))
-        else:
-            text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": text})
-            pictures = [b for b in message.content if isinstance(b, ImageContent)]
-            if pictures:
-                note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
-                images += [note, *_parts(pictures)]
+        wire.append(converted_message)
+        images += pictures
     if images:
         wire.append({"role": "user", "content": images})
     # A tool message always stays (every call needs its answer); others only when non-empty.
@@ -160,7 +178,9 @@ def build_messages(
     return out
 
 
-def build_request_body(config: StreamConfig) -> dict[str, Any]:
+def build_request_body(
+    config: StreamConfig, cache: WireCache[_Converted] | None = None
+) -> dict[str, Any]:
     """The JSON body of one streamed Chat Completions request for ``config``.
 
     Vendor differences come from ``OpenAiCompat``: the max-tokens field name, whether usage
@@ -172,7 +192,7 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model.id,
         "messages": build_messages(
-            config.system_prompt, config.messages, config.turn_notes, compat
+            config.system_prompt, config.messages, config.turn_notes, compat, cache
         ),
         "stream": True,
     }
@@ -355,8 +375,11 @@ class OpenAiCompletionsProvider(HttpProvider):
     """Streams replies from OpenAI Chat Completions or any compatible server.
 
     Vendor quirks come from ``ModelConfig.compat`` (:class:`~yoagent.core.OpenAiCompat`).
-    One ``httpx.AsyncClient`` per instance is reused across turns.
+    One ``httpx.AsyncClient`` per instance is reused across turns, and each history
+    message is converted to its wire form once (:class:`WireCache`).
     """
+
+    _wire_cache: WireCache[_Converted] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -368,4 +391,8 @@ class OpenAiCompletionsProvider(HttpProvider):
         headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
         reader = _Reader(config, sink, source)
-        return await self._read_sse(url, headers, build_request_body(config), source, reader)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, cache)
+        return await self._read_sse(url, headers, body, source, reader)
