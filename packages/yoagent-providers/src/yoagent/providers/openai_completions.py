@@ -45,6 +45,9 @@ FINISH_REASONS: dict[str, StopReason] = {
     "content_filter": StopReason.REFUSAL,
 }
 
+_REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details"})
+"""The delta fields :meth:`_Reader._reasoning` reads."""
+
 _LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
 
 
@@ -313,7 +316,8 @@ class _Reader:
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = as_dict(choice.get("delta"))
-        self._reasoning(delta)
+        if not _REASONING_KEYS.isdisjoint(delta):  # most chunks carry none: skip the reads
+            self._reasoning(delta)
         content = as_str(delta.get("content"))
         if content:
             self.builder.add_text(self._open("text"), content)
