@@ -6,7 +6,15 @@ import json
 import subprocess
 import sys
 
-DEFERRED = ("opentelemetry", "opentelemetry.trace", "docstring_parser")
+import pytest
+
+DEFERRED = (
+    "opentelemetry",
+    "opentelemetry.trace",
+    "docstring_parser",
+    "importlib.metadata",
+    "yoagent.core._tools.arguments",
+)
 
 
 def _modules_after(code: str) -> set[str]:
@@ -17,7 +25,7 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
-def test_importing_core_does_not_import_opentelemetry_or_docstring_parser() -> None:
+def test_importing_core_defers_telemetry_docstrings_metadata_and_the_first_model() -> None:
     loaded = _modules_after("import yoagent.core")
     assert loaded.isdisjoint(DEFERRED), sorted(loaded.intersection(DEFERRED))
 
@@ -44,3 +52,16 @@ anyio.run(agent.prompt, "hi")
     loaded = _modules_after(code)
     assert "docstring_parser" in loaded
     assert "opentelemetry.trace" not in loaded
+
+
+def test_tool_arguments_is_importable_from_core_and_refuses_unknown_keys() -> None:
+    import pydantic
+
+    from yoagent.core import ToolArguments
+
+    class Arguments(ToolArguments):
+        path: str
+
+    assert Arguments(path="a").path == "a"
+    with pytest.raises(pydantic.ValidationError, match="extra_forbidden"):
+        Arguments.model_validate({"path": "a", "extra": 1})

@@ -1,5 +1,7 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
+from typing import TYPE_CHECKING
+
 from ._agent import Agent, AgentBusyError, PromptInput
 from ._cancel import CancelToken
 from ._context.compaction import (
@@ -109,7 +111,7 @@ from ._structured import (
 from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
 from ._tools.contract import AgentTool, Delegation, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import FunctionTool, tool
-from ._tools.model_tool import ModelTool, ToolArguments
+from ._tools.model_tool import ModelTool
 from ._tools.tool_source import ToolSource
 from ._types.adapters import LazyTypeAdapter
 from ._types.config import (
@@ -393,9 +395,23 @@ def _name_exceptions_publicly() -> None:
     that defines it (as httpx does). Only exceptions: pydantic resolves the dataclasses'
     annotations through their defining module."""
     for name in __all__:
-        value = globals()[name]
+        value = globals().get(name)  # None for a name made on first use (__getattr__)
         if isinstance(value, type) and issubclass(value, BaseException):
             value.__module__ = __name__
 
 
 _name_exceptions_publicly()
+
+if TYPE_CHECKING:
+    from ._tools.arguments import ToolArguments
+
+
+def __getattr__(name: str) -> object:
+    """Names made on first use: ``ToolArguments`` (the first pydantic model a process
+    defines costs ≈ 30–60 ms, which ``import yoagent.core`` need not pay)."""
+    if name == "ToolArguments":
+        from ._tools.arguments import ToolArguments
+
+        globals()[name] = ToolArguments
+        return ToolArguments
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,17 +13,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .contract import ToolContext, ToolError, ToolResult
 
 ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
-
-
-class ToolArguments(BaseModel):
-    """A convenient base for argument models: unknown keys are refused, values coerced (lax)."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 def invalid_arguments(tool_name: str, error: ValidationError) -> ToolError:
