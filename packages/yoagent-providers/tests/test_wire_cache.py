@@ -23,7 +23,13 @@ from yoagent.core import (
 from yoagent.core.provider import Message
 from yoagent.providers import OpenAiCompletionsProvider
 from yoagent.providers._messages import WireCache
-from yoagent.providers.openai_completions import build_request_body
+from yoagent.providers.openai_completions import (
+    _convert,  # pyright: ignore[reportPrivateUsage]
+    _merged,  # pyright: ignore[reportPrivateUsage]
+    _standalone,  # pyright: ignore[reportPrivateUsage]
+    build_messages,
+    build_request_body,
+)
 
 
 def _history(turns: int) -> list[Message]:
@@ -131,3 +137,36 @@ async def test_one_provider_sends_the_same_bodies_with_its_cache() -> None:
         sent = json.loads(route.calls.last.request.content)
         assert sent == json.loads(json.dumps(build_request_body(config)))
     assert route.call_count == len(history)
+
+
+def test_the_usual_history_is_sent_as_the_general_merge_would_send_it() -> None:
+    history: list[Message] = [
+        UserMessage.from_text("start"),
+        AssistantMessage(
+            content=[
+                TextContent(text="Reading."),
+                ToolCall(id="c1", name="read", arguments={"path": "a"}),
+                ToolCall(id="c2", name="read", arguments={"path": "b"}),
+            ]
+        ),
+        ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="A")]),
+        ToolResultMessage(tool_call_id="c2", tool_name="read", content=[]),
+        AssistantMessage(content=[TextContent(text="Done.")]),
+        UserMessage(content=[TextContent(text="more"), TextContent(text="please")]),
+    ]
+    compat = OpenAiCompat()
+    converted = [_convert(message, compat) for message in history]
+    standalone = _standalone(converted)
+    assert standalone is not None
+    assert standalone == _merged(history, converted, [])
+
+
+def test_merges_drops_and_images_take_the_general_way() -> None:
+    compat = OpenAiCompat()
+    two_users: list[Message] = [UserMessage.from_text("a"), UserMessage.from_text("b")]
+    empty_reply: list[Message] = [UserMessage.from_text("a"), AssistantMessage(content=[])]
+    images = _history(1)
+    for history in (two_users, empty_reply, images):
+        assert _standalone([_convert(message, compat) for message in history]) is None
+    sent = build_messages("", two_users, [], compat)
+    assert sent == [{"role": "user", "content": "a\n\nb"}]

@@ -118,22 +118,56 @@ def _finalize(message: WireMessage) -> WireMessage:
     return message
 
 
-_Converted = tuple[WireMessage, list[dict[str, Any]]]
-"""One history message as sent, and the image parts that follow its run of tool results."""
+_Converted = tuple[WireMessage, list[dict[str, Any]], WireMessage | None]
+"""One history message as converted, the image parts that follow its run of tool results,
+and the message as sent when it stands alone (``None``: it is dropped as empty)."""
+
+
+def _kept(message: WireMessage) -> bool:
+    # A tool message always stays (every call needs its answer); others only when non-empty.
+    return message["role"] == "tool" or bool(message.get("content") or message.get("tool_calls"))
+
+
+def _detached(message: WireMessage) -> WireMessage:
+    """A copy whose top-level lists are copies too (what merging and notes may change)."""
+    copy = dict(message)
+    for key in ("content", "tool_calls"):
+        value = copy.get(key)
+        if isinstance(value, list):
+            copy[key] = list(cast(list[Any], value))
+    return copy
 
 
 def _convert(message: Message, compat: OpenAiCompat) -> _Converted:
+    pictures: list[dict[str, Any]] = []
     if isinstance(message, UserMessage):
-        return {"role": "user", "content": _parts(message.content)}, []
-    if isinstance(message, AssistantMessage):
-        return _assistant(message, compat), []
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-    wire: WireMessage = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
-    pictures = [b for b in message.content if isinstance(b, ImageContent)]
-    if not pictures:
-        return wire, []
-    note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
-    return wire, [note, *_parts(pictures)]
+        wire: WireMessage = {"role": "user", "content": _parts(message.content)}
+    elif isinstance(message, AssistantMessage):
+        wire = _assistant(message, compat)
+    else:
+        text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+        wire = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
+        images = [b for b in message.content if isinstance(b, ImageContent)]
+        if images:
+            note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
+            pictures = [note, *_parts(images)]
+    return wire, pictures, _finalize(_detached(wire)) if _kept(wire) else None
+
+
+def _standalone(converted: Sequence[_Converted]) -> list[WireMessage] | None:
+    """The history as sent when no message is dropped, merged or followed by images (the
+    usual case: each message's own finalized form), else ``None``."""
+    out: list[WireMessage] = []
+    previous = ""
+    for _wire, pictures, final in converted:
+        if pictures or final is None:
+            return None
+        role = final["role"]
+        if role == previous and role != "tool":
+            return None
+        previous = role
+        out.append(_detached(final))
+    return out
 
 
 def build_messages(
@@ -146,17 +180,33 @@ def build_messages(
     """The ``messages`` array: system prompt, history with tool results as ``tool`` messages.
 
     With a ``cache``, each message converted on an earlier call is reused; what is
-    merged, finalized or noted goes into new dicts, so the cache's entries never change.
+    merged, finalized or noted goes into new dicts and lists, so the cache's entries
+    never change.
     """
     if cache is None:
         converted = [_convert(message, compat) for message in messages]
     else:
         converted = cache.convert(messages, compat, lambda message: _convert(message, compat))
+    notes = [{"type": "text", "text": note} for note in turn_notes if note]
+    out = None if notes else _standalone(converted)
+    if out is None:
+        out = _merged(messages, converted, notes)
+    if system_prompt:
+        role = "developer" if compat.supports_developer_role else "system"
+        out.insert(0, {"role": role, "content": system_prompt})
+    return out
+
+
+def _merged(
+    messages: Sequence[Message], converted: Sequence[_Converted], notes: list[dict[str, Any]]
+) -> list[WireMessage]:
+    """The history as sent, the general way: images placed, empty messages dropped,
+    same-role neighbours merged, the turn's notes added, then each finalized."""
     wire: list[WireMessage] = []
     # Tool messages carry text only, and must directly follow their assistant message:
     # images from a run of tool results follow the whole run as one user message.
     images: list[dict[str, Any]] = []
-    for message, (converted_message, pictures) in zip(messages, converted, strict=True):
+    for message, (converted_message, pictures, _final) in zip(messages, converted, strict=True):
         if not isinstance(message, ToolResultMessage) and images:
             wire.append({"role": "user", "content": images})
             images = []
@@ -164,21 +214,15 @@ def build_messages(
         images += pictures
     if images:
         wire.append({"role": "user", "content": images})
-    # A tool message always stays (every call needs its answer); others only when non-empty.
-    wire = [m for m in wire if m["role"] == "tool" or m.get("content") or m.get("tool_calls")]
+    wire = [m for m in wire if _kept(m)]
     wire = merge_same_role(wire, ("content", "tool_calls"), keep_apart=frozenset({"tool"}))
-    notes = [{"type": "text", "text": note} for note in turn_notes if note]
     if notes:
         index = notes_index(wire)
         if index is None:
             wire.append({"role": "user", "content": notes})
         else:
             wire[index]["content"] = [*wire[index]["content"], *notes]
-    out = [_finalize(m) for m in wire]
-    if system_prompt:
-        role = "developer" if compat.supports_developer_role else "system"
-        out.insert(0, {"role": role, "content": system_prompt})
-    return out
+    return [_finalize(m) for m in wire]
 
 
 def build_request_body(
