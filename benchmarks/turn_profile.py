@@ -27,7 +27,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / ".." / "shared" / "bench"
@@ -100,7 +100,7 @@ def main() -> None:
     sys.path.insert(0, str(BENCH))
     import importlib
 
-    import scenario  # type: ignore[import-not-found]
+    scenario: Any = importlib.import_module("scenario")
 
     client: Any = importlib.import_module("yoagent_client" if a.client == "yoagent" else "floor")
 
@@ -131,7 +131,10 @@ def main() -> None:
 
     turns = a.conversations * sc.requests_per_run
     stats = pstats.Stats(profile)
-    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = stats.stats  # type: ignore[attr-defined]
+    raw = cast(
+        dict[tuple[str, int, str], tuple[int, int, float, float, Any]],
+        stats.stats,  # type: ignore[attr-defined]  # pstats keeps its table untyped
+    )
     total = sum(tt for (_cc, _nc, tt, _ct, _callers) in raw.values())
     by_group: dict[str, float] = defaultdict(float)
     for (filename, _line, _name), (_cc, _nc, tt, _ct, _callers) in raw.items():
