@@ -1,5 +1,8 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
+import importlib
+from typing import TYPE_CHECKING
+
 from ._agent import Agent, AgentBusyError, PromptInput
 from ._cancel import CancelToken
 from ._context.compaction import (
@@ -101,19 +104,15 @@ from ._shared_state.store import (
     SharedStateSink,
     ToolOutputSink,
 )
-from ._shared_state.tool import SharedStateTool
-from ._skill_frontmatter import SkillError
-from ._skills import ReadSkillTool, Skill, SkillProblem, SkillSet, load_skills
 from ._structured import (
     NoStructuredOutputError,
     StructuredOutputError,
     StructuredParseError,
     StructuredProviderError,
 )
-from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
 from ._tools.contract import AgentTool, Delegation, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import FunctionTool, tool
-from ._tools.model_tool import ModelTool, ToolArguments
+from ._tools.model_tool import ModelTool
 from ._tools.tool_source import ToolSource
 from ._types.adapters import LazyTypeAdapter
 from ._types.approval import HELD_RESULT, PendingApproval, PendingCall
@@ -407,9 +406,43 @@ def _name_exceptions_publicly() -> None:
     that defines it (as httpx does). Only exceptions: pydantic resolves the dataclasses'
     annotations through their defining module."""
     for name in __all__:
-        value = globals()[name]
+        value = globals().get(name)  # None for a name made on first use (__getattr__)
         if isinstance(value, type) and issubclass(value, BaseException):
             value.__module__ = __name__
 
 
 _name_exceptions_publicly()
+
+if TYPE_CHECKING:
+    from ._shared_state.tool import SharedStateTool
+    from ._skill_frontmatter import SkillError
+    from ._skills import ReadSkillTool, Skill, SkillProblem, SkillSet, load_skills
+    from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
+    from ._tools.arguments import ToolArguments
+
+# Names made on first use: each of these modules defines a pydantic model at import (the
+# first one a process defines costs ≈ 30–60 ms, which ``import yoagent.core`` need not pay).
+_LAZY: dict[str, str] = {
+    "ToolArguments": "._tools.arguments",
+    "SharedStateTool": "._shared_state.tool",
+    "SkillError": "._skill_frontmatter",
+    **dict.fromkeys(
+        ("ReadSkillTool", "Skill", "SkillProblem", "SkillSet", "load_skills"), "._skills"
+    ),
+    **dict.fromkeys(
+        ("DEFAULT_MAX_DEPTH", "SUB_AGENT_LIMITS", "SUB_AGENT_SETTINGS", "SubAgentTool"),
+        "._sub_agent",
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    """A name of :data:`_LAZY`, imported on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value: object = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    if isinstance(value, type) and issubclass(value, BaseException):
+        value.__module__ = __name__  # as for the exceptions imported above
+    return globals()[name]

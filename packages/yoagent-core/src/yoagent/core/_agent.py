@@ -19,7 +19,6 @@ from ._provider.protocol import OutputSchema, StreamProvider
 from ._provider.registry import ProviderRegistry, default_registry
 from ._run_stream import RunFailedError, RunStream
 from ._shared_state.store import SharedState, SharedStateSink
-from ._shared_state.tool import with_shared_state_tool
 from ._structured import output_schema_for, parse_structured
 from ._tools.contract import AgentTool, Delegation, ToolContext
 from ._tools.function_tool import as_tools
@@ -315,6 +314,8 @@ class Agent:
     def _run_tools(self) -> tuple[AgentTool, ...]:
         tools = as_tools(self.tools, where="Agent.tools")
         if self.shared_state is not None:
+            from ._shared_state.tool import with_shared_state_tool  # pydantic model: on use
+
             tools = with_shared_state_tool(tools, self.shared_state)
         return tuple(tools)
 

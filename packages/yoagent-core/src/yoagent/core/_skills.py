@@ -26,8 +26,9 @@ from ._skill_frontmatter import (
     parse_frontmatter,
     read_frontmatter,
 )
+from ._tools.arguments import ToolArguments
 from ._tools.contract import ToolContext, ToolError, ToolResult
-from ._tools.model_tool import ModelTool, ToolArguments
+from ._tools.model_tool import ModelTool
 
 SKILL_FILE = "SKILL.md"
 MAX_LISTED_DEPTH = 16

@@ -24,9 +24,10 @@ from ._provider.protocol import StreamProvider
 from ._provider.registry import ProviderRegistry, default_registry
 from ._shared_state.store import SharedState, SharedStateSink
 from ._shared_state.tool import with_shared_state_tool
+from ._tools.arguments import ToolArguments
 from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import as_tools
-from ._tools.model_tool import ModelTool, ToolArguments
+from ._tools.model_tool import ModelTool
 from ._types.config import ModelConfig
 from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
 from ._types.limits import ExecutionLimits

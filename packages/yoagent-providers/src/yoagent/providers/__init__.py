@@ -6,16 +6,46 @@ and presets. Providers share one connection pool per event loop and server unles
 their own ``http_client``.
 """
 
-from . import models
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from ._body import StreamLimits
 from ._pool import aclose_shared_clients
-from .anthropic import AnthropicProvider
-from .azure_openai import AzureOpenAiResponsesProvider
-from .bedrock import BedrockProvider
-from .google import GoogleProvider
-from .openai_completions import OpenAiCompletionsProvider
-from .openai_responses import OpenAiResponsesProvider
-from .vertex import VertexProvider
+
+if TYPE_CHECKING:
+    from . import models
+    from .anthropic import AnthropicProvider
+    from .azure_openai import AzureOpenAiResponsesProvider
+    from .bedrock import BedrockProvider
+    from .google import GoogleProvider
+    from .openai_completions import OpenAiCompletionsProvider
+    from .openai_responses import OpenAiResponsesProvider
+    from .vertex import VertexProvider
+
+# Each protocol is imported on first use: an agent that speaks one (through its entry
+# point) does not import the others, nor the AWS and Google credential code.
+_LAZY = {
+    "AnthropicProvider": ".anthropic",
+    "AzureOpenAiResponsesProvider": ".azure_openai",
+    "BedrockProvider": ".bedrock",
+    "GoogleProvider": ".google",
+    "OpenAiCompletionsProvider": ".openai_completions",
+    "OpenAiResponsesProvider": ".openai_responses",
+    "VertexProvider": ".vertex",
+}
+
+
+def __getattr__(name: str) -> object:
+    """The provider classes and :mod:`models`, imported on first use."""
+    if name == "models":
+        value: object = import_module(".models", __name__)
+    elif name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AnthropicProvider",

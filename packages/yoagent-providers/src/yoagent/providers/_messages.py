@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
+
+from yoagent.core import ToolResultMessage
+from yoagent.core.provider import Message
 
 from ._json import as_list
+
+T = TypeVar("T")
 
 WireMessage = dict[str, Any]
 """One message as a protocol sends it: ``role`` plus list-valued fields."""
@@ -72,3 +77,52 @@ def notes_index(
         if role == reply_role:
             return None
     return None
+
+
+class WireCache(Generic[T]):
+    """Each history message's converted wire form, made once and reused on later turns.
+
+    Every request re-sends the whole history, so converting every message again made a
+    turn's cost grow with the history (≈ 330 µs for 80 messages on the bench machine).
+    An entry is keyed by the message object and reused while that object still holds the
+    same content blocks (compared as a tuple: identity first, then value) and, for a tool
+    result, the same call id and tool name, under the same ``setting`` (a new setting
+    drops every entry). The loop never edits a message already in the history:
+    compaction and history edits put new objects there, which are converted afresh; only
+    an in-place edit of a block's own fields (``block.text = ...``) goes unseen. Only the
+    messages of the latest request are kept; the memory this costs per message is
+    measured in ``benchmarks/RESULTS.md``.
+    """
+
+    __slots__ = ("_entries", "_setting")
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[Message, tuple[object, ...], T]] = {}
+        self._setting: object = None
+
+    def convert(
+        self, messages: Sequence[Message], setting: object, convert: Callable[[Message], T]
+    ) -> list[T]:
+        """``convert(m)`` for each message, reusing what an earlier call converted."""
+        if setting != self._setting:
+            self._entries = {}
+            self._setting = setting
+        previous = self._entries
+        entries: dict[int, tuple[Message, tuple[object, ...], T]] = {}
+        out: list[T] = []
+        for message in messages:
+            stamp = _stamp(message)
+            entry = previous.get(id(message))
+            # The entry holds its message, so an id is never reused while it exists.
+            if entry is None or entry[0] is not message or entry[1] != stamp:
+                entry = (message, stamp, convert(message))
+            entries[id(message)] = entry
+            out.append(entry[2])
+        self._entries = entries
+        return out
+
+
+def _stamp(message: Message) -> tuple[object, ...]:
+    if isinstance(message, ToolResultMessage):
+        return (*message.content, message.tool_call_id, message.tool_name)
+    return tuple(message.content)

@@ -31,7 +31,7 @@ from ._http import HttpProvider, merge_headers, resolve_key
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
 from ._logging import logger, warn_once
-from ._messages import WireMessage, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, merge_same_role, notes_index
 from ._sse import SseEvent
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -44,6 +44,9 @@ FINISH_REASONS: dict[str, StopReason] = {
     "function_call": StopReason.TOOL_USE,
     "content_filter": StopReason.REFUSAL,
 }
+
+_REASONING_KEYS = frozenset({"reasoning_content", "reasoning", "reasoning_details"})
+"""The delta fields :meth:`_Reader._reasoning` reads."""
 
 _LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
 
@@ -115,52 +118,116 @@ def _finalize(message: WireMessage) -> WireMessage:
     return message
 
 
+_Converted = tuple[WireMessage, list[dict[str, Any]], WireMessage | None]
+"""One history message as converted, the image parts that follow its run of tool results,
+and the message as sent when it stands alone (``None``: it is dropped as empty)."""
+
+
+def _kept(message: WireMessage) -> bool:
+    # A tool message always stays (every call needs its answer); others only when non-empty.
+    return message["role"] == "tool" or bool(message.get("content") or message.get("tool_calls"))
+
+
+def _detached(message: WireMessage) -> WireMessage:
+    """A copy whose top-level lists are copies too (what merging and notes may change)."""
+    copy = dict(message)
+    for key in ("content", "tool_calls"):
+        value = copy.get(key)
+        if isinstance(value, list):
+            copy[key] = list(cast(list[Any], value))
+    return copy
+
+
+def _convert(message: Message, compat: OpenAiCompat) -> _Converted:
+    pictures: list[dict[str, Any]] = []
+    if isinstance(message, UserMessage):
+        wire: WireMessage = {"role": "user", "content": _parts(message.content)}
+    elif isinstance(message, AssistantMessage):
+        wire = _assistant(message, compat)
+    else:
+        text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+        wire = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
+        images = [b for b in message.content if isinstance(b, ImageContent)]
+        if images:
+            note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
+            pictures = [note, *_parts(images)]
+    return wire, pictures, _finalize(_detached(wire)) if _kept(wire) else None
+
+
+def _standalone(converted: Sequence[_Converted]) -> list[WireMessage] | None:
+    """The history as sent when no message is dropped, merged or followed by images (the
+    usual case: each message's own finalized form), else ``None``."""
+    out: list[WireMessage] = []
+    previous = ""
+    for _wire, pictures, final in converted:
+        if pictures or final is None:
+            return None
+        role = final["role"]
+        if role == previous and role != "tool":
+            return None
+        previous = role
+        out.append(_detached(final))
+    return out
+
+
 def build_messages(
     system_prompt: str,
     messages: Sequence[Message],
     turn_notes: Sequence[str],
     compat: OpenAiCompat,
+    cache: WireCache[_Converted] | None = None,
 ) -> list[WireMessage]:
-    """The ``messages`` array: system prompt, history with tool results as ``tool`` messages."""
-    wire: list[WireMessage] = []
-    # Tool messages carry text only, and must directly follow their assistant message:
-    # images from a run of tool results follow the whole run as one user message.
-    images: list[dict[str, Any]] = []
-    for message in messages:
-        if not isinstance(message, ToolResultMessage) and images:
-            wire.append({"role": "user", "content": images})
-            images = []
-        if isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": _parts(message.content)})
-        elif isinstance(message, AssistantMessage):
-            wire.append(_assistant(message, compat))
-        else:
-            text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": text})
-            pictures = [b for b in message.content if isinstance(b, ImageContent)]
-            if pictures:
-                note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
-                images += [note, *_parts(pictures)]
-    if images:
-        wire.append({"role": "user", "content": images})
-    # A tool message always stays (every call needs its answer); others only when non-empty.
-    wire = [m for m in wire if m["role"] == "tool" or m.get("content") or m.get("tool_calls")]
-    wire = merge_same_role(wire, ("content", "tool_calls"), keep_apart=frozenset({"tool"}))
+    """The ``messages`` array: system prompt, history with tool results as ``tool`` messages.
+
+    With a ``cache``, each message converted on an earlier call is reused; what is
+    merged, finalized or noted goes into new dicts and lists, so the cache's entries
+    never change.
+    """
+    if cache is None:
+        converted = [_convert(message, compat) for message in messages]
+    else:
+        converted = cache.convert(messages, compat, lambda message: _convert(message, compat))
     notes = [{"type": "text", "text": note} for note in turn_notes if note]
-    if notes:
-        index = notes_index(wire)
-        if index is None:
-            wire.append({"role": "user", "content": notes})
-        else:
-            wire[index]["content"] = [*wire[index]["content"], *notes]
-    out = [_finalize(m) for m in wire]
+    out = None if notes else _standalone(converted)
+    if out is None:
+        out = _merged(messages, converted, notes)
     if system_prompt:
         role = "developer" if compat.supports_developer_role else "system"
         out.insert(0, {"role": role, "content": system_prompt})
     return out
 
 
-def build_request_body(config: StreamConfig) -> dict[str, Any]:
+def _merged(
+    messages: Sequence[Message], converted: Sequence[_Converted], notes: list[dict[str, Any]]
+) -> list[WireMessage]:
+    """The history as sent, the general way: images placed, empty messages dropped,
+    same-role neighbours merged, the turn's notes added, then each finalized."""
+    wire: list[WireMessage] = []
+    # Tool messages carry text only, and must directly follow their assistant message:
+    # images from a run of tool results follow the whole run as one user message.
+    images: list[dict[str, Any]] = []
+    for message, (converted_message, pictures, _final) in zip(messages, converted, strict=True):
+        if not isinstance(message, ToolResultMessage) and images:
+            wire.append({"role": "user", "content": images})
+            images = []
+        wire.append(converted_message)
+        images += pictures
+    if images:
+        wire.append({"role": "user", "content": images})
+    wire = [m for m in wire if _kept(m)]
+    wire = merge_same_role(wire, ("content", "tool_calls"), keep_apart=frozenset({"tool"}))
+    if notes:
+        index = notes_index(wire)
+        if index is None:
+            wire.append({"role": "user", "content": notes})
+        else:
+            wire[index]["content"] = [*wire[index]["content"], *notes]
+    return [_finalize(m) for m in wire]
+
+
+def build_request_body(
+    config: StreamConfig, cache: WireCache[_Converted] | None = None
+) -> dict[str, Any]:
     """The JSON body of one streamed Chat Completions request for ``config``.
 
     Vendor differences come from ``OpenAiCompat``: the max-tokens field name, whether usage
@@ -172,7 +239,7 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model.id,
         "messages": build_messages(
-            config.system_prompt, config.messages, config.turn_notes, compat
+            config.system_prompt, config.messages, config.turn_notes, compat, cache
         ),
         "stream": True,
     }
@@ -293,7 +360,8 @@ class _Reader:
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = as_dict(choice.get("delta"))
-        self._reasoning(delta)
+        if not _REASONING_KEYS.isdisjoint(delta):  # most chunks carry none: skip the reads
+            self._reasoning(delta)
         content = as_str(delta.get("content"))
         if content:
             self.builder.add_text(self._open("text"), content)
@@ -355,8 +423,11 @@ class OpenAiCompletionsProvider(HttpProvider):
     """Streams replies from OpenAI Chat Completions or any compatible server.
 
     Vendor quirks come from ``ModelConfig.compat`` (:class:`~yoagent.core.OpenAiCompat`).
-    One ``httpx.AsyncClient`` per instance is reused across turns.
+    One ``httpx.AsyncClient`` per instance is reused across turns, and each history
+    message is converted to its wire form once (:class:`WireCache`).
     """
+
+    _wire_cache: WireCache[_Converted] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -368,4 +439,8 @@ class OpenAiCompletionsProvider(HttpProvider):
         headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
         reader = _Reader(config, sink, source)
-        return await self._read_sse(url, headers, build_request_body(config), source, reader)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, cache)
+        return await self._read_sse(url, headers, body, source, reader)

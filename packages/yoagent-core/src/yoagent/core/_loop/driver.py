@@ -13,7 +13,6 @@ from typing import TypeVar
 
 import anyio
 import anyio.lowlevel
-from opentelemetry.trace import Status, StatusCode
 
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
@@ -58,7 +57,7 @@ from .resume import Decisions, check_decisions
 from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
-from .telemetry import SPAN_AGENT_LOOP, describe_spend, start_span
+from .telemetry import SPAN_AGENT_LOOP, describe_spend, mark_error, start_span
 from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
@@ -237,7 +236,7 @@ class _Run:
             describe_spend(span, state.stats)
             last = state.new_messages[-1] if state.new_messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ERROR:
-                span.set_status(Status(StatusCode.ERROR, last.error_message or "error"))
+                mark_error(span, last.error_message or "error")
         await self._end()
         return state.new_messages
 

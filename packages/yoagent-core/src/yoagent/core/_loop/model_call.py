@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import anyio
-from opentelemetry.trace import Status, StatusCode
 
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
@@ -30,7 +29,7 @@ from yoagent.core._types.messages import AssistantMessage, StopReason
 
 from .compactor import Compactor
 from .state import RunState
-from .telemetry import SPAN_LLM_STREAM, start_span
+from .telemetry import SPAN_LLM_STREAM, mark_error, start_span
 
 
 class ModelReply(NamedTuple):
@@ -235,4 +234,4 @@ def _describe(span: Any, reply: AssistantMessage, state: RunState) -> None:
         span.set_attribute("yoagent.cost_usd", cost)
     span.set_attribute("yoagent.stop_reason", reply.stop_reason.value)
     if reply.stop_reason is StopReason.ERROR and reply.error_message:
-        span.set_status(Status(StatusCode.ERROR, reply.error_message))
+        mark_error(span, reply.error_message)

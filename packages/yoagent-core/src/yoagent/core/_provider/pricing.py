@@ -16,11 +16,12 @@ import threading
 from collections.abc import Callable
 from decimal import Decimal
 from functools import lru_cache
-from importlib.metadata import entry_points
 
 from yoagent.core._logging import logger
 from yoagent.core._types.config import CostConfig, ModelConfig
 from yoagent.core._types.messages import Usage
+
+from .metadata import entry_points
 
 PriceResolver = Callable[[str, str], CostConfig | None]
 """``(provider, model_id) -> CostConfig | None``."""

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
+from typing import TYPE_CHECKING
 
 from yoagent.core._logging import logger
 from yoagent.core._types.config import ApiProtocol, ModelConfig
 
+from .metadata import entry_points, version
 from .protocol import StreamProvider
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "yoagent.providers"
 """Packages register provider classes here, named by :class:`ApiProtocol` value."""
@@ -20,6 +24,8 @@ PROVIDERS_DISTRIBUTION = "yoagent-providers"
 
 def _not_found(api: ApiProtocol) -> str:
     """Why no provider serves ``api``: the package is missing, or it lacks this protocol."""
+    from importlib.metadata import PackageNotFoundError
+
     register = "or register one with ProviderRegistry.register"
     try:
         installed = version(PROVIDERS_DISTRIBUTION)

@@ -9,8 +9,9 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
+from yoagent.core._tools.arguments import ToolArguments
 from yoagent.core._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
-from yoagent.core._tools.model_tool import ModelTool, ToolArguments
+from yoagent.core._tools.model_tool import ModelTool
 
 from .store import SharedState, SharedStateError
 

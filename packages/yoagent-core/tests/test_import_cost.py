@@ -1,0 +1,67 @@
+"""``import yoagent.core`` leaves out what only some runs need (issue 12: import time)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+DEFERRED = (
+    "opentelemetry",
+    "opentelemetry.trace",
+    "docstring_parser",
+    "importlib.metadata",
+    "yoagent.core._tools.arguments",
+)
+
+
+def _modules_after(code: str) -> set[str]:
+    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_importing_core_defers_telemetry_docstrings_metadata_and_the_first_model() -> None:
+    loaded = _modules_after("import yoagent.core")
+    assert loaded.isdisjoint(DEFERRED), sorted(loaded.intersection(DEFERRED))
+
+
+def test_the_first_tool_reads_its_docstring_and_a_run_without_tracing_skips_opentelemetry() -> None:
+    code = """
+import anyio
+from yoagent.core import Agent, MockProvider, ModelConfig, tool
+
+@tool
+async def echo(text: str) -> str:
+    '''Echo it.
+
+    Args:
+        text: What to echo.
+    '''
+    return text
+
+assert echo.description == "Echo it.", echo.description
+assert echo.parameters["properties"]["text"]["description"] == "What to echo."
+agent = Agent(MockProvider.text("done"), ModelConfig.mock(), tools=[echo])
+anyio.run(agent.prompt, "hi")
+"""
+    loaded = _modules_after(code)
+    assert "docstring_parser" in loaded
+    assert "opentelemetry.trace" not in loaded
+
+
+def test_tool_arguments_is_importable_from_core_and_refuses_unknown_keys() -> None:
+    import pydantic
+
+    from yoagent.core import ToolArguments
+
+    class Arguments(ToolArguments):
+        path: str
+
+    assert Arguments(path="a").path == "a"
+    with pytest.raises(pydantic.ValidationError, match="extra_forbidden"):
+        Arguments.model_validate({"path": "a", "extra": 1})
