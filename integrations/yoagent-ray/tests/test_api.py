@@ -94,3 +94,55 @@ def test_the_stderr_progress_line_redraws_in_place_and_ends_with_the_batch(
         "\r[###############...............] 2/4 ok 1 failed 1 3s"
         "\r[##############################] 4/4 ok 3 failed 1 3s\n"
     )
+
+
+def test_a_retried_attempts_spend_is_counted_with_the_tasks_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An attempt that spent tokens and then hit a 429 was paid for: its spend stays in the
+    task's stats and the report, not only the last attempt's (driver logic alone, with Ray's
+    calls replaced, so no cluster is needed)."""
+    batch_module = _batch
+
+    class Ref:
+        def __init__(self, value: TaskResult) -> None:
+            self.value = value
+
+    def run(factory: object, task: AgentTask, *, attempt: int, **_: object) -> Ref:
+        stats = SessionStats()
+        stats.record_turn(Usage(input=1000, output=100), 0.5)
+        error = TaskError("rate_limited", "429", True) if attempt == 1 else None
+        return Ref(TaskResult(task_id=task.id, stats=stats, error=error, attempts=attempt))
+
+    class Method:
+        remote = staticmethod(run)
+
+    class Actor:
+        run = Method()
+
+    class Pool:
+        def __init__(self) -> None:
+            self.actors = [Actor()]
+            self.capacity = 8
+
+        def close(self) -> None:
+            pass
+
+    api = batch_module.ray
+    monkeypatch.setattr(api, "is_initialized", lambda: True)
+    monkeypatch.setattr(api, "put", lambda value: value)
+    monkeypatch.setattr(api, "wait", lambda refs, **_: (refs, []))
+    monkeypatch.setattr(api, "get", lambda ref, **_: ref.value)
+    monkeypatch.setattr(batch_module, "retry_delay", lambda attempt: 0.0)
+
+    batch = Batch([AgentTask(id="t", prompt="p")], _unused_factory, pool=Pool(), max_retries=2)  # type: ignore[arg-type]
+    (result,) = list(batch)
+    assert result.error is None and result.attempts == 2
+    assert result.stats.total_usage().input == 2000
+    assert batch.report.stats.total_usage().input == 2000
+    assert batch.report.stats.total_cost_usd() == pytest.approx(1.0)
+    assert batch.report.retries == 1
+
+
+def _unused_factory(task: object) -> object:
+    raise AssertionError("the workers are replaced: no agent is built")

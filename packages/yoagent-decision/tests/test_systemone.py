@@ -119,6 +119,24 @@ def test_every_spelling_of_a_base_url_reaches_the_same_endpoint(base: str) -> No
     assert SystemOneBackend(base).endpoint_url() == LOCAL_URL
 
 
+def test_a_base_url_with_a_query_keeps_the_path_before_it() -> None:
+    backend = SystemOneBackend("http://127.0.0.1:8000/v1?token=abc&x=1")
+    assert backend.endpoint_url() == f"{LOCAL_URL}?token=abc&x=1"
+
+
+@respx.mock
+async def test_a_token_in_the_urls_query_is_scrubbed_from_an_error_body_that_echoes_it() -> None:
+    token = "SECRET-TOKEN-123456"
+    respx.post(f"{LOCAL_URL}?token={token}").mock(
+        return_value=httpx.Response(404, text=f"no route for POST /v1/systemone?token={token}")
+    )
+    model = DecisionModel.local(f"http://127.0.0.1:8000/v1?token={token}").with_retry(NO_RETRY)
+    with pytest.raises(DecisionError) as caught:
+        await model.evaluate("s", QUESTIONS)
+    assert "no route for POST" in str(caught.value)
+    assert token not in str(caught.value)
+
+
 # --- answers --------------------------------------------------------------------------------
 
 

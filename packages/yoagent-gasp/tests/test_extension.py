@@ -163,6 +163,29 @@ async def test_a_recording_that_cannot_start_is_reported_and_the_run_goes_on(
     assert "could not start recording" in caplog.text
 
 
+async def test_a_slow_commit_of_the_run_before_never_stalls_the_next_run_for_long(
+    recorder: Recorder, repo_dir: Path
+) -> None:
+    """A pre-commit hook that takes seconds (a secret scanner, a signing prompt): the next
+    run starts after at most START_WAIT, unrecorded and reported, instead of blocking the
+    event loop until the commit ends."""
+    hook = repo_dir / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nsleep 8\n")  # longer than core's FINISH_TIMEOUT (5 s)
+    hook.chmod(0o755)
+    extension = RecordingExtension(recorder)
+    agent = make_agent([text("first"), text("second")])
+    agent.with_extension(extension)
+    await agent.prompt("first")  # its commit runs on; finish gives up after its bound
+    started = anyio.current_time()
+    added = await agent.prompt("second")
+    assert anyio.current_time() - started < 3.5
+    assert [message.role for message in added] == ["user", "assistant"]
+    await extension.aclose()
+    busy = [e for e in extension.errors if isinstance(e.__cause__, RecorderBusyError)]
+    assert len(busy) == 1 and "commit is still running" in str(busy[0])
+    assert run_commits(repo_dir) != []  # the first run's commit still landed
+
+
 async def test_a_run_that_fails_is_recorded_and_committed(
     recorder: Recorder, repo_dir: Path
 ) -> None:

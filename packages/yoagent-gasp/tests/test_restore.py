@@ -10,7 +10,15 @@ from pathlib import Path
 import git
 import pytest
 
-from yoagent.gasp import NewGoal, Recorder, RestoreError, identity_hash, read_manifest, restore
+from yoagent.gasp import (
+    NewGoal,
+    Recorder,
+    RepositoryError,
+    RestoreError,
+    identity_hash,
+    read_manifest,
+    restore,
+)
 
 SECRET = "PRIVATE KEY MATERIAL\n"
 
@@ -134,3 +142,47 @@ def test_restore_refuses_a_config_or_log_reached_through_a_symlink(
 
     with pytest.raises(RestoreError, match=f"{path} is a symlink"):
         restore(repo_dir, tmp_path / "clone")
+
+
+# --- opening a repository someone else made --------------------------------------------
+
+
+def test_opening_refuses_a_log_that_is_a_symlink_and_leaves_its_target_alone(
+    repo_dir: Path, secret: Path
+) -> None:
+    """A shared agent repository could commit ``state/events.jsonl`` as a link to a file
+    outside it: every append (and a repair's cut) would write there."""
+    Recorder.init(repo_dir, "agent", NewGoal("g"))
+    log = repo_dir / "state" / "events.jsonl"
+    log.unlink()
+    log.symlink_to(secret)
+    _commit(repo_dir, "share")
+    with pytest.raises(RepositoryError, match=r"state/events\.jsonl is a symbolic link"):
+        Recorder.open(repo_dir, NewGoal("next"))
+    assert secret.read_text() == SECRET
+
+
+def test_opening_refuses_a_state_folder_that_is_a_symlink(repo_dir: Path, tmp_path: Path) -> None:
+    Recorder.init(repo_dir, "agent", NewGoal("g"))
+    outside = tmp_path / "outside"
+    shutil.move(repo_dir / "state", outside)
+    (repo_dir / "state").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(RepositoryError, match="state is a symbolic link"):
+        Recorder.open(repo_dir, NewGoal("next"))
+
+
+def test_opening_a_project_with_its_own_agent_md_changes_nothing_before_refusing(
+    tmp_path: Path,
+) -> None:
+    """``AGENT.md`` is a common name for agent instructions: such a project is refused
+    as an agent repository before its .gitignore or folders are touched."""
+    project = tmp_path / "project"
+    project.mkdir()
+    git.Repo.init(project)
+    (project / "AGENT.md").write_text("# Instructions\n\nRun `make test` first.\n")
+    (project / ".gitignore").write_text("node_modules/\n")
+    _commit(project, "init")
+    with pytest.raises(Exception, match=r"AGENT\.md"):
+        Recorder.open(project, NewGoal("g"))
+    assert (project / ".gitignore").read_text() == "node_modules/\n"
+    assert not (project / "state").exists()

@@ -22,6 +22,7 @@ from typing import Any
 from ray.exceptions import GetTimeoutError, RayActorError, RayError, TaskCancelledError
 
 import yoagent.ray._ray_api as ray
+from yoagent.core import SessionStats
 
 from ._limiter import ProviderLimit, rate_limiter
 from ._pool import WorkerPool
@@ -149,6 +150,8 @@ class Batch:
         pending = deque(_Queued(task) for task in self.tasks)
         retrying: list[_Queued] = []
         running: dict[Any, _Running] = {}
+        # What retried attempts spent, per task: paid for, so counted with the final result.
+        earlier_spend: dict[str, SessionStats] = {}
         finished = False
         try:
             if own_limiter:
@@ -190,11 +193,15 @@ class Batch:
                     result = _collect(ref, run)
                     error = result.error
                     if error and error.retryable and run.attempt <= self._max_retries:
+                        earlier_spend.setdefault(run.task.id, SessionStats()).merge(result.stats)
                         lost = error.kind == ErrorKinds.WORKER_LOST
                         again = time.monotonic() + retry_delay(run.attempt)
                         avoid = run.worker if lost else None
                         retrying.append(_Queued(run.task, run.attempt + 1, again, avoid))
                         continue
+                    earlier = earlier_spend.pop(run.task.id, None)
+                    if earlier is not None:
+                        result.stats.merge(earlier)
                     self.report.add(result)
                     self.report.wall_seconds = time.monotonic() - started
                     results.append(result)

@@ -57,8 +57,9 @@ class TaskError:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskResult:
-    """One task's outcome: the messages its agent ended with, what it spent, how long
-    it took (``wall_seconds``, of the last attempt) and ``attempts`` made. ``error`` is
+    """One task's outcome: the messages its agent ended with, what it spent (``stats``:
+    every attempt's spend, retried ones included), how long it took (``wall_seconds``, of
+    the last attempt) and ``attempts`` made. ``error`` is
     ``None`` when it succeeded; a failed run still carries what it had done."""
 
     task_id: str

@@ -198,10 +198,11 @@ async def post_json(
     if key is not None:
         headers["authorization"] = f"Bearer {key}"
     try:
+        secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
         if client is not None:
-            return await _exchange(client, url, body, headers, key)
+            return await _exchange(client, url, body, headers, secrets)
         async with httpx.AsyncClient(verify=_shared_ssl_context(), timeout=HTTP_TIMEOUT) as own:
-            return await _exchange(own, url, body, headers, key)
+            return await _exchange(own, url, body, headers, secrets)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
         shown = scrub(display_url(url), [key])
         detail = scrub(str(error), [key, *url_secrets(url)])
@@ -226,7 +227,11 @@ async def _read(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
 
 
 async def _exchange(
-    client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], key: str | None
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    secrets: list[str | None],
 ) -> Any:
     async with client.stream("POST", url, content=body, headers=headers) as response:
         ok = 200 <= response.status_code < 300
@@ -244,12 +249,12 @@ async def _exchange(
         )
     text = raw.decode(errors="replace")
     if not ok:
-        raise status_error(response.status_code, response.headers, scrub(text, [key]))
+        raise status_error(response.status_code, response.headers, scrub(text, secrets))
     try:
         return json.loads(text)
     except ValueError as error:
         raise DecisionError.bad_response(
-            f"response is not JSON ({error}): {excerpt(scrub(text, [key]), 200)}"
+            f"response is not JSON ({error}): {excerpt(scrub(text, secrets), 200)}"
         ) from None
 
 

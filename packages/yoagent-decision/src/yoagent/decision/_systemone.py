@@ -54,10 +54,10 @@ _Endpoint = _Base | _Exact | _EnvBase
 
 def systemone_url(base_url: str) -> str:
     """``{base}/v1/systemone`` for a base given as the host, ending in ``/v1``, or as the full
-    URL (whitespace and a trailing ``/`` trimmed)."""
-    base = base_url.strip().rstrip("/")
-    base = base.removesuffix("/v1/systemone").removesuffix("/v1")
-    return f"{base}/v1/systemone"
+    URL (whitespace and a trailing ``/`` trimmed); a query string is kept at the end."""
+    base, mark, query = base_url.strip().partition("?")  # the path goes before a query
+    base = base.rstrip("/").removesuffix("/v1/systemone").removesuffix("/v1")
+    return f"{base}/v1/systemone{mark}{query}"
 
 
 class SystemOneBackend(HttpBackend):

@@ -64,8 +64,8 @@ class RunWriter:
             )
             self.close()
 
-    def join(self) -> None:
-        self._thread.join()
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
 
     def _work(self) -> None:
         appender = self.appender

@@ -41,6 +41,10 @@ def default_task(run: RunContext) -> str:
     return run.label or "(continue)"
 
 
+START_WAIT = 1.0
+"""Seconds a run's start waits for the run before it to be committed."""
+
+
 class RecordingExtension:
     """Records the runs of the agents it is installed on into ``recorder``'s repository.
 
@@ -82,7 +86,9 @@ class RecordingExtension:
             if run.depth > 0 and current is not None and not current.closed:
                 return RunHooks()  # recorded inside the top-level run's recording
             try:
-                recording = self.recorder.recording(self._task(run))
+                # Called in the event loop: a slow commit hook of the run before must not
+                # stall it for long, so after START_WAIT this run goes unrecorded (reported).
+                recording = self.recorder.recording(self._task(run), wait=START_WAIT)
             except Exception as error:
                 self.report(error, "could not start recording the run")
                 return RunHooks()

@@ -188,15 +188,25 @@ class Recorder:
         writer left open closed as interrupted — one line each (each also logged)."""
         return list(self._appender.repairs)
 
-    def recording(self, task: str, *, forward: EventSink | None = None) -> Recording:
+    def recording(
+        self, task: str, *, forward: EventSink | None = None, wait: float | None = None
+    ) -> Recording:
         """Start recording one run: pass the returned :class:`Recording` as the run's event
         sink. ``task`` is stored verbatim in ``run.started``; ``forward`` (your UI) gets
-        every event before it is recorded, whatever happens to the recording."""
+        every event before it is recorded, whatever happens to the recording.
+
+        A closed recording still finishing its run (its commit) is waited for, at most
+        ``wait`` seconds when given: :class:`RecorderBusyError` after that.
+        """
         writer = self._writer
         if writer is not None and not writer.done:
             if not writer.closing:
                 raise RecorderBusyError("a recording is still open; close it before the next run")
-            writer.join()  # a dropped recording still finishing its run
+            writer.join(wait)  # a dropped recording still finishing its run
+            if not writer.done:
+                raise RecorderBusyError(
+                    f"the previous run's commit is still running after {wait:g} s"
+                )
         mapper = RunTree(self.actor, self.goal_id, task, self.summarizer)
         goal_id = self.goal_id
 

@@ -31,6 +31,9 @@ SCAFFOLDING_MESSAGE: Final = "gasp: agent scaffolding"
 SCAFFOLDING_PATHS: Final = (MANIFEST, IDENTITY_DIR, ".gitignore", LOG_PATH)
 _FALLBACK_EMAIL_DOMAIN = "gasp.invalid"
 
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""A symlink swapped in for the log after opening was checked is refused, not followed."""
+
 
 class RepositoryError(RuntimeError):
     """The directory is not a usable agent repository, or git refused an operation."""
@@ -111,11 +114,20 @@ class AgentRepo:
             ) from None
         if repo.working_tree_dir is None or Path(repo.working_tree_dir).resolve() != base.resolve():
             raise RepositoryError(f"{base} is not the root of a git work tree")
+        read_manifest(base)  # not an agent repository: refused before anything is written
         return cls._prepare(base, repo)
 
     @classmethod
     def _prepare(cls, base: Path, repo: git.Repo) -> AgentRepo:
         agent_repo = cls(base, repo)
+        # A cloned repository could hold state/ or the log as a symlink: every append (and
+        # a repair's cut) would then write to a file outside it.
+        for path in (base / "state", base / LOG_PATH):
+            if path.is_symlink():
+                raise RepositoryError(
+                    f"{path.relative_to(base)} is a symbolic link; the log must be a file of "
+                    "the repository itself"
+                )
         (base / "state").mkdir(exist_ok=True)
         agent_repo._ensure_gitignore()
         return agent_repo
@@ -153,7 +165,7 @@ class AgentRepo:
     def open_log(self) -> int:
         """An append-only descriptor on the log; creating the file fsyncs its directory."""
         path = self.log_path
-        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | _NO_FOLLOW
         try:
             return os.open(path, flags)
         except FileNotFoundError:
@@ -176,9 +188,12 @@ class AgentRepo:
                 f"{committed.size} bytes, the whole lines end at {keep}); cutting it would "
                 "rewrite committed history, so repair it by hand"
             )
-        with self.log_path.open("r+b") as handle:
-            handle.truncate(keep)
-            os.fsync(handle.fileno())
+        descriptor = os.open(self.log_path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0) | _NO_FOLLOW)
+        try:
+            os.ftruncate(descriptor, keep)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 
     # --- commits -------------------------------------------------------------------------
 
