@@ -16,7 +16,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
 from yoagent.core import (
-    ExtensionMode,
+    Extension,
     ModelVerdict,
     Proceed,
     RunContext,
@@ -53,7 +53,7 @@ class _Memo:
 
 
 @dataclass(slots=True, eq=False)
-class Advisor:
+class Advisor(Extension):
     """Suggests a skill to load and the tools likely needed, as a note for the model.
 
     Per user request it sends at most one request, batching a skill Choice (the skills plus
@@ -72,9 +72,6 @@ class Advisor:
 
     # The Extension contract (class attributes, not fields).
     name = "advisor"
-    mode = ExtensionMode.ADVISORY
-    filters_tool_output = False
-    rechecks_modified_calls = False
     runs_last = True
 
     model: DecisionModel

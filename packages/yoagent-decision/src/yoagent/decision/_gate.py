@@ -18,6 +18,7 @@ from typing import Any
 from yoagent.core import (
     Allow,
     Deny,
+    Extension,
     ExtensionMode,
     RunContext,
     RunHooks,
@@ -79,7 +80,7 @@ def _deny(reason: str) -> Deny:
 
 
 @dataclass(slots=True, frozen=True, eq=False)
-class ToolGate:
+class ToolGate(Extension):
     """Per tool call, one decision request with two yes/no questions — *destructive* and
     *requested* — plus any ``checks``. The call is denied when it looks destructive
     (``p ≥ destructive_threshold``, 0.5) and is not clearly requested
@@ -107,7 +108,6 @@ class ToolGate:
     # The Extension contract (class attributes, not fields).
     name = "tool-gate"
     mode = ExtensionMode.REQUIRED
-    filters_tool_output = False
     rechecks_modified_calls = True
     runs_last = True
 

@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 
-from yoagent.core import ExtensionMode, FilterResult, Pass, Reject, RunContext, RunHooks
+from yoagent.core import (
+    Extension,
+    ExtensionMode,
+    FilterResult,
+    Pass,
+    Reject,
+    RunContext,
+    RunHooks,
+)
 
 from ._errors import DecisionError
 from ._model import DecisionModel
@@ -61,7 +69,7 @@ them, pass ``default_checks=False`` and your own (reusing these ids is fine)."""
 
 
 @dataclass(slots=True, frozen=True, eq=False)
-class InputGuard:
+class InputGuard(Extension):
     """Screens each prompt's whole text (``{"input": …}``, never shortened) with one
     request of yes/no checks and rejects it when any reaches its threshold.
 
@@ -79,9 +87,6 @@ class InputGuard:
     # The Extension contract (class attributes, not fields).
     name = "input-guard"
     mode = ExtensionMode.REQUIRED
-    filters_tool_output = False
-    rechecks_modified_calls = False
-    runs_last = False
 
     model: DecisionModel
     _: KW_ONLY

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import anyio
 
-from yoagent.core import AgentEvent, ExtensionMode, RunContext, RunHooks, RunOutcome
+from yoagent.core import AgentEvent, Extension, RunContext, RunHooks, RunOutcome
 
 from .recorder import Recorder
 from .recording import Recording, RecordingError
@@ -45,7 +45,7 @@ START_WAIT = 1.0
 """Seconds a run's start waits for the run before it to be committed."""
 
 
-class RecordingExtension:
+class RecordingExtension(Extension):
     """Records the runs of the agents it is installed on into ``recorder``'s repository.
 
     Install it with ``agent.with_extension(...)`` (or ``with_tree_extension``: delegated
@@ -55,10 +55,6 @@ class RecordingExtension:
     """
 
     name = "gasp-recorder"
-    mode = ExtensionMode.ADVISORY
-    filters_tool_output = False
-    rechecks_modified_calls = False
-    runs_last = False
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from ._found import MAX_LINE_BYTES, Found, show_line
 from ._process import Capture, Wakeup
@@ -39,6 +39,7 @@ MAX_TEXT_BYTES: Final = 64 + MAX_LINE_BYTES
 VERIFY_BLOCK_BYTES: Final = 1 << 20
 """The re-read's block: newlines are counted a block at a time, ``stop()`` checked after each."""
 _DIR_OPEN: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_T = TypeVar("_T")
 
 
 def ripgrep_argv(
@@ -229,22 +230,10 @@ def filter_warnings(folder_fd: int, stderr: bytes) -> tuple[str, int]:
 
 
 def _reachable(folder_fd: int, path: bytes) -> bool:
-    parts = [part for part in path.split(b"/") if part and part != b"."]
-    if not parts or b".." in parts:
-        return False
-    current = folder_fd
     try:
-        for name in parts[:-1]:
-            next_fd = os.open(name, _DIR_OPEN, dir_fd=current)
-            if current != folder_fd:
-                os.close(current)
-            current = next_fd
-        os.stat(parts[-1], dir_fd=current, follow_symlinks=False)
+        _at_below(folder_fd, path, lambda fd, name: os.stat(name, dir_fd=fd, follow_symlinks=False))
     except OSError:
         return False
-    finally:
-        if current != folder_fd:
-            os.close(current)
     return True
 
 
@@ -335,6 +324,13 @@ def _nth_newline(block: bytes, start: int, count: int) -> int:
 
 def _open_below(folder_fd: int, path: bytes) -> int:
     """Open ``path`` (relative, ``/``-separated) below ``folder_fd``, no symlink followed."""
+    return _at_below(folder_fd, path, lambda fd, name: open_file_in(fd, os.fsdecode(name)))
+
+
+def _at_below(folder_fd: int, path: bytes, act: Callable[[int, bytes], _T]) -> _T:
+    """``act(folder, name)`` on the last part of ``path`` (relative, ``/``-separated),
+    reached below ``folder_fd`` through folders opened without following a symlink;
+    ``OSError`` for a path that leaves the folder or cannot be reached."""
     parts = [part for part in path.split(b"/") if part and part != b"."]
     if not parts or b".." in parts:
         raise OSError("not a path below the folder")
@@ -345,7 +341,7 @@ def _open_below(folder_fd: int, path: bytes) -> int:
             if current != folder_fd:
                 os.close(current)
             current = next_fd
-        return open_file_in(current, os.fsdecode(parts[-1]))
+        return act(current, parts[-1])
     finally:
         if current != folder_fd:
             os.close(current)

@@ -12,7 +12,7 @@ from yoagent.core._types.stats import RunSpend
 
 from .basic import TurnContext
 from .extension import (
-    ExtensionMode,
+    Extension,
     ModelVerdict,
     Proceed,
     RunContext,
@@ -22,7 +22,7 @@ from .extension import (
 )
 
 
-class Budget:
+class Budget(Extension):
     """An extension that stops a run once it has spent ``limit_usd``.
 
     Spend is the run's own replies priced at ``cost`` (one ``CostConfig``), plus its
@@ -34,11 +34,6 @@ class Budget:
     runs, and delegated runs when installed with ``with_tree_extension``) draws on one
     total, and a delegated run's spend is counted once, by the child itself.
     """
-
-    mode = ExtensionMode.ADVISORY
-    filters_tool_output = False
-    rechecks_modified_calls = False
-    runs_last = False
 
     def __init__(
         self,
