@@ -256,6 +256,7 @@ CORE_PROVIDER = [
     "key_variables",
     "parse_retry_after",
     "resolve_api_key",
+    "warn_once",
 ]
 
 

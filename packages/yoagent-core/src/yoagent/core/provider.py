@@ -3,9 +3,11 @@
 A provider turns a :class:`StreamConfig` into one streamed :class:`AssistantMessage`,
 reporting deltas to a :data:`DeltaSink` as they arrive and raising a classified
 :class:`ProviderError` on failure. Applications rarely need this module; every name here
-that an application does use is also exported by :mod:`yoagent.core`.
+that an application does use is also exported by :mod:`yoagent.core`. ``warn_once`` is
+for any package built on core (providers, pricing, MCP, decision models).
 """
 
+from ._logging import warn_once
 from ._provider.keys import (
     FALLBACK_KEY_VARIABLES,
     SELF_AUTHENTICATING,
@@ -99,4 +101,5 @@ __all__ = [
     "key_variables",
     "parse_retry_after",
     "resolve_api_key",
+    "warn_once",
 ]

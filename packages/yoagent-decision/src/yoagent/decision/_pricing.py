@@ -11,27 +11,20 @@ Nothing is priced until the process installs a resolver (``yoagent.pricing.enabl
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 
 from yoagent.core import CostConfig, cost_of, price_resolver
+from yoagent.core.provider import warn_once as core_warn_once
 
 from ._answers import Evaluation
 from ._backend import DecisionBackend, HttpBackend, host_of
 
 logger = logging.getLogger("yoagent.decision")
 
-_warned: set[str] = set()
-_warned_lock = threading.Lock()
-
 
 def warn_once(key: str, message: str, *args: object) -> None:
     """Log ``message`` at WARNING the first time ``key`` is seen in this process."""
-    with _warned_lock:
-        if key in _warned:
-            return
-        _warned.add(key)
-    logger.warning(message, *args)
+    core_warn_once(logger, key, message, *args)
 
 
 @dataclass(slots=True, frozen=True)

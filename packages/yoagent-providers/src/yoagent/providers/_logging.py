@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import logging
-import threading
+
+from yoagent.core.provider import warn_once as _warn_once
 
 logger = logging.getLogger("yoagent.providers")
 
-_seen: set[str] = set()
-_seen_lock = threading.Lock()
-
 
 def warn_once(key: str, message: str, *args: object) -> None:
-    """Log ``message`` at WARNING the first time ``key`` is seen in this process, never again."""
-    with _seen_lock:
-        if key in _seen:
-            return
-        _seen.add(key)
-    logger.warning(message, *args)
+    """Log ``message`` at WARNING on this package's logger the first time ``key`` is seen
+    in this process, never again (core's one record of what was said)."""
+    _warn_once(logger, key, message, *args)
