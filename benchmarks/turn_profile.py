@@ -87,6 +87,7 @@ def main() -> None:
     )
     ap.add_argument("--conversations", type=int, default=30)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--dump", help="also write the raw profile here (for pstats' callers view)")
     ap.add_argument(
         "--server-python",
         default=str(
@@ -129,6 +130,8 @@ def main() -> None:
         server.terminate()  # its "CancelledError" callbacks on stderr at exit are harmless
         server.wait()
 
+    if a.dump:
+        profile.dump_stats(a.dump)
     turns = a.conversations * sc.requests_per_run
     stats = pstats.Stats(profile)
     raw = cast(

@@ -35,7 +35,7 @@ from stream_fixtures import (
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider
-from yoagent.providers._http_errors import KeySource
+from yoagent.providers._http_errors import KeySource, url_problem
 
 
 def anthropic_error(kind: str, message: str) -> bytes:
@@ -306,6 +306,24 @@ def test_an_out_of_range_port_is_a_configuration_error_on_every_backend(
     error = anyio.run(main, backend=backend)
     assert error.kind is ErrorKind.OTHER
     assert "port 99999 is out of range" in error.message
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("https://api.example.com/v1", None),
+        ("http://127.0.0.1:8080", None),
+        ("ftp://example.com", "the URL must start with http:// or https://"),
+        ("http:///v1", "the URL has no host"),
+        ("http://127.0.0.1:0/v1", "port 0 is out of range (1-65535)"),
+        ("http://127.0.0.1:99999/v1", "port 99999 is out of range (1-65535)"),
+    ],
+)
+def test_a_url_is_judged_the_same_as_text_or_parsed_and_every_time(
+    url: str, problem: str | None
+) -> None:
+    # Text is judged once and remembered (a provider sends every request to one URL).
+    assert url_problem(url) == url_problem(url) == url_problem(httpx.URL(url)) == problem
 
 
 def _in_stream_error(api: ApiProtocol) -> bytes:

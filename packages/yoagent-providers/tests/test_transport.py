@@ -22,6 +22,7 @@ from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_te
 
 from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider, StreamLimits
+from yoagent.providers._http import event_loop_clock
 from yoagent.providers.testing import ScriptedReply, ScriptedSseServer
 
 
@@ -69,6 +70,36 @@ async def test_a_stream_of_keep_alive_comments_alone_ends_at_the_idle_limit(
     assert caught.value.kind is ErrorKind.NETWORK
     assert "StreamLimits.max_idle_seconds" in caught.value.message
     assert time.monotonic() - started < 5  # generous: the machine is shared
+
+
+def test_the_idle_limit_reads_the_clock_of_the_running_event_loop_on_trio_too(
+    server: ScriptedSseServer,
+) -> None:
+    # The transport looks the loop's clock up once per request (asyncio's loop.time, or
+    # anyio's lookup on any other backend): the limit must hold on both.
+    server.enqueue(ScriptedReply([b": ping\n\n"] * 200, delay=0.05))
+    config = stream_config(anthropic_config(base_url=server.url))
+    limits = StreamLimits(max_idle_seconds=0.5)
+
+    async def main() -> ProviderError:
+        async with AnthropicProvider(config.model, limits=limits) as provider:
+            with anyio.fail_after(8), pytest.raises(ProviderError) as caught:
+                await provider.stream(config, lambda d: None)
+        return caught.value
+
+    error = anyio.run(main, backend="trio")
+    assert error.kind is ErrorKind.NETWORK
+    assert "StreamLimits.max_idle_seconds" in error.message
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_the_event_loop_clock_is_the_backends_own(backend: str) -> None:
+    async def main() -> tuple[float, float, float]:
+        clock = event_loop_clock()
+        return anyio.current_time(), clock(), anyio.current_time()
+
+    before, read, after = anyio.run(main, backend=backend)
+    assert before <= read <= after
 
 
 async def test_events_spaced_within_the_idle_limit_keep_a_stream_going(

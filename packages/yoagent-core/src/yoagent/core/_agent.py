@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, Unpack, cast, overload
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast, overload
 
 from ._cancel import CancelToken
 from ._context.compaction import ContextTracker
@@ -36,7 +34,10 @@ from ._types.messages import (
 )
 from ._types.stats import SessionStats
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 PromptInput = str | AgentMessage | Sequence[AgentMessage]
 """A prompt: text, a message, or several messages."""
 

@@ -41,8 +41,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from pydantic import ValidationError
-
 from ._types.content import TextContent
 from ._types.messages import (
     AgentMessage,
@@ -467,7 +465,11 @@ class Session:
             )
         try:
             message = message_adapter.validate_python(fields["message"])
-        except ValidationError as error:
+        except ValueError as error:  # pydantic's ValidationError is one
+            from pydantic import ValidationError
+
+            if not isinstance(error, ValidationError):
+                raise
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise _Corrupt(

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, TypeVar, overload
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._provider.protocol import OutputSchema
 from ._types.messages import AgentMessage, StopReason, last_assistant
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 class StructuredOutputError(Exception):
@@ -86,7 +87,11 @@ def parse_structured(
             ) from error
     try:
         return schema.model_validate_json(raw)
-    except ValidationError as error:
+    except ValueError as error:  # pydantic's ValidationError is one
+        from pydantic import ValidationError
+
+        if not isinstance(error, ValidationError):
+            raise
         raise StructuredParseError(
             f"the reply does not match {schema.__name__}: {error}", raw=raw, source=error
         ) from error

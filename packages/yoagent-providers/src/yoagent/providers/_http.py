@@ -11,6 +11,7 @@ from typing import Any, Protocol, Self, TypedDict
 
 import anyio
 import httpx
+import sniffio
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
@@ -271,12 +272,13 @@ class Transport:
         """
         reader = SseReader(self.limits)
         idle = self.limits.max_idle_seconds
-        last_event = anyio.current_time()
+        clock = event_loop_clock()
+        last_event = clock()
 
         def feed(chunk: bytes) -> bool:
             nonlocal last_event
             events = reader.feed(chunk)
-            now = anyio.current_time()
+            now = clock()
             if events:
                 last_event = now
             elif idle is not None and now - last_event > idle:
@@ -285,9 +287,26 @@ class Transport:
                     f"the stream sent no complete event for {idle:g} s (keep-alive "
                     "comments do not count; StreamLimits.max_idle_seconds)",
                 )
-            return any(on_event(event) for event in events)
+            for event in events:  # noqa: SIM110  # not any(<generator>): this runs per chunk
+                if on_event(event):
+                    return True
+            return False
 
         await self.post(url, headers, body, key, feed)
+
+
+def event_loop_clock() -> Callable[[], float]:
+    """The running event loop's clock (what ``anyio.current_time()`` reads), looked up once.
+
+    ``anyio.current_time()`` finds the backend anew on every call (a ``sniffio`` lookup
+    and ``asyncio.current_task()``); a stream reads the clock once per network chunk,
+    ≈ 40 times per turn, so the request looks it up once (see ``benchmarks/RESULTS.md``).
+    """
+    if sniffio.current_async_library() == "asyncio":
+        import asyncio  # already loaded (it is running): not imported with the provider
+
+        return asyncio.get_running_loop().time
+    return anyio.current_time
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args, get_type_hints, overload
 
 import anyio.to_thread
-from pydantic import BaseModel, Field, create_model
 
 from .contract import AgentTool, ToolContext, ToolResult
 from .model_tool import ModelTool
@@ -59,6 +58,9 @@ class FunctionTool(ModelTool["ToolArguments"]):
     def _build_model(
         self, func: ToolFunction, name: str, documented: dict[str, str]
     ) -> type[ToolArguments]:
+        # pydantic (≈ 40 % of yoagent.core's import time) comes with the first tool.
+        from pydantic import Field, create_model
+
         hints = get_type_hints(func, include_extras=True)
         fields: dict[str, Any] = {}
         for param in inspect.signature(func).parameters.values():
@@ -107,10 +109,12 @@ def _to_result(value: Any) -> ToolResult:
         return value
     if isinstance(value, str):
         return ToolResult.from_text(value)
-    if isinstance(value, BaseModel):
-        return ToolResult.from_text(value.model_dump_json(), details=value.model_dump(mode="json"))
     if value is None:
         return ToolResult.from_text("")
+    from pydantic import BaseModel  # loaded with the tool's own argument model
+
+    if isinstance(value, BaseModel):
+        return ToolResult.from_text(value.model_dump_json(), details=value.model_dump(mode="json"))
     text = json.dumps(value, default=str)
     # ``details`` hold what the text says, as JSON values: they round-trip through sessions.
     return ToolResult.from_text(text, details=json.loads(text))

@@ -11,13 +11,14 @@ the model as an error result worded exactly as a ``@tool`` function's.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Generic, TypeVar, cast
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from .contract import ToolContext, ToolError, ToolResult
 
-ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic comes with the first argument model, not with yoagent.core
+    from pydantic import BaseModel, ValidationError
+
+ArgumentsT = TypeVar("ArgumentsT", bound="BaseModel")
 
 
 def invalid_arguments(tool_name: str, error: ValidationError) -> ToolError:
@@ -126,7 +127,11 @@ class ModelTool(ABC, Generic[ArgumentsT]):
         """Validate ``arguments``; a :class:`ToolError` the model can read when they are wrong."""
         try:
             return self._arguments.model_validate(arguments)
-        except ValidationError as error:
+        except ValueError as error:  # pydantic's ValidationError is one
+            from pydantic import ValidationError
+
+            if not isinstance(error, ValidationError):
+                raise
             raise invalid_arguments(self._name, error) from None
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -1,15 +1,17 @@
 """A pydantic ``TypeAdapter`` built on first use, not at import.
 
-Building the core schema of a large discriminated union costs milliseconds; a program
-that never (de)serializes a message or an event should not pay it on ``import``.
+Building the core schema of a large discriminated union costs milliseconds, and
+importing pydantic itself tens of them; a program that never (de)serializes a message or
+an event should not pay either on ``import``.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import TypeAdapter
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 T = TypeVar("T")
 
@@ -32,6 +34,8 @@ class LazyTypeAdapter(Generic[T]):
             with self._lock:
                 adapter = self._adapter
                 if adapter is None:
+                    from pydantic import TypeAdapter  # pydantic is imported on first use
+
                     adapter = TypeAdapter[T](self._type)
                     self._adapter = adapter
         return adapter

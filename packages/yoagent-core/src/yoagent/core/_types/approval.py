@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from pydantic import ValidationError
-
 from .adapters import LazyTypeAdapter
 from .content import TextContent
 from .messages import AgentMessage, AssistantMessage, ToolResultMessage
@@ -148,7 +146,11 @@ def pending_call_of(result: ToolResultMessage) -> PendingCall | None:
         return None
     try:
         call = _pending_call_adapter.validate_python(record)
-    except ValidationError as error:
+    except ValueError as error:  # pydantic's ValidationError is one
+        from pydantic import ValidationError
+
+        if not isinstance(error, ValidationError):
+            raise
         raise ValueError(
             f"the held result of tool call {result.tool_call_id!r} is unreadable: {error}"
         ) from None

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
-
 from .config import ApiProtocol
+from .tagged import Tagged
 
 
 @dataclass(slots=True, kw_only=True)
@@ -61,9 +60,9 @@ class ToolCall:
 
 
 AssistantContent = Annotated[
-    TextContent | ThinkingContent | ToolCall | ImageContent, Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall | ImageContent, Tagged("type")
 ]
 """What an assistant message may hold."""
 
-UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+UserContent = Annotated[TextContent | ImageContent, Tagged("type")]
 """What a user message or a tool result may hold."""

@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
-
 from .adapters import LazyTypeAdapter
 from .approval import PendingApproval
 from .content import UserContent
 from .errors import ErrorKind
 from .messages import AgentMessage, AssistantMessage, ToolResultMessage
 from .stats import SessionStats
+from .tagged import Tagged
 
 # --- deltas: what a provider reports while a reply streams ---------------------------------
 
@@ -46,7 +45,7 @@ class ToolCallDelta:
     type: Literal["tool_call_delta"] = "tool_call_delta"
 
 
-StreamDelta = Annotated[TextDelta | ThinkingDelta | ToolCallDelta, Field(discriminator="type")]
+StreamDelta = Annotated[TextDelta | ThinkingDelta | ToolCallDelta, Tagged("type")]
 """A piece of a streaming reply."""
 
 # --- events: what the loop reports to its caller ---------------------------------------------
@@ -216,7 +215,7 @@ AgentEvent = Annotated[
     | TurnEnd
     | RunPaused
     | AgentEnd,
-    Field(discriminator="type"),
+    Tagged("type"),
 ]
 """Every event the loop emits."""
 

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
-
 from .adapters import LazyTypeAdapter
 from .content import AssistantContent, TextContent, ThinkingContent, ToolCall, UserContent
 from .errors import ErrorKind
+from .tagged import Tagged
 
 
 def now_ms() -> int:
@@ -141,12 +140,12 @@ class CustomMessage:
         self.role = "extension"
 
 
-Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Tagged("role")]
 """A message a model can see."""
 
 AgentMessage = Annotated[
     UserMessage | AssistantMessage | ToolResultMessage | CustomMessage,
-    Field(discriminator="role"),
+    Tagged("role"),
 ]
 """Anything the agent's history holds."""
 
