@@ -34,7 +34,6 @@ from ._hooks.basic import (
     TurnHook,
     Warn,
 )
-from ._hooks.budget import Budget
 from ._hooks.extension import (
     FINISH_TIMEOUT,
     ContinueRun,
@@ -69,7 +68,6 @@ from ._loop.settings import (
 from ._loop.state import EventSink
 from ._loop.tool_runner import SUB_AGENT_STATS_KEY
 from ._provider.keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
-from ._provider.mock import MockProvider, MockReply, TranscriptError, validate_transcript
 from ._provider.pricing import (
     AUTOLOAD_GROUP,
     add_usd,
@@ -92,7 +90,6 @@ from ._provider.registry import (
     default_registry,
 )
 from ._run_stream import RunFailedError, RunStream
-from ._session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
 from ._shared_state.store import (
     FileBackend,
     InvalidKeyError,
@@ -414,15 +411,28 @@ def _name_exceptions_publicly() -> None:
 _name_exceptions_publicly()
 
 if TYPE_CHECKING:
+    from ._hooks.budget import Budget
+    from ._provider.mock import MockProvider, MockReply, TranscriptError, validate_transcript
+    from ._session import LoadWarning, Session, SessionCorruptError, SessionEntry, SessionError
     from ._shared_state.tool import SharedStateTool
     from ._skill_frontmatter import SkillError
     from ._skills import ReadSkillTool, Skill, SkillProblem, SkillSet, load_skills
     from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS, SubAgentTool
     from ._tools.arguments import ToolArguments
 
-# Names made on first use: each of these modules defines a pydantic model at import (the
-# first one a process defines costs ≈ 30–60 ms, which ``import yoagent.core`` need not pay).
+# Names made on first use: modules that define a pydantic model at import (the first one a
+# process defines costs ≈ 30–60 ms, which ``import yoagent.core`` need not pay), and those
+# only some programs use (sessions, the mock provider, budgets: ≈ 6 ms of the import).
 _LAZY: dict[str, str] = {
+    "Budget": "._hooks.budget",
+    **dict.fromkeys(
+        ("MockProvider", "MockReply", "TranscriptError", "validate_transcript"),
+        "._provider.mock",
+    ),
+    **dict.fromkeys(
+        ("LoadWarning", "Session", "SessionCorruptError", "SessionEntry", "SessionError"),
+        "._session",
+    ),
     "ToolArguments": "._tools.arguments",
     "SharedStateTool": "._shared_state.tool",
     "SkillError": "._skill_frontmatter",
