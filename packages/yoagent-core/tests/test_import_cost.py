@@ -71,3 +71,33 @@ def test_tool_arguments_is_importable_from_core_and_refuses_unknown_keys() -> No
     assert Arguments(path="a").path == "a"
     with pytest.raises(pydantic.ValidationError, match="extra_forbidden"):
         Arguments.model_validate({"path": "a", "extra": 1})
+
+
+def test_names_made_on_first_use_are_public_and_their_exceptions_named_from_core() -> None:
+    # A fresh process: the exceptions of a module loaded through one lazy name (Session,
+    # validate_transcript, Skill) are named yoagent.core.X as the eager ones are.
+    code = """
+import yoagent.core as core
+from yoagent.core import Session, Skill, validate_transcript
+names = []
+try:
+    validate_transcript([])
+except Exception as error:
+    names.append(type(error).__module__ + "." + type(error).__qualname__)
+try:
+    Session.from_jsonl('{"a": 1}\\n{"b": 2}\\n')
+except Exception as error:
+    names.append(type(error).__module__ + "." + type(error).__qualname__)
+import yoagent.core._skill_frontmatter as frontmatter
+names.append(frontmatter.SkillError.__module__)
+listed = set(dir(core))
+print(names, sorted({"Session", "MockProvider", "Budget", "ToolArguments"} - listed))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    names, missing = out.stdout.strip().rsplit("] ", 1)
+    assert names == (
+        "['yoagent.core.TranscriptError', 'yoagent.core.SessionCorruptError', 'yoagent.core'"
+    )
+    assert missing == "[]"

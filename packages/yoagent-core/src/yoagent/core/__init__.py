@@ -1,6 +1,7 @@
 """yoagent.core: message and event types, the streaming agent loop, and the Agent."""
 
 import importlib
+import sys
 from typing import TYPE_CHECKING
 
 from ._agent import Agent, AgentBusyError, PromptInput
@@ -451,8 +452,27 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value: object = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    if isinstance(value, type) and issubclass(value, BaseException):
-        value.__module__ = __name__  # as for the exceptions imported above
+    importlib.import_module(module, __name__)
+    _publish_loaded()
     return globals()[name]
+
+
+def _publish_loaded() -> None:
+    """Every name of :data:`_LAZY` whose module is loaded now (the one just asked for, or
+    one it imported) becomes a global, its exceptions named ``yoagent.core.X`` as those
+    imported above: ``from yoagent.core import Session`` names ``SessionCorruptError``
+    too."""
+    namespace = globals()
+    for name, module in _LAZY.items():
+        loaded = sys.modules.get(__name__ + module)
+        if name in namespace or loaded is None:
+            continue
+        value: object = getattr(loaded, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            value.__module__ = __name__
+        namespace[name] = value
+
+
+def __dir__() -> list[str]:
+    """The module's names, those made on first use included (for completion and help)."""
+    return sorted({*globals(), *_LAZY})
