@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import httpx
+import pytest
 import respx
 from provider_helpers import OPENAI_URL, openai_config, sse_response, stream_config
 from stream_fixtures import openai_sse, openai_text
 
 from yoagent.core import (
     AssistantMessage,
+    ErrorKind,
     ImageContent,
     OpenAiCompat,
+    ProviderError,
     StreamDelta,
     TextContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message
+from yoagent.core.provider import Message, OutputSchema, ToolDefinition
 from yoagent.providers import OpenAiCompletionsProvider
+from yoagent.providers._http import encode_body, json_text
 from yoagent.providers._messages import WireCache
 from yoagent.providers.openai_completions import (
     _convert,  # pyright: ignore[reportPrivateUsage]
@@ -29,6 +33,7 @@ from yoagent.providers.openai_completions import (
     _standalone,  # pyright: ignore[reportPrivateUsage]
     build_messages,
     build_request_body,
+    encode_request,
 )
 
 
@@ -170,3 +175,95 @@ def test_merges_drops_and_images_take_the_general_way() -> None:
         assert _standalone([_convert(message, compat) for message in history]) is None
     sent = build_messages("", two_users, [], compat)
     assert sent == [{"role": "user", "content": "a\n\nb"}]
+
+
+def _plain_history(turns: int) -> list[Message]:
+    """The usual history: no images, nothing to merge or drop (non-ASCII included)."""
+    history: list[Message] = [UserMessage.from_text("start — déjà vu")]
+    for turn in range(turns):
+        history.append(
+            AssistantMessage(
+                content=[
+                    TextContent(text=f"turn {turn} ✓"),
+                    ToolCall(id=f"c{turn}", name="read", arguments={"path": f"ü{turn}"}),
+                ]
+            )
+        )
+        history.append(
+            ToolResultMessage(
+                tool_call_id=f"c{turn}", tool_name="read", content=[TextContent(text=f"r{turn}")]
+            )
+        )
+    return history
+
+
+READ = ToolDefinition(
+    name="read",
+    description="Read a file.",
+    parameters={
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "additionalProperties": False,
+    },
+)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"system_prompt": ""},
+        {"tools": [READ], "temperature": 0.2, "max_tokens": 100},
+        {"output_schema": OutputSchema(name="out", schema={"type": "object"})},
+        {"turn_notes": ["note"]},  # the general way
+        {"messages": _history(2)},  # images after tool results: the general way
+        {"messages": [UserMessage.from_text("a"), UserMessage.from_text("b")]},  # merged
+        {"messages": [UserMessage.from_text("bad \udcff byte")]},  # a lone surrogate
+    ],
+)
+def test_the_encoded_request_is_byte_for_byte_the_encoded_body(overrides: dict[str, Any]) -> None:
+    cache: WireCache[Any] = WireCache()
+    history = overrides.pop("messages", _plain_history(3))
+    for end in range(1, len(history) + 1):  # the history grows turn by turn, as in a run
+        config = stream_config(openai_config(), messages=history[:end], **overrides)
+        assert encode_request(config, cache) == encode_body(build_request_body(config))
+
+
+def test_a_message_is_encoded_once_and_its_json_reused_on_later_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import yoagent.providers.openai_completions as module
+
+    encoded: list[object] = []
+
+    def counting(value: object) -> str:
+        encoded.append(value)
+        return json_text(value)
+
+    monkeypatch.setattr(module, "json_text", counting)
+    cache: WireCache[Any] = WireCache()
+    history = _plain_history(3)  # 7 messages
+    for end in range(1, len(history) + 1):
+        encode_request(stream_config(openai_config(), messages=history[:end]), cache)
+    roles = [
+        cast(dict[str, Any], value).get("role") for value in encoded if isinstance(value, dict)
+    ]
+    messages = [role for role in roles if role is not None]
+    # Each history message once, and the system prompt once per request (7 requests).
+    assert len(messages) == len(history) + len(history)
+    assert messages.count("system") == len(history)
+
+
+def test_a_request_nested_too_deeply_to_encode_is_a_clear_error() -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    tool = ToolDefinition(
+        name="read", description="Read.", parameters={"type": "object", "x": deep}
+    )
+    config = stream_config(openai_config(), messages=_plain_history(1), tools=[tool])
+    with pytest.raises(ProviderError, match="nested too deeply") as caught:
+        encode_request(config, WireCache())
+    assert caught.value.kind is ErrorKind.OTHER

@@ -149,18 +149,30 @@ def _readable_surrogate(match: re.Match[str]) -> str:
 
 
 def encode_body(body: Mapping[str, Any]) -> bytes:
-    """The request body as compact UTF-8 JSON.
+    """The request body as compact UTF-8 JSON (:func:`json_text`, then :func:`utf8`)."""
+    return utf8(json_text(body))
+
+
+def json_text(value: object) -> str:
+    """``value`` as compact JSON text, non-ASCII kept as it is (the request's encoding).
+
+    A value nested too deeply for the encoder is an OTHER error, never a ``RecursionError``.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        raise ProviderError(
+            ErrorKind.OTHER, "the request cannot be encoded: a value in it is nested too deeply"
+        ) from None
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8.
 
     Text that UTF-8 cannot hold (a lone surrogate, e.g. a file name with undecodable
     bytes already in the history) is sent readable instead of failing every request:
     an undecodable byte as ``\\xNN``, any other lone surrogate as U+FFFD.
     """
-    try:
-        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    except RecursionError:
-        raise ProviderError(
-            ErrorKind.OTHER, "the request cannot be encoded: a value in it is nested too deeply"
-        ) from None
     try:
         return text.encode()
     except UnicodeEncodeError:
@@ -399,12 +411,14 @@ class HttpProvider:
         self,
         url: str,
         headers: Mapping[str, str],
-        body: Mapping[str, Any],
+        body: Mapping[str, Any] | bytes,
         key: KeySource,
         reader: SseReply,
     ) -> AssistantMessage:
-        """POST ``body`` as JSON, feed each event to ``reader``, return its finished reply."""
-        await self._transport.post_sse(url, headers, encode_body(body), key, reader.on_event)
+        """POST ``body`` (JSON, or already encoded), feed each event to ``reader``, return
+        its finished reply."""
+        content = body if isinstance(body, bytes) else encode_body(body)
+        await self._transport.post_sse(url, headers, content, key, reader.on_event)
         return reader.finish()
 
     async def _read_stream(
