@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 from typing import Any, cast
 
 import httpx
@@ -19,6 +21,7 @@ from yoagent.core import (
     ProviderError,
     StreamDelta,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -28,6 +31,7 @@ from yoagent.providers import OpenAiCompletionsProvider
 from yoagent.providers._http import encode_body, json_text
 from yoagent.providers._messages import WireCache
 from yoagent.providers.openai_completions import (
+    KEPT_JSON_MAX,
     _convert,  # pyright: ignore[reportPrivateUsage]
     _merged,  # pyright: ignore[reportPrivateUsage]
     _standalone,  # pyright: ignore[reportPrivateUsage]
@@ -267,3 +271,90 @@ def test_a_request_nested_too_deeply_to_encode_is_a_clear_error() -> None:
     with pytest.raises(ProviderError, match="nested too deeply") as caught:
         encode_request(config, WireCache())
     assert caught.value.kind is ErrorKind.OTHER
+
+
+def _random_history(rng: random.Random, turns: int) -> list[Message]:
+    history: list[Message] = [UserMessage.from_text("task ü")]
+    for turn in range(turns):
+        blocks: list[Any] = []
+        ids = [f"c{turn}_{k}" for k in range(rng.randint(0, 3))]
+        if rng.random() < 0.3:
+            blocks.append(ThinkingContent(thinking=f"think {turn}"))
+        # An empty reply is dropped (the general way): only now and then.
+        texts = [f"text {turn}", "déjà \u2028 vu", *([""] if ids or rng.random() < 0.1 else [])]
+        if not ids or rng.random() < 0.7:
+            blocks.append(TextContent(text=rng.choice(texts)))
+        blocks += [ToolCall(id=i, name="read", arguments={"n": rng.randint(0, 2)}) for i in ids]
+        history.append(AssistantMessage(content=blocks))
+        for i in ids:
+            content: list[Any] = [TextContent(text=f"result {i}")]
+            if rng.random() < 0.02:  # images after tool results: the general way from here on
+                content.append(ImageContent(data="QUJD", mime_type="image/png"))
+            history.append(ToolResultMessage(tool_call_id=i, tool_name="read", content=content))
+        if rng.random() < 0.2:
+            history.append(UserMessage.from_text(f"steer {turn}"))
+    return history
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_encoded_requests_match_the_encoded_body_as_a_history_changes(seed: int) -> None:
+    # One cache through growth, compaction (new objects), a block replaced in place, the
+    # same object twice, a vendor change, notes: every request's bytes as if made afresh.
+    rng = random.Random(seed)
+    history = _random_history(rng, 12)
+    compats = [OpenAiCompat(), OpenAiCompat(supports_developer_role=False, replay_reasoning=True)]
+    cache: WireCache[Any] = WireCache()
+    for end in range(1, len(history) + 1):
+        sent = history[:end]
+        change = rng.random()
+        if change < 0.15 and len(sent) > 2:
+            sent = [UserMessage.from_text("summary"), *copy.deepcopy(sent[2:])]
+        elif change < 0.25:
+            target: Any = rng.choice(sent)  # any message kind: its first block, a new object
+            if target.content:
+                target.content[0] = copy.deepcopy(target.content[0])
+        elif change < 0.3:
+            sent = [*sent, sent[-1]]
+        config = stream_config(
+            openai_config(compat=rng.choice(compats)),
+            messages=sent,
+            turn_notes=["note"] if rng.random() < 0.1 else [],
+            system_prompt=rng.choice(["", "Be terse."]),
+        )
+        assert encode_request(config, cache) == encode_body(build_request_body(config))
+
+
+def test_a_block_replaced_by_an_equal_looking_one_is_sent_as_it_is_now() -> None:
+    # {"n": 1} == {"n": True}: blocks are compared as objects, so the edit is seen.
+    reply = AssistantMessage(content=[ToolCall(id="c1", name="read", arguments={"n": 1})])
+    history: list[Message] = [UserMessage.from_text("go"), reply]
+    cache: WireCache[Any] = WireCache()
+    config = stream_config(openai_config(), messages=history)
+    assert b'\\"n\\": 1' in encode_request(config, cache)
+    reply.content[0] = ToolCall(id="c1", name="read", arguments={"n": True})
+    assert b'\\"n\\": true' in encode_request(config, cache)
+
+
+def test_a_history_call_nested_too_deeply_is_a_clear_error() -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    config = stream_config(
+        openai_config(),
+        messages=[AssistantMessage(content=[ToolCall(id="c1", name="read", arguments=deep)])],
+    )
+    for encode in (lambda: encode_request(config, WireCache()), lambda: build_request_body(config)):
+        with pytest.raises(ProviderError, match="nested too deeply") as caught:
+            encode()
+        assert caught.value.kind is ErrorKind.OTHER
+
+
+def test_only_short_message_json_is_kept_between_requests() -> None:
+    compat = OpenAiCompat()
+    short = _convert(UserMessage.from_text("short"), compat)
+    long = _convert(UserMessage.from_text("x" * (KEPT_JSON_MAX + 1)), compat)
+    assert short.final_json() is short.final_json()  # kept: the same text object
+    assert long.final_json() == long.final_json()
+    assert long.final_json() is not long.final_json()  # made again: not held twice

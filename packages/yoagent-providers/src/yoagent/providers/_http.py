@@ -161,9 +161,14 @@ def json_text(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except RecursionError:
-        raise ProviderError(
-            ErrorKind.OTHER, "the request cannot be encoded: a value in it is nested too deeply"
-        ) from None
+        raise nested_too_deeply() from None
+
+
+def nested_too_deeply() -> ProviderError:
+    """The OTHER error for a request holding a value too deeply nested to encode."""
+    return ProviderError(
+        ErrorKind.OTHER, "the request cannot be encoded: a value in it is nested too deeply"
+    )
 
 
 def utf8(text: str) -> bytes:

@@ -85,7 +85,7 @@ class WireCache(Generic[T]):
     Every request re-sends the whole history, so converting every message again made a
     turn's cost grow with the history (≈ 330 µs for 80 messages on the bench machine).
     An entry is keyed by the message object and reused while that object still holds the
-    same content blocks (compared as a tuple: identity first, then value) and, for a tool
+    same content blocks (the very objects) and, for a tool
     result, the same call id and tool name, under the same ``setting`` (a new setting
     drops every entry). The loop never edits a message already in the history:
     compaction and history edits put new objects there, which are converted afresh; only
@@ -94,32 +94,48 @@ class WireCache(Generic[T]):
     measured in ``benchmarks/RESULTS.md``.
     """
 
-    __slots__ = ("_entries", "_setting")
+    __slots__ = ("_state",)
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[Message, tuple[object, ...], T]] = {}
-        self._setting: object = None
+        # The setting and its entries, replaced together (one assignment: two threads
+        # sharing a provider never pair one setting with the other's entries).
+        self._state: tuple[object, dict[int, _Entry[T]]] = (None, {})
+
+    @property
+    def _entries(self) -> dict[int, _Entry[T]]:
+        return self._state[1]
 
     def convert(
         self, messages: Sequence[Message], setting: object, convert: Callable[[Message], T]
     ) -> list[T]:
         """``convert(m)`` for each message, reusing what an earlier call converted."""
-        if setting != self._setting:
-            self._entries = {}
-            self._setting = setting
-        previous = self._entries
-        entries: dict[int, tuple[Message, tuple[object, ...], T]] = {}
+        previous_setting, previous = self._state
+        if setting != previous_setting:
+            previous = {}
+        entries: dict[int, _Entry[T]] = {}
         out: list[T] = []
         for message in messages:
             stamp = _stamp(message)
             entry = previous.get(id(message))
             # The entry holds its message, so an id is never reused while it exists.
-            if entry is None or entry[0] is not message or entry[1] != stamp:
+            if entry is None or entry[0] is not message or not _same(entry[1], stamp):
                 entry = (message, stamp, convert(message))
             entries[id(message)] = entry
             out.append(entry[2])
-        self._entries = entries
+        self._state = (setting, entries)
         return out
+
+
+_Entry = tuple[Message, tuple[object, ...], T]
+"""A message, the stamp it had when converted, and what it was converted to."""
+
+
+def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
+    """The same blocks (the very objects: ``1 == True`` must not pass an edited call's
+    arguments off as unchanged) and the same ids and names (compared as text)."""
+    return len(old) == len(new) and all(
+        a is b or (type(a) is str and a == b) for a, b in zip(old, new, strict=True)
+    )
 
 
 def _stamp(message: Message) -> tuple[object, ...]:

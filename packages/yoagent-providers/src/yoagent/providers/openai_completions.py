@@ -27,7 +27,15 @@ from yoagent.core import (
 from yoagent.core.provider import Message
 
 from ._assembly import ReplyBuilder
-from ._http import HttpProvider, encode_body, json_text, merge_headers, resolve_key, utf8
+from ._http import (
+    HttpProvider,
+    encode_body,
+    json_text,
+    merge_headers,
+    nested_too_deeply,
+    resolve_key,
+    utf8,
+)
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
 from ._logging import logger, warn_once
@@ -84,7 +92,7 @@ def _assistant(message: AssistantMessage, compat: OpenAiCompat) -> WireMessage:
         {
             "id": block.id,
             "type": "function",
-            "function": {"name": block.name, "arguments": json.dumps(block.arguments)},
+            "function": {"name": block.name, "arguments": _arguments_text(block.arguments)},
         }
         for block in message.content
         if isinstance(block, ToolCall)
@@ -103,6 +111,13 @@ def _assistant(message: AssistantMessage, compat: OpenAiCompat) -> WireMessage:
     return wire
 
 
+def _arguments_text(arguments: dict[str, Any]) -> str:
+    try:
+        return json.dumps(arguments)
+    except RecursionError:  # a history built by hand can hold any value
+        raise nested_too_deeply() from None
+
+
 def _finalize(message: WireMessage) -> WireMessage:
     """Collapse the content list built for merging into what the API expects."""
     role = message["role"]
@@ -116,6 +131,11 @@ def _finalize(message: WireMessage) -> WireMessage:
         else:
             message["content"] = text
     return message
+
+
+KEPT_JSON_MAX = 8192
+"""The longest message JSON (in characters) a :class:`WireCache` entry keeps for later
+requests; most messages of an agent run (calls, short results, replies) are far below."""
 
 
 class _Converted:
@@ -138,11 +158,15 @@ class _Converted:
         self._json: str | None = None
 
     def final_json(self) -> str:
-        """:attr:`final` as JSON text, encoded the first time it is asked for (asked only of
-        a message that is sent)."""
+        """:attr:`final` as JSON text (asked only of a message that is sent), kept after the
+        first time when it is short: the text is a second copy of what the message holds,
+        so a large one (a file read, an image) is encoded again for each request, as the
+        whole history was before, rather than held twice."""
         text = self._json
         if text is None:
-            text = self._json = json_text(self.final)
+            text = json_text(self.final)
+            if len(text) <= KEPT_JSON_MAX:
+                self._json = text
         return text
 
 
