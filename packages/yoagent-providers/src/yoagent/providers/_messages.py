@@ -85,7 +85,7 @@ class WireCache(Generic[T]):
     Every request re-sends the whole history, so converting every message again made a
     turn's cost grow with the history (≈ 330 µs for 80 messages on the bench machine).
     An entry is keyed by the message object and reused while that object still holds the
-    same content blocks (the very objects) and, for a tool
+    same content blocks (the very objects, by identity) and, for a tool
     result, the same call id and tool name, under the same ``setting`` (a new setting
     drops every entry). The loop never edits a message already in the history:
     compaction and history edits put new objects there, which are converted afresh; only
@@ -117,28 +117,24 @@ class WireCache(Generic[T]):
         for message in messages:
             stamp = _stamp(message)
             entry = previous.get(id(message))
-            # The entry holds its message, so an id is never reused while it exists.
-            if entry is None or entry[0] is not message or not _same(entry[1], stamp):
-                entry = (message, stamp, convert(message))
+            # The entry holds its message and its blocks, so none of their ids is reused
+            # by another object while it exists: equal ids are the very same objects.
+            if entry is None or entry[0] is not message or entry[1] != stamp:
+                entry = (message, stamp, convert(message), tuple(message.content))
             entries[id(message)] = entry
             out.append(entry[2])
         self._state = (setting, entries)
         return out
 
 
-_Entry = tuple[Message, tuple[object, ...], T]
-"""A message, the stamp it had when converted, and what it was converted to."""
-
-
-def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
-    """The same blocks (the very objects: ``1 == True`` must not pass an edited call's
-    arguments off as unchanged) and the same ids and names (compared as text)."""
-    return len(old) == len(new) and all(
-        a is b or (type(a) is str and a == b) for a, b in zip(old, new, strict=True)
-    )
+_Entry = tuple[Message, tuple[object, ...], T, tuple[object, ...]]
+"""A message, the stamp it had when converted, what it was converted to, and the blocks
+it held then (kept alive, so their ids in the stamp stay theirs)."""
 
 
 def _stamp(message: Message) -> tuple[object, ...]:
+    """The identities of the message's blocks (not their values: ``{"n": 1} == {"n":
+    True}`` must not pass an edited call off as unchanged) and a tool result's id and name."""
     if isinstance(message, ToolResultMessage):
-        return (*message.content, message.tool_call_id, message.tool_name)
-    return tuple(message.content)
+        return (*map(id, message.content), message.tool_call_id, message.tool_name)
+    return tuple(map(id, message.content))

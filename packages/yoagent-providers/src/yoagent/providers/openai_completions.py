@@ -307,8 +307,8 @@ def encode_request(config: StreamConfig, cache: WireCache[_Converted]) -> bytes:
 
     The usual history (nothing merged, dropped, noted or followed by images) is written
     from each message's JSON, encoded the first time the message was sent: a turn no
-    longer re-encodes the whole history (≈ 110 µs for 80 messages, ≈ 240 µs for 200 on
-    the bench machine; the text this keeps per message is measured in
+    longer re-encodes the whole history (≈ 125 → 40 µs for 80 messages, ≈ 275 → 80 µs for
+    200 on the bench machine; the text this keeps per message is measured in
     ``benchmarks/RESULTS.md``).
     """
     compat = _compat(config.model)
