@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ._types.adapters import is_validation_error
 from ._types.content import TextContent
 from ._types.messages import (
     AgentMessage,
@@ -466,9 +467,7 @@ class Session:
         try:
             message = message_adapter.validate_python(fields["message"])
         except ValueError as error:  # pydantic's ValidationError is one
-            from pydantic import ValidationError
-
-            if not isinstance(error, ValidationError):
+            if not is_validation_error(error):
                 raise
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])

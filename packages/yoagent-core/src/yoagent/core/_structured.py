@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._provider.protocol import OutputSchema
+from ._types.adapters import is_validation_error
 from ._types.messages import AgentMessage, StopReason, last_assistant
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
@@ -88,9 +89,7 @@ def parse_structured(
     try:
         return schema.model_validate_json(raw)
     except ValueError as error:  # pydantic's ValidationError is one
-        from pydantic import ValidationError
-
-        if not isinstance(error, ValidationError):
+        if not is_validation_error(error):
             raise
         raise StructuredParseError(
             f"the reply does not match {schema.__name__}: {error}", raw=raw, source=error

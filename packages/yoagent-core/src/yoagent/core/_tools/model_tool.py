@@ -13,6 +13,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from yoagent.core._types.adapters import is_validation_error
+
 from .contract import ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:  # pydantic comes with the first argument model, not with yoagent.core
@@ -128,9 +130,7 @@ class ModelTool(ABC, Generic[ArgumentsT]):
         try:
             return self._arguments.model_validate(arguments)
         except ValueError as error:  # pydantic's ValidationError is one
-            from pydantic import ValidationError
-
-            if not isinstance(error, ValidationError):
+            if not is_validation_error(error):
                 raise
             raise invalid_arguments(self._name, error) from None
 

@@ -8,10 +8,10 @@ an event should not pay either on ``import``.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
+    from pydantic import TypeAdapter, ValidationError
 
 T = TypeVar("T")
 
@@ -63,3 +63,11 @@ class LazyTypeAdapter(Generic[T]):
     def __repr__(self) -> str:
         built = "built" if self._adapter is not None else "not built yet"
         return f"LazyTypeAdapter({self._type!r}, {built})"
+
+
+def is_validation_error(error: BaseException) -> TypeGuard[ValidationError]:
+    """Whether ``error`` is pydantic's ``ValidationError``, without importing pydantic for
+    ``import yoagent.core``: catch ``ValueError`` (which it is) and ask this."""
+    from pydantic import ValidationError  # loaded already: whatever raised it imported it
+
+    return isinstance(error, ValidationError)

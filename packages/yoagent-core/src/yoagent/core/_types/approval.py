@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from .adapters import LazyTypeAdapter
+from .adapters import LazyTypeAdapter, is_validation_error
 from .content import TextContent
 from .messages import AgentMessage, AssistantMessage, ToolResultMessage
 
@@ -147,9 +147,7 @@ def pending_call_of(result: ToolResultMessage) -> PendingCall | None:
     try:
         call = _pending_call_adapter.validate_python(record)
     except ValueError as error:  # pydantic's ValidationError is one
-        from pydantic import ValidationError
-
-        if not isinstance(error, ValidationError):
+        if not is_validation_error(error):
             raise
         raise ValueError(
             f"the held result of tool call {result.tool_call_id!r} is unreadable: {error}"
