@@ -21,6 +21,7 @@ from yoagent.core import (
     OpenAiCompat,
     StreamConfig,
     StreamDelta,
+    ToolDefinition,
     UserMessage,
 )
 from yoagent.providers import (
@@ -43,6 +44,18 @@ GEMINI_URL = "http://gemini.test"
 VERTEX_URL = "http://vertex.test/v1/projects/proj/locations/us-central1"
 BEDROCK_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"
 SECRET = "sk-ant-test-SECRET-0123456789abcdef"
+
+READ_TOOL = ToolDefinition(
+    name="read_file",
+    description="Read a file.",
+    parameters={
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
+"""A one-argument tool with a closed schema (strict where the vendor supports it)."""
 BEDROCK_KEY = f"AKIDEXAMPLE:{SECRET}:{SECRET}-session-token"
 """SigV4 credentials whose secret key and session token both hold :data:`SECRET`."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from provider_helpers import SECRET, openai_config, replay, stream_config
+from provider_helpers import READ_TOOL, SECRET, openai_config, replay, stream_config
 from stream_fixtures import openai_sse, openai_text
 
 from yoagent.core import (
@@ -17,22 +17,10 @@ from yoagent.core import (
     ThinkingContent,
     ThinkingLevel,
     ToolCall,
-    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from yoagent.providers.openai_completions import build_request_body
-
-READ = ToolDefinition(
-    name="read_file",
-    description="Read a file.",
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}},
-        "required": ["path"],
-        "additionalProperties": False,
-    },
-)
 
 
 def test_tools_results_images_and_notes() -> None:
@@ -59,7 +47,7 @@ def test_tools_results_images_and_notes() -> None:
         ToolResultMessage(tool_call_id="call_2", tool_name="read_file", content=[], is_error=True),
     ]
     config = stream_config(
-        openai_config(), messages=messages, tools=[READ], turn_notes=["2 turns left"]
+        openai_config(), messages=messages, tools=[READ_TOOL], turn_notes=["2 turns left"]
     )
     assert build_request_body(config) == {
         "model": "gpt-test",
@@ -72,7 +60,7 @@ def test_tools_results_images_and_notes() -> None:
                 "function": {
                     "name": "read_file",
                     "description": "Read a file.",
-                    "parameters": READ.parameters,
+                    "parameters": READ_TOOL.parameters,
                 },
             }
         ],
@@ -127,7 +115,7 @@ def test_vendor_quirks_max_tokens_developer_role_effort_ceiling_and_no_usage_opt
         openai_config(compat=compat, reasoning=True),
         thinking_level=ThinkingLevel.HIGH,
         temperature=0.5,
-        tools=[READ],
+        tools=[READ_TOOL],
     )
     body = build_request_body(config)
     assert body["max_tokens"] == 4096 and "max_completion_tokens" not in body

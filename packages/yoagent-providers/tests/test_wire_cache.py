@@ -10,7 +10,7 @@ from typing import Any, cast
 import httpx
 import pytest
 import respx
-from provider_helpers import OPENAI_URL, openai_config, sse_response, stream_config
+from provider_helpers import OPENAI_URL, READ_TOOL, openai_config, sse_response, stream_config
 from stream_fixtures import openai_sse, openai_text
 
 from yoagent.core import (
@@ -41,25 +41,26 @@ from yoagent.providers.openai_completions import (
 )
 
 
-def _history(turns: int) -> list[Message]:
-    history: list[Message] = [UserMessage.from_text("start")]
+def _history(turns: int, *, images: bool = True) -> list[Message]:
+    """A task, then ``turns`` replies of one call each and their results, each result
+    followed by an image (the general way) unless ``images`` is false (the usual history,
+    non-ASCII text included)."""
+    history: list[Message] = [UserMessage.from_text("start — déjà vu")]
     for turn in range(turns):
         history.append(
             AssistantMessage(
                 content=[
-                    TextContent(text=f"turn {turn}"),
-                    ToolCall(id=f"c{turn}", name="read", arguments={"path": f"f{turn}"}),
+                    TextContent(text=f"turn {turn} ✓"),
+                    ToolCall(id=f"c{turn}", name="read", arguments={"path": f"ü{turn}"}),
                 ]
             )
         )
+        picture = [ImageContent(data="QUJD", mime_type="image/png")] if images else []
         history.append(
             ToolResultMessage(
                 tool_call_id=f"c{turn}",
                 tool_name="read",
-                content=[
-                    TextContent(text=f"r{turn}"),
-                    ImageContent(data="QUJD", mime_type="image/png"),
-                ],
+                content=[TextContent(text=f"r{turn}"), *picture],
             )
         )
     return history
@@ -114,7 +115,7 @@ def test_only_the_latest_messages_are_kept() -> None:
     cache.convert(_history(5), "setting", _converter([]))
     short = _history(1)
     cache.convert(short, "setting", _converter([]))
-    assert len(cache._entries) == len(short)  # pyright: ignore[reportPrivateUsage]
+    assert len(cache._state[1]) == len(short)  # pyright: ignore[reportPrivateUsage]
 
 
 def test_cached_bodies_equal_fresh_ones_even_when_a_body_is_edited() -> None:
@@ -181,43 +182,12 @@ def test_merges_drops_and_images_take_the_general_way() -> None:
     assert sent == [{"role": "user", "content": "a\n\nb"}]
 
 
-def _plain_history(turns: int) -> list[Message]:
-    """The usual history: no images, nothing to merge or drop (non-ASCII included)."""
-    history: list[Message] = [UserMessage.from_text("start — déjà vu")]
-    for turn in range(turns):
-        history.append(
-            AssistantMessage(
-                content=[
-                    TextContent(text=f"turn {turn} ✓"),
-                    ToolCall(id=f"c{turn}", name="read", arguments={"path": f"ü{turn}"}),
-                ]
-            )
-        )
-        history.append(
-            ToolResultMessage(
-                tool_call_id=f"c{turn}", tool_name="read", content=[TextContent(text=f"r{turn}")]
-            )
-        )
-    return history
-
-
-READ = ToolDefinition(
-    name="read",
-    description="Read a file.",
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}},
-        "additionalProperties": False,
-    },
-)
-
-
 @pytest.mark.parametrize(
     "overrides",
     [
         {},
         {"system_prompt": ""},
-        {"tools": [READ], "temperature": 0.2, "max_tokens": 100},
+        {"tools": [READ_TOOL], "temperature": 0.2, "max_tokens": 100},
         {"output_schema": OutputSchema(name="out", schema={"type": "object"})},
         {"turn_notes": ["note"]},  # the general way
         {"messages": _history(2)},  # images after tool results: the general way
@@ -227,7 +197,7 @@ READ = ToolDefinition(
 )
 def test_the_encoded_request_is_byte_for_byte_the_encoded_body(overrides: dict[str, Any]) -> None:
     cache: WireCache[Any] = WireCache()
-    history = overrides.pop("messages", _plain_history(3))
+    history = overrides.pop("messages", _history(3, images=False))
     for end in range(1, len(history) + 1):  # the history grows turn by turn, as in a run
         config = stream_config(openai_config(), messages=history[:end], **overrides)
         assert encode_request(config, cache) == encode_body(build_request_body(config))
@@ -246,7 +216,7 @@ def test_a_message_is_encoded_once_and_its_json_reused_on_later_turns(
 
     monkeypatch.setattr(module, "json_text", counting)
     cache: WireCache[Any] = WireCache()
-    history = _plain_history(3)  # 7 messages
+    history = _history(3, images=False)  # 7 messages
     for end in range(1, len(history) + 1):
         encode_request(stream_config(openai_config(), messages=history[:end]), cache)
     roles = [
@@ -267,7 +237,7 @@ def test_a_request_nested_too_deeply_to_encode_is_a_clear_error() -> None:
     tool = ToolDefinition(
         name="read", description="Read.", parameters={"type": "object", "x": deep}
     )
-    config = stream_config(openai_config(), messages=_plain_history(1), tools=[tool])
+    config = stream_config(openai_config(), messages=_history(1, images=False), tools=[tool])
     with pytest.raises(ProviderError, match="nested too deeply") as caught:
         encode_request(config, WireCache())
     assert caught.value.kind is ErrorKind.OTHER

@@ -101,10 +101,6 @@ class WireCache(Generic[T]):
         # sharing a provider never pair one setting with the other's entries).
         self._state: tuple[object, dict[int, _Entry[T]]] = (None, {})
 
-    @property
-    def _entries(self) -> dict[int, _Entry[T]]:
-        return self._state[1]
-
     def convert(
         self, messages: Sequence[Message], setting: object, convert: Callable[[Message], T]
     ) -> list[T]:

@@ -245,10 +245,25 @@ def build_messages(
     merged, finalized or noted goes into new dicts and lists, so the cache's entries
     never change.
     """
+    converted = _converted_history(messages, compat, cache)
+    return _wire_messages(system_prompt, messages, converted, turn_notes, compat)
+
+
+def _converted_history(
+    messages: Sequence[Message], compat: OpenAiCompat, cache: WireCache[_Converted] | None
+) -> list[_Converted]:
     if cache is None:
-        converted = [_convert(message, compat) for message in messages]
-    else:
-        converted = cache.convert(messages, compat, lambda message: _convert(message, compat))
+        return [_convert(message, compat) for message in messages]
+    return cache.convert(messages, compat, lambda message: _convert(message, compat))
+
+
+def _wire_messages(
+    system_prompt: str,
+    messages: Sequence[Message],
+    converted: Sequence[_Converted],
+    turn_notes: Sequence[str],
+    compat: OpenAiCompat,
+) -> list[WireMessage]:
     notes = [{"type": "text", "text": note} for note in turn_notes if note]
     out = None if notes else _standalone(converted)
     if out is None:
@@ -296,8 +311,15 @@ def build_request_body(
     thinking toggle, and which optional fields the vendor rejects.
     """
     compat = _compat(config.model)
-    messages = build_messages(
-        config.system_prompt, config.messages, config.turn_notes, compat, cache
+    converted = _converted_history(config.messages, compat, cache)
+    return _body(config, compat, converted)
+
+
+def _body(
+    config: StreamConfig, compat: OpenAiCompat, converted: Sequence[_Converted]
+) -> dict[str, Any]:
+    messages = _wire_messages(
+        config.system_prompt, config.messages, converted, config.turn_notes, compat
     )
     return {"model": config.model.id, "messages": messages, **_settings(config, compat)}
 
@@ -312,9 +334,9 @@ def encode_request(config: StreamConfig, cache: WireCache[_Converted]) -> bytes:
     ``benchmarks/RESULTS.md``).
     """
     compat = _compat(config.model)
-    converted = cache.convert(config.messages, compat, lambda message: _convert(message, compat))
+    converted = _converted_history(config.messages, compat, cache)
     if any(config.turn_notes) or _usual_finals(converted) is None:
-        return encode_body(build_request_body(config, cache))
+        return encode_body(_body(config, compat, converted))  # the general way
     parts = [entry.final_json() for entry in converted]
     if config.system_prompt:
         parts.insert(0, json_text(_system_message(config.system_prompt, compat)))
