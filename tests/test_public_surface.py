@@ -259,6 +259,21 @@ CORE_PROVIDER = [
     "warn_once",
 ]
 
+CORE_SUPPORT = [
+    # io
+    "HTTP_POOL_LIMITS",
+    "HTTP_TIMEOUT",
+    "RUN_ID_VARIABLE",
+    "ChildProcess",
+    "Command",
+    "PipeCapture",
+    "Wakeup",
+    "atomic_write",
+    "http_client",
+    "shared_ssl_context",
+    "spawn_process",
+]
+
 
 PROVIDERS = [
     "AnthropicProvider",
@@ -535,6 +550,7 @@ RAY = [
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
+    "yoagent.core.support": CORE_SUPPORT,
     "yoagent.providers": PROVIDERS,
     "yoagent.tools": TOOLS,
     "yoagent.cli": CLI,

@@ -101,3 +101,28 @@ print(names, sorted({"Session", "MockProvider", "Budget", "ToolArguments"} - lis
         "['yoagent.core.TranscriptError', 'yoagent.core.SessionCorruptError', 'yoagent.core'"
     )
     assert missing == "[]"
+
+
+def test_importing_core_and_its_floor_loads_neither_httpx_nor_the_process_runner() -> None:
+    loaded = _modules_after("import yoagent.core, yoagent.core.support")
+    assert "httpx" not in loaded
+    assert "yoagent.core._support.process" not in loaded
+    assert "yoagent.core.support" in loaded
+
+
+def test_without_httpx_the_http_names_say_which_extra_to_install() -> None:
+    code = """
+import sys
+sys.modules["httpx"] = None  # as if it were not installed
+from yoagent.core.support import atomic_write  # the rest of the floor still loads
+try:
+    from yoagent.core.support import http_client
+except ModuleNotFoundError as error:
+    print("ERROR", error)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == (
+        "ERROR yoagent.core.support.http_client needs httpx: pip install 'yoagent-core[http]'"
+    )

@@ -19,6 +19,7 @@ import pytest
 from tools_helpers import ENGINES, make_ctx, needs_rg, ripgrep_expected
 
 from yoagent.core import CancelToken, ToolContext, ToolError, ToolResult
+from yoagent.core.support import Wakeup
 from yoagent.tools import (
     BashTool,
     ListFilesTool,
@@ -32,7 +33,6 @@ from yoagent.tools import (
 )
 from yoagent.tools._found import MAX_LINE_BYTES
 from yoagent.tools._ignore import MAX_GLOB_ALTERNATIVES, GitIgnoreStack, expand_braces
-from yoagent.tools._process import Wakeup
 from yoagent.tools.edit_file import Edit, apply_edits
 
 

@@ -255,7 +255,7 @@ async def test_default_tools_share_the_sandbox_and_bash_starts_in_the_first_root
 
 def test_swapping_a_folder_for_a_symlink_after_the_check_is_refused(root: Path) -> None:
     """The I/O walks the checked path with O_NOFOLLOW: a symlink swapped in is not followed."""
-    from yoagent.tools._fs import atomic_write, open_for_read
+    from yoagent.tools._fs import open_for_read, sandboxed_write
 
     (root / "sub").mkdir()
     (root / "sub" / "f.txt").write_text("inside\n")
@@ -268,12 +268,12 @@ def test_swapping_a_folder_for_a_symlink_after_the_check_is_refused(root: Path) 
     with pytest.raises(ToolError, match="symbolic link appeared"):
         open_for_read("read_file", "sub/f.txt", checked, nofollow=True)
     with pytest.raises(ToolError, match="symbolic link appeared"):
-        atomic_write("write_file", "sub/f.txt", checked, b"pwned", nofollow=True)
+        sandboxed_write("write_file", "sub/f.txt", checked, b"pwned", nofollow=True)
     assert (root.parent / "outside" / "f.txt").read_text() == "outside\n"
 
 
 def test_swapping_the_file_itself_for_a_symlink_is_refused(root: Path) -> None:
-    from yoagent.tools._fs import atomic_write, open_for_read
+    from yoagent.tools._fs import open_for_read, sandboxed_write
 
     (root / "f.txt").write_text("inside\n")
     checked = PathSandbox([root]).check("f.txt")
@@ -282,5 +282,5 @@ def test_swapping_the_file_itself_for_a_symlink_is_refused(root: Path) -> None:
     with pytest.raises(ToolError, match="symbolic link appeared"):
         open_for_read("read_file", "f.txt", checked, nofollow=True)
     with pytest.raises(ToolError, match="symbolic link appeared"):
-        atomic_write("write_file", "f.txt", checked, b"pwned", nofollow=True)
+        sandboxed_write("write_file", "f.txt", checked, b"pwned", nofollow=True)
     assert (root.parent / "outside" / "secret.txt").read_text() == "top secret\n"

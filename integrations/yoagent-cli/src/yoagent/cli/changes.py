@@ -15,10 +15,7 @@ and the snapshot before a call is taken in a worker thread that cancelling aband
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +30,7 @@ from yoagent.core import (
     ToolDecision,
     ToolExecutionEnd,
 )
+from yoagent.core.support import atomic_write
 from yoagent.tools import PathSandbox
 
 from .file_read import Unreadable, read_regular, resolve_inside
@@ -190,7 +188,7 @@ class ChangeTracker:
                     change.path.unlink()
                 report.removed.append(change.shown)
             else:
-                _write_back(change.path, change.before)
+                atomic_write(change.path, change.before)
                 report.restored.append(change.shown)
         except OSError as error:
             report.skipped.append(f"{change.shown} ({error.strerror or error})")
@@ -223,20 +221,3 @@ class ChangeTracker:
                 diff = [f"deleted {change.shown}", *diff[2:]]
             lines += diff
         return lines
-
-
-def _write_back(path: Path, data: bytes) -> None:
-    """Put ``data`` back into ``path`` in one step (a temporary file, then a rename), keeping
-    the file's mode."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".undo")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

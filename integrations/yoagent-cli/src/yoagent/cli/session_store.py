@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import secrets
 import time
 from collections.abc import Sequence, Set
@@ -24,6 +23,7 @@ from typing import Any, cast
 import platformdirs
 
 from yoagent.core import AgentMessage, Session, SessionError, UserMessage, is_loop_injected
+from yoagent.core.support import atomic_write
 
 SUFFIX = ".jsonl"
 META_SUFFIX = ".meta.json"
@@ -144,10 +144,7 @@ class SavedSession:
 
     def _write_meta(self) -> None:
         meta = {"cwd": self.cwd, "model": self.model, "created": self.created, "title": self.title}
-        target = meta_path(self.path)
-        temporary = target.with_suffix(".tmp")
-        temporary.write_text(json.dumps(meta, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, target)
+        atomic_write(meta_path(self.path), json.dumps(meta, ensure_ascii=False) + "\n")
 
 
 class SessionStore:

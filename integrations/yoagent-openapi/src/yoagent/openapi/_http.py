@@ -19,6 +19,7 @@ import anyio
 import httpx
 
 from yoagent.core import CancelToken, ToolError, ToolResult
+from yoagent.core.support import http_client
 
 from ._config import OpenApiConfig
 from ._log_scrub import guarded_logs
@@ -97,7 +98,7 @@ class Caller:
     async def _exchange(self, outgoing: OutgoingRequest) -> _Reply:
         if self.client is not None:
             return await self._send(self.client, outgoing)
-        async with httpx.AsyncClient(follow_redirects=False) as client:
+        async with http_client() as client:
             return await self._send(client, outgoing)
 
     async def _send(self, client: httpx.AsyncClient, outgoing: OutgoingRequest) -> _Reply:

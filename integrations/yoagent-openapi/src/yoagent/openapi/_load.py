@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 import httpx
 import yaml
 
+from yoagent.core.support import http_client
+
 from ._errors import OpenApiError
 
 MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
@@ -80,7 +82,7 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, A
         if client is not None:
             raw, final = await _get_capped(client, url)
         else:
-            async with httpx.AsyncClient(timeout=FETCH_TIMEOUT) as own:
+            async with http_client(timeout=FETCH_TIMEOUT) as own:
                 raw, final = await _get_capped(own, url)
     except httpx.HTTPError as error:
         raise OpenApiError(

@@ -9,8 +9,8 @@ is the sync after a run.
 On disk, one JSON object per line: ``{"id", "parent_id", "message"}`` for an entry, and
 ``{"head": id}`` when the head is not the entry just written. Loading replays the lines in
 order (an entry moves the head to itself, as ``append`` does). :meth:`Session.save` only
-appends what the file does not have yet; a whole-file write goes through a temporary file
-and ``os.replace``, so a crash leaves the old file or the new one, never half of one.
+appends what the file does not have yet; a whole-file write is atomic (the floor's
+``atomic_write``), so a crash leaves the old file or the new one, never half of one.
 
 Concurrent use: any number of readers and writers, in threads or processes, may load and
 save the same file. On POSIX each save holds an exclusive ``flock`` on the file's folder
@@ -35,12 +35,12 @@ import json
 import os
 import re
 import secrets
-import tempfile
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ._support.atomic import atomic_write
 from ._types.adapters import is_validation_error
 from ._types.content import TextContent
 from ._types.messages import (
@@ -63,6 +63,9 @@ LOST_TOOL_RESULT = (
 )
 """The text of the error result that :meth:`Session.load` gives a tool call left
 unanswered by a cut-off save."""
+
+_NEW_FILE_MODE = 0o600
+"""A session file this module creates is private: a conversation may hold anything typed."""
 
 _RUN_ENDED = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
 """A reply that ended its run this way has no tool results to wait for (as in the loop)."""
@@ -284,7 +287,8 @@ class Session:
         """Write the session to ``path``, appending only what the file does not have yet.
 
         The first save to a path (or to a different path) writes the whole session,
-        atomically (a temporary file in the same folder, then ``os.replace``). It refuses
+        atomically (:func:`yoagent.core.support.atomic_write`; a new file is readable by
+        its owner only, a replaced one keeps its mode). It refuses
         to replace an existing file this session did not load or save, and a save to the
         session's own file refuses when someone else changed that file since this session
         read or wrote it (:class:`SessionError` either way); ``overwrite=True`` replaces
@@ -303,7 +307,7 @@ class Session:
                     f"{target}: a file is already there that this session did not load or "
                     "save; pass overwrite=True to replace it, or save to a new path"
                 )
-            _write_atomically(target, self.to_jsonl().encode("utf-8"))
+            atomic_write(target, self.to_jsonl(), mode=_NEW_FILE_MODE)
         else:
             lines = self._lines_since(self._written, self._written_head)
             if not lines and state.good_size == state.size:
@@ -325,7 +329,7 @@ class Session:
                         f"{target}: the file changed on disk since this session read or wrote "
                         f"it ({state.size} bytes expected, {actual} found); save to a new path"
                     )
-                _write_atomically(target, self.to_jsonl().encode("utf-8"))
+                atomic_write(target, self.to_jsonl(), mode=_NEW_FILE_MODE)
             else:
                 with target.open("r+b") as handle:
                     handle.truncate(state.good_size)  # drops a partial last line found on load
@@ -540,28 +544,3 @@ def _folder_lock(target: Path, *, shared: bool) -> Generator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Replace ``target`` with ``data`` in one step: a temporary file in the same folder,
-    flushed to disk, then ``os.replace`` (a crash leaves the old file or the new one)."""
-    folder = target.parent
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with contextlib.suppress(OSError):  # a replaced file keeps its permissions
-            os.chmod(temporary, target.stat().st_mode & 0o7777)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable, where supported
-        directory = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)

@@ -14,7 +14,66 @@ the same change: no package keeps its own copy.
 
 # --- io: atomic_write, the process-group runner, the HTTP client factory
 
+import importlib
+from typing import TYPE_CHECKING
+
+from ._support.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from ._support.http import HTTP_POOL_LIMITS, HTTP_TIMEOUT, http_client, shared_ssl_context
+    from ._support.pipes import PipeCapture, Wakeup
+    from ._support.process import RUN_ID_VARIABLE, ChildProcess, Command, spawn_process
+
+# Made on first use: the process runner costs ``subprocess`` (≈ 5 ms of import), and the
+# HTTP names need httpx, which core does not require (``yoagent-core[http]``).
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("PipeCapture", "Wakeup"), "._support.pipes"),
+    **dict.fromkeys(
+        ("RUN_ID_VARIABLE", "ChildProcess", "Command", "spawn_process"), "._support.process"
+    ),
+    **dict.fromkeys(
+        ("HTTP_POOL_LIMITS", "HTTP_TIMEOUT", "http_client", "shared_ssl_context"),
+        "._support.http",
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    """A name of :data:`_LAZY`, imported on first use."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(module_name, __package__)
+    except ModuleNotFoundError as error:
+        if error.name != "httpx":
+            raise
+        raise ModuleNotFoundError(
+            f"yoagent.core.support.{name} needs httpx: pip install 'yoagent-core[http]'",
+            name="httpx",
+        ) from None
+    value: object = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, those made on first use included."""
+    return sorted({*globals(), *_LAZY})
+
+
 __all__: list[str] = [
     # --- text
     # --- io
+    "HTTP_POOL_LIMITS",
+    "HTTP_TIMEOUT",
+    "RUN_ID_VARIABLE",
+    "ChildProcess",
+    "Command",
+    "PipeCapture",
+    "Wakeup",
+    "atomic_write",
+    "http_client",
+    "shared_ssl_context",
+    "spawn_process",
 ]

@@ -1,9 +1,11 @@
 """The HTTP side shared by the decision backends: keys, one POST, status mapping, retries.
 
-Each call opens its own ``httpx.AsyncClient`` unless the backend was given one, so a model
-can be used from any event loop. The TLS context is built once per process and shared:
-building it is what makes a new client slow (measured: 75 ms for a client with its own
-context, 1 ms with the shared one), so a fresh client per call costs about a millisecond.
+Each call opens its own client (the floor's :func:`yoagent.core.support.http_client`, with
+the project's per-operation timeouts: the model's own timeout bounds the whole call) unless
+the backend was given one, so a model can be used from any event loop. The floor shares one
+TLS context per process: building it is what makes a new client slow (measured: 75 ms for a
+client with its own context, 1 ms with the shared one), so a fresh client per call costs
+about a millisecond.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ import json
 import logging
 import os
 import re
-import ssl
-import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -23,6 +23,7 @@ import anyio
 import httpx
 
 from yoagent.core import RetryConfig, parse_retry_after
+from yoagent.core.support import http_client
 
 from ._errors import DecisionError, DecisionErrorKind
 
@@ -36,22 +37,8 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """The largest answer read; a decision response is a few kilobytes."""
 CLOUDFLARE_DAILY_LIMIT = 3036
 """Workers AI: the account's daily free allocation is used up (a 429 no retry fixes)."""
-HTTP_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
-"""Per-operation limits; the model's own timeout bounds the whole call."""
 
 T = TypeVar("T")
-
-_ssl_lock = threading.Lock()
-_ssl_context: ssl.SSLContext | None = None
-
-
-def _shared_ssl_context() -> ssl.SSLContext:
-    global _ssl_context
-    with _ssl_lock:
-        if _ssl_context is None:
-            _ssl_context = httpx.create_ssl_context()
-        return _ssl_context
-
 
 # --- keys ----------------------------------------------------------------------------------
 
@@ -201,7 +188,7 @@ async def post_json(
         secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
         if client is not None:
             return await _exchange(client, url, body, headers, secrets)
-        async with httpx.AsyncClient(verify=_shared_ssl_context(), timeout=HTTP_TIMEOUT) as own:
+        async with http_client() as own:
             return await _exchange(own, url, body, headers, secrets)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
         shown = scrub(display_url(url), [key])

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yoagent.core.support import atomic_write
+
 from .envelope import now_ms
 
 try:
@@ -136,7 +138,7 @@ class Lease:
             if existing is None:
                 self._create(payload)
             else:
-                self._replace(payload)  # a renewal, or a takeover of a stale lease
+                atomic_write(self.path, payload)  # a renewal, or a takeover of a stale lease
             self._expires_at_ms = record.expires_at_ms
 
     def _still_ours(self) -> bool:
@@ -156,16 +158,6 @@ class Lease:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-
-    def _replace(self, payload: bytes) -> None:
-        temporary = self.path.with_name(f"lease.tmp-{os.getpid()}")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(descriptor, payload)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, self.path)
 
     def release(self) -> None:
         """Give the lease up if this worker holds it (a corrupt file is an error)."""

@@ -20,6 +20,8 @@ from typing import Final
 
 import git
 
+from yoagent.core.support import atomic_write
+
 from .fold import LOG_PATH
 from .identity import IDENTITY_DIR, MANIFEST, Manifest, identity_hash, read_manifest
 from .lease import LEASE_PATH
@@ -145,9 +147,7 @@ class AgentRepo:
             return
         if existing and not existing.endswith("\n"):
             existing += "\n"
-        temporary = path.with_name(f".gitignore.tmp-{os.getpid()}")
-        temporary.write_text(existing + "".join(f"{entry}\n" for entry in missing), "utf-8")
-        os.replace(temporary, path)
+        atomic_write(path, existing + "".join(f"{entry}\n" for entry in missing))
 
     # --- what it holds -------------------------------------------------------------------
 

@@ -21,13 +21,14 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import anyio.to_thread
+
+from yoagent.core.support import atomic_write
 
 from ._errors import PriceError, PriceFetchError, PriceFileError, display_url
 from ._json import as_object
@@ -213,7 +214,7 @@ def _read_cache(path: Path, url: str) -> tuple[_Cached | None, CacheProblem | No
 
 
 def _write_cache(path: Path, url: str, table: PriceTable) -> PriceError | None:
-    """Write the cache through a temporary file and a rename; a failure is logged and returned."""
+    """Write the cache atomically; a failure is logged and returned."""
     document = {
         _CACHE_MARKER: 1,
         "source": display_url(url),
@@ -222,16 +223,7 @@ def _write_cache(path: Path, url: str, table: PriceTable) -> PriceError | None:
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(document, file)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        atomic_write(path, json.dumps(document))
     except OSError as error:
         failure = PriceFileError(str(path), f"cannot write the cache: {error.strerror or error}")
         logger.warning("%s", failure)

@@ -172,6 +172,8 @@ async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_
         raise PriceFetchError(url, problem)
     import httpx  # only live pricing needs it
 
+    from yoagent.core.support import http_client
+
     headers = {
         "accept": "application/json",
         "accept-encoding": _ACCEPT_ENCODING,
@@ -180,7 +182,7 @@ async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_
     try:
         with anyio.fail_after(timeout):
             async with (
-                httpx.AsyncClient(timeout=timeout, follow_redirects=True) as client,
+                http_client(timeout=timeout, follow_redirects=True) as client,
                 client.stream("GET", url, headers=headers) as response,
             ):
                 if not response.is_success:

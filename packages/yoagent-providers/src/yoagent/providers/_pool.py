@@ -7,8 +7,9 @@ server instead of opening its own. Clients live per event loop (anyio ``RunVar``
 connections belong to the loop that opened them and cannot move to another one
 (``anyio.run`` twice, or asyncio then trio). Within a loop the key is the process id
 (a forked child never reuses its parent's sockets), the URL's origin, and the proxy
-environment variables httpx reads when a client is built. One TLS context is shared by
-every client of the process: building one (≈ 15 ms) was most of what a new client cost.
+environment variables httpx reads when a client is built. Each client is made by the
+floor's :func:`yoagent.core.support.http_client` with the stream timeout below: the
+process's one TLS context, the project's pool limits, no cookie jar.
 
 A loop's clients are closed as the loop ends: an async generator started with them is
 closed by the loop's async-generator finalization (``anyio.run``, ``asyncio.run`` and
@@ -19,33 +20,28 @@ the client and its socket were never freed (300 runs kept 600 files open).
 The shared clients are for many unrelated agents at once, so they keep nothing from one
 request for the next beyond the connection: no cookie is stored or sent (a ``Set-Cookie``
 in one tenant's reply must not reach another tenant's request), and there is no cap on
-connections per server (a cap makes the 101st concurrent stream wait, then fail).
+connections per server (a cap makes the 101st concurrent stream wait, then fail); both are
+the floor's defaults.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import ssl
-import threading
 from collections.abc import AsyncGenerator
 from functools import lru_cache
-from http.cookiejar import Cookie, CookieJar, CookiePolicy
-from urllib.request import Request
 
 import anyio
 import httpx
 from anyio.lowlevel import RunVar
+
+from yoagent.core.support import http_client
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=None)
 """Read is the longest silence allowed between two chunks of a stream: a stalled stream ends
 with a NETWORK error after it. Reasoning models can think for minutes before their first
 token, hence the generous default. No pool timeout: the shared pool never makes a request
 wait for a connection."""
-
-POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=20)
-"""No cap on connections per server (one per concurrent stream); at most 20 idle ones kept
-per client for reuse, each for httpx's keep-alive expiry (5 s)."""
 
 _PROXY_VARIABLES = (
     "HTTP_PROXY",
@@ -61,26 +57,6 @@ _PROXY_VARIABLES = (
 )
 
 _Key = tuple[int, str, tuple[str | None, ...]]
-
-
-class _NoCookies(CookiePolicy):
-    """Refuses to store or send any cookie."""
-
-    netscape = True
-    rfc2965 = False
-    hide_cookie2 = True
-
-    def set_ok(self, cookie: Cookie, request: Request) -> bool:
-        return False
-
-    def return_ok(self, cookie: Cookie, request: Request) -> bool:
-        return False
-
-    def domain_return_ok(self, domain: str, request: Request) -> bool:
-        return False
-
-    def path_return_ok(self, path: str, request: Request) -> bool:
-        return False
 
 
 class _LoopClients:
@@ -112,18 +88,6 @@ class _LoopClients:
 
 _clients: RunVar[_LoopClients] = RunVar("yoagent_providers_clients")
 
-_tls_lock = threading.Lock()
-_tls: dict[tuple[str | None, ...], ssl.SSLContext] = {}
-
-
-def _tls_context(certificates: tuple[str | None, ...]) -> ssl.SSLContext:
-    """One TLS context per certificate setting (``SSL_CERT_FILE`` / ``SSL_CERT_DIR``)."""
-    with _tls_lock:
-        context = _tls.get(certificates)
-        if context is None:
-            context = _tls[certificates] = httpx.create_ssl_context()
-        return context
-
 
 @lru_cache(maxsize=256)
 def _origin(url: str) -> str:
@@ -147,12 +111,7 @@ def shared_client(url: str) -> httpx.AsyncClient:
     key: _Key = (os.getpid(), _origin(url), settings)
     client = clients.get(key)
     if client is None or client.is_closed:
-        client = httpx.AsyncClient(
-            timeout=DEFAULT_TIMEOUT,
-            limits=POOL_LIMITS,
-            verify=_tls_context(settings[-2:]),
-            cookies=CookieJar(_NoCookies()),
-        )
+        client = http_client(timeout=DEFAULT_TIMEOUT)
         clients[key] = client
     return client
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import bisect
-import contextlib
-import os
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+
+from yoagent.core.support import atomic_write
 
 from ._cassette import Cassette
 from ._lines import HEADER, RequestEncoder, dump_line
@@ -49,12 +48,12 @@ class CassetteWriter:
                 self._encoder.remember(call)
             self._next = max((call.n for call in existing.calls), default=-1) + 1
             if existing.load_warnings:  # drop the cut-off line before appending after it
-                _write_atomically(self.path, existing.to_jsonl())
+                atomic_write(self.path, existing.to_jsonl())
                 existing = Cassette.load(self.path)
             self.cassette = existing
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(self.path, dump_line(HEADER))
+            atomic_write(self.path, dump_line(HEADER))
             self.cassette = Cassette(path=self.path)
         self.cassette.path = self.path
 
@@ -90,16 +89,3 @@ class CassetteWriter:
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    """Replace ``target`` with ``text`` in one step (a temporary file, then ``os.replace``)."""
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

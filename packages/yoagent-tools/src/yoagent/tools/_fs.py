@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Generator
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from yoagent.core import ToolError
+from yoagent.core.support import atomic_write
 
 _DIR_FLAGS: Final = os.O_DIRECTORY | getattr(os, "O_PATH", os.O_RDONLY) | os.O_CLOEXEC
 _NOFOLLOW: Final = os.O_NOFOLLOW
@@ -216,15 +216,16 @@ class WriteOutcome:
     size: int
 
 
-def atomic_write(
+def sandboxed_write(
     tool: str, shown: str, path: str, data: bytes, *, nofollow: bool, create_parents: bool = True
 ) -> WriteOutcome:
-    """Replace (or create) the file at ``path`` with ``data``, atomically.
+    """Replace (or create) the file at ``path`` with ``data``, atomically, or raise a ToolError.
 
-    A temporary file in the same folder is written, flushed to disk and renamed
-    over the target, so a crash leaves the old file or the new one, never half a
-    file. An existing target must be a regular file; its owner, group, mode bits and
-    extended attributes are carried over (as far as this user may set them).
+    The folder is opened first (with ``nofollow``, by the walk that refuses a symlink
+    swapped in after the check), and the write is the floor's
+    :func:`~yoagent.core.support.atomic_write` inside it: a crash leaves the old file or
+    the new one, never half a file, and the replaced file's owner, group, mode bits and
+    extended attributes are carried over. An existing target must be a regular file.
     ``path`` must be the final target (symlinks already resolved by the caller).
     """
     try:
@@ -265,81 +266,11 @@ def _write_in(
                 tool, shown, OSError(errno.ELOOP, "symbolic link"), checked=True
             )
         require_regular_file(tool, shown, existing)
-    temp = temp_name(name)
     try:
-        fd = os.open(
-            temp,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | _NOFOLLOW,
-            0o666,
-            dir_fd=parent,
-        )
+        created = atomic_write(name, data, dir_fd=parent)
     except OSError as error:
         raise describe_os_error(tool, shown, error, checked=nofollow) from None
-    try:
-        try:
-            if existing is not None:
-                _copy_metadata(parent, name, existing, fd)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=parent)
-        if isinstance(error, OSError):
-            raise describe_os_error(tool, shown, error, checked=nofollow) from None
-        raise
-    _fsync_dir(parent)
-    return WriteOutcome(created=existing is None, size=len(data))
-
-
-_TEMP_STEM_BYTES: Final = 100
-
-
-def temp_name(name: str) -> str:
-    """A fresh hidden name beside ``name`` for the temporary file of an atomic write.
-
-    The stem is cut by *bytes* (a name may be 255 bytes of 4-byte characters), so the
-    temporary name stays under the 255-byte limit whatever ``name`` is.
-    """
-    stem = os.fsencode(name)[:_TEMP_STEM_BYTES]
-    return f".{os.fsdecode(stem)}.{secrets.token_hex(6)}.yoagent-tmp"
-
-
-def _copy_metadata(parent: int, name: str, existing: os.stat_result, fd: int) -> None:
-    """Give the new file (``fd``) the replaced file's owner, group, mode bits and xattrs.
-
-    Owner and group first (``chown`` clears set-id bits), then the mode, then extended
-    attributes (ACLs and capabilities among them, which a mode change could reset).
-    What the OS does not allow this user (giving a file away, some ``security.*``
-    attributes) is left as the new file has it; the write goes on.
-    """
-    try:
-        os.fchown(fd, existing.st_uid, existing.st_gid)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.fchown(fd, -1, existing.st_gid)  # a member of the group may still set it
-    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
-    try:
-        source = os.open(
-            name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | _NOFOLLOW, dir_fd=parent
-        )
-    except OSError:
-        return
-    try:
-        names = os.listxattr(source)
-    except OSError:
-        names = []
-    try:
-        for attribute in names:
-            with contextlib.suppress(OSError):
-                os.setxattr(fd, attribute, os.getxattr(source, attribute))
-    finally:
-        os.close(source)
+    return WriteOutcome(created=created, size=len(data))
 
 
 class _PathLock:
@@ -375,19 +306,6 @@ def write_lock(path: str) -> Generator[None]:
             entry.users -= 1
             if entry.users == 0:
                 del _path_locks[path]
-
-
-def _fsync_dir(parent: int) -> None:
-    """Flush the rename to disk (best effort: an ``O_PATH`` descriptor cannot be synced)."""
-    try:
-        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # -- text -----------------------------------------------------------------------

@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
+from yoagent.core.support import PipeCapture, Wakeup
+
 from ._found import MAX_LINE_BYTES, Found, show_line
-from ._process import Capture, Wakeup
 from ._text import visible_bytes, visible_name
 from ._walk import open_file_in
 
@@ -73,7 +74,7 @@ def ripgrep_argv(
     return argv
 
 
-class RecordCapture(Capture):
+class RecordCapture(PipeCapture):
     """A stdout capture that keeps whole records, up to ``max_records``, then flags the rest.
 
     A record is ``path NUL number:text LF``: the path is read up to its NUL (it may hold

@@ -14,9 +14,10 @@ import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
+from yoagent.core.support import ChildProcess, PipeCapture, Wakeup
 
 from ._base import BuiltinTool
-from ._process import READ_GRACE, Capture, ProcessGroup, Wakeup, decode_capture, spawn_group
+from ._process import READ_GRACE, decode_capture, spawn_group
 
 DEFAULT_TIMEOUT: Final = 120.0
 DEFAULT_MAX_TIMEOUT: Final = 600.0
@@ -217,7 +218,12 @@ class _Run:
     """One command's lifetime: wait, stream updates, kill or disarm, clean up."""
 
     def __init__(
-        self, group: ProcessGroup, out: Capture, err: Capture, wakeup: Wakeup, ctx: ToolContext
+        self,
+        group: ChildProcess,
+        out: PipeCapture,
+        err: PipeCapture,
+        wakeup: Wakeup,
+        ctx: ToolContext,
     ) -> None:
         self.group = group
         self.out = out

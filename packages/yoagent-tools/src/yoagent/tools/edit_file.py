@@ -18,7 +18,7 @@ from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
 from ._base import BuiltinTool
 from ._diff import ChangedSpans, Span, unified_diff
-from ._fs import atomic_write, decode_text, open_for_read, read_all, write_lock
+from ._fs import decode_text, open_for_read, read_all, sandboxed_write, write_lock
 from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
@@ -315,5 +315,5 @@ class EditFileTool(BuiltinTool[EditFileArguments]):
                 )
             data = read_all(fd)
             outcome = apply_edits(data, edits, shown=shown, stop=stop)
-            atomic_write("edit_file", shown, target, outcome.data, nofollow=nofollow)
+            sandboxed_write("edit_file", shown, target, outcome.data, nofollow=nofollow)
         return outcome

@@ -14,12 +14,13 @@ import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
+from yoagent.core.support import PipeCapture, Wakeup
 
 from ._base import BuiltinTool
 from ._found import Found
 from ._fs import IGNORED_DIRS, open_dir_nofollow
 from ._ignore import expand_braces
-from ._process import READ_GRACE, Capture, Wakeup, spawn_group
+from ._process import READ_GRACE, spawn_group
 from ._pysearch import PythonSearch
 from ._regex import LineMatcher
 from ._ripgrep import (
@@ -236,7 +237,7 @@ class SearchTool(BuiltinTool[SearchArguments]):
         deadline = time.monotonic() + self.timeout
         wakeup = Wakeup()
 
-        def make_capture(fd: int, wake: Wakeup, name: str) -> Capture:
+        def make_capture(fd: int, wake: Wakeup, name: str) -> PipeCapture:
             return RecordCapture(fd, wake, name, max_records=max_results)
 
         try:

@@ -8,7 +8,7 @@ from pydantic import Field
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
 from ._base import BuiltinTool
-from ._fs import WriteOutcome, atomic_write, write_lock
+from ._fs import WriteOutcome, sandboxed_write, write_lock
 from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
 
@@ -59,7 +59,7 @@ class WriteFileTool(BuiltinTool[WriteFileArguments]):
 
         def write() -> WriteOutcome:
             with write_lock(target):
-                return atomic_write(
+                return sandboxed_write(
                     "write_file", shown, target, data, nofollow=self.sandbox.restricted
                 )
 

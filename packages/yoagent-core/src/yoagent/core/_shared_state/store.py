@@ -14,12 +14,13 @@ import errno
 import hashlib
 import os
 import re
-import secrets
 import stat
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import anyio.to_thread
+
+from yoagent.core._support.atomic import atomic_write
 
 KeyList = list[str]
 
@@ -227,17 +228,10 @@ class FileBackend:
 
         def write() -> None:
             folder.mkdir(parents=True, exist_ok=True)
-            temporary = folder / f".tmp-{secrets.token_hex(8)}"
             try:
-                with temporary.open("wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(temporary, path)
+                atomic_write(path, data)
             except OSError as error:
                 raise _os_error("write", key, error) from None
-            finally:
-                temporary.unlink(missing_ok=True)
 
         await anyio.to_thread.run_sync(write)
 

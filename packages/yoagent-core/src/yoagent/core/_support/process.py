@@ -1,0 +1,345 @@
+"""Child processes that leave nothing running: spawned in their own process group, watched
+without being reaped, killed whole, then reaped.
+
+Hand-written, because no library does this under both asyncio and trio: anyio's
+``open_process`` reaps a child as soon as it exits, after which its process group id may
+be reused and a ``killpg`` could reach a stranger. The design:
+
+* :func:`spawn_process` is the one place a child is started: :class:`subprocess.Popen`
+  with the :class:`Command` (a wrapper such as a sandbox changes the command, never this
+  step), in a new session (its own process group and no controlling terminal, so
+  ``/dev/tty`` fails at once), a new process group, or the caller's own group; stdout and
+  stderr on pipes this module creates and hands over as raw descriptors; stdin from
+  ``/dev/null`` or on a pipe.
+* One daemon thread waits for the child with ``waitid(WNOWAIT)``: it learns the exit
+  status without reaping, so the group id stays ours (and cannot be reused) until the
+  child is reaped: when the owner calls :meth:`ChildProcess.release`, or at once after
+  the watcher has killed the group itself (``kill_group_on_exit``).
+* :meth:`ChildProcess.kill` SIGKILLs the group while it is ours, the child itself while
+  it is not reaped, and, for a child spawned with ``track_descendants``, every process
+  whose environment carries its run id (what left the group with ``setsid``).
+
+Every child not yet reaped is killed when the interpreter exits, and a child whose
+:class:`ChildProcess` is garbage-collected unreleased is killed and reaped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from .pipes import Wakeup
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
+Isolation = Literal["session", "group", "none"]
+"""Where a child runs: a new session (and group), a new group in this session, or ours."""
+
+RUN_ID_VARIABLE: Final = "YOAGENT_RUN_ID"
+"""Set in a tracked child's environment (a random id per child); its descendants inherit it."""
+
+_KILL_ROUNDS: Final = 5
+_F_SETPIPE_SZ: Final = 1031  # Linux: a bigger pipe means fewer reads for large output
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What to start: the command line, its working folder, its environment (``None``:
+    this process's) and descriptors it inherits besides its stdio.
+
+    A wrapper (a sandbox that runs the command under another program) is a function
+    from one :class:`Command` to another; :func:`spawn_process` starts whatever it is given.
+    """
+
+    argv: Sequence[str]
+    cwd: str | None = None
+    env: Mapping[str, str] | None = None
+    pass_fds: tuple[int, ...] = ()
+
+
+def kill_marked(run_id: str) -> int:
+    """SIGKILL every live process whose environment holds ``YOAGENT_RUN_ID=run_id``.
+
+    This reaches what left the process group, such as a ``setsid`` child that was
+    re-parented. Linux only (``/proc``); a process that cleared its environment
+    (``env -i``) is not found. Returns how many processes were signalled.
+    """
+    needle = f"{RUN_ID_VARIABLE}={run_id}".encode()
+    own = os.getpid()
+    signalled = 0
+    for round_number in range(_KILL_ROUNDS):
+        found = [pid for pid in _pids_with(needle) if pid != own]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                signalled += 1
+        time.sleep(0.005 * (round_number + 1))  # let them die before looking again
+    return signalled
+
+
+def _pids_with(needle: bytes) -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    found: list[int] = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as file:
+                environ = file.read()
+        except OSError:
+            continue  # gone, a zombie, or not ours to read
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
+class _Child:
+    """What the watcher thread and the owner share: never a reference to the owner, so an
+    owner dropped unreleased can be collected and its finalizer kill the child."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        *,
+        own_group: bool,
+        run_id: str | None,
+        kill_group_on_exit: bool,
+        wakeup: Wakeup | None,
+    ) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.run_id = run_id
+        self.lock = threading.Lock()
+        self.armed = own_group  # while True, killpg(pid) reaches only the child's group
+        self.released = False
+        self.returncode: int | None = None
+        self.exited = threading.Event()
+        self.reaped = threading.Event()
+        self._release = threading.Event()
+        self._kill_group_on_exit = kill_group_on_exit
+        self._wakeup = wakeup
+
+    def watch(self) -> None:
+        if hasattr(os, "waitid"):
+            try:
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
+            except ChildProcessError:
+                info = None  # reaped behind our back: the status is lost
+            if info is not None:
+                code = info.si_status
+                self.returncode = code if info.si_code == os.CLD_EXITED else -code
+            self.exited.set()
+            self._notify()
+            if self._kill_group_on_exit:
+                self.kill_group()  # while the group id is still ours
+            else:
+                self._release.wait()
+            self._reap()
+        else:  # pragma: no cover - without waitid the child is reaped as it exits
+            self._reap()
+            self.exited.set()
+        self.reaped.set()
+        self._notify()
+
+    def _reap(self) -> None:
+        with self.lock:
+            self.armed = False
+            with contextlib.suppress(ChildProcessError):
+                self.popen.wait()
+            if self.returncode is None:
+                self.returncode = self.popen.returncode
+        with _live_lock:
+            _live.discard(self)
+
+    def _notify(self) -> None:
+        if self._wakeup is not None:
+            self._wakeup.notify()
+
+    def kill_group(self) -> None:
+        with self.lock:
+            if self.armed:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.pid, signal.SIGKILL)
+
+    def kill(self) -> None:
+        with self.lock:
+            if self.released or self.popen.returncode is not None:
+                return
+            if self.armed:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.pid, signal.SIGKILL)
+            # Not reaped, so the pid is still ours: reaches a child that left its group.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.pid, signal.SIGKILL)
+            run_id = self.run_id
+        if run_id is not None:
+            kill_marked(run_id)
+
+    def release(self) -> None:
+        with self.lock:
+            self.released = True
+            self.armed = False
+        self._release.set()
+
+    def abandon(self) -> None:
+        self.kill()
+        self.release()
+
+
+_live: set[_Child] = set()
+_live_lock = threading.Lock()
+
+
+def _kill_live() -> None:
+    with _live_lock:
+        children = list(_live)
+    for child in children:
+        child.kill()
+
+
+atexit.register(_kill_live)
+
+
+class ChildProcess:
+    """A started child (see :func:`spawn_process`), watched by a thread that does not reap it.
+
+    :attr:`exited` is set when its exit is seen (:attr:`returncode` is then known: the exit
+    status, or minus the signal that killed it), :attr:`reaped` once it has been reaped and
+    its group id is no longer ours. :attr:`stdout` and :attr:`stderr` are the read ends of
+    its output pipes and :attr:`stdin` the write end of its input pipe (``None`` when its
+    stdin is ``/dev/null``): they are the caller's to read (drain them: a full pipe stops
+    the child) and to close.
+    """
+
+    def __init__(self, child: _Child, *, stdin: int | None, stdout: int, stderr: int) -> None:
+        self._child = child
+        self.pid = child.pid
+        self.pgid: int | None = child.pid if child.armed else None
+        """The child's process group id, when it leads a group of its own."""
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exited = child.exited
+        self.reaped = child.reaped
+        weakref.finalize(self, child.abandon)
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status (negative: killed by that signal), once known."""
+        return self._child.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the child's whole group (while it is ours), the child, and every tracked
+        descendant; a no-op once released or reaped."""
+        self._child.kill()
+
+    def release(self) -> None:
+        """Never signal the child again, and let the watcher reap it once it has exited."""
+        self._child.release()
+
+
+def spawn_process(
+    command: Command,
+    *,
+    isolation: Isolation = "session",
+    stdin: Literal["null", "pipe"] = "null",
+    track_descendants: bool = False,
+    kill_group_on_exit: bool = False,
+    wakeup: Wakeup | None = None,
+) -> ChildProcess:
+    """Start ``command`` with its output on two new pipes; the one place a child starts.
+
+    ``isolation``: ``"session"`` (a new session: its own process group, and no controlling
+    terminal, so opening ``/dev/tty`` fails at once instead of waiting for input that never
+    comes), ``"group"`` (a new process group in this session) or ``"none"`` (this process's
+    group: a Ctrl+C in the terminal reaches it, and only the child itself is killed).
+    ``stdin``: ``"null"`` (``/dev/null``) or ``"pipe"``. With ``track_descendants``, the
+    child's environment carries :data:`RUN_ID_VARIABLE`, so :meth:`ChildProcess.kill` also
+    finds processes that left the group (``setsid``). With ``kill_group_on_exit``, the
+    group is killed as soon as the child's exit is seen (a launcher that backgrounds the
+    real program takes it down) and the child reaped; otherwise the group stays ours,
+    and armed, until :meth:`ChildProcess.release`. ``wakeup`` is notified when the child
+    exits and when it is reaped.
+
+    Raises :class:`OSError` when the pipes or the child cannot be made; nothing is left open.
+    """
+    opened: list[int] = []
+    try:
+        out_r, out_w = _pipe(opened)
+        err_r, err_w = _pipe(opened)
+        in_r, in_w = _pipe(opened) if stdin == "pipe" else (None, None)
+        for fd in (out_r, err_r):
+            if fcntl is not None:
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
+        env = dict(command.env) if command.env is not None else None
+        run_id: str | None = None
+        if track_descendants:
+            run_id = secrets.token_hex(12)
+            env = dict(os.environ) if env is None else env
+            env[RUN_ID_VARIABLE] = run_id
+        popen = subprocess.Popen(
+            list(command.argv),
+            stdin=subprocess.DEVNULL if in_r is None else in_r,
+            stdout=out_w,
+            stderr=err_w,
+            cwd=command.cwd,
+            env=env,
+            start_new_session=isolation == "session",
+            process_group=0 if isolation == "group" else None,
+            close_fds=True,
+            pass_fds=command.pass_fds,
+        )
+    except BaseException:
+        for fd in opened:
+            os.close(fd)
+        raise
+    for fd in (out_w, err_w, in_r):
+        if fd is not None:
+            os.close(fd)
+    child = _Child(
+        popen,
+        own_group=isolation != "none",
+        run_id=run_id,
+        kill_group_on_exit=kill_group_on_exit,
+        wakeup=wakeup,
+    )
+    with _live_lock:
+        _live.add(child)
+    watcher = threading.Thread(target=child.watch, name=f"yoagent-wait-{child.pid}", daemon=True)
+    try:
+        watcher.start()
+    except BaseException:  # no thread to watch it: the child must not outlive this call
+        child.kill()
+        popen.wait()
+        with _live_lock:
+            _live.discard(child)
+        for fd in (out_r, err_r, in_w):
+            if fd is not None:
+                os.close(fd)
+        raise
+    return ChildProcess(child, stdin=in_w, stdout=out_r, stderr=err_r)
+
+
+def _pipe(opened: list[int]) -> tuple[int, int]:
+    read, write = os.pipe()
+    opened += (read, write)
+    return read, write

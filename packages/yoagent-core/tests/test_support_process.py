@@ -1,0 +1,334 @@
+"""The process-group runner: a child in its own group, watched unreaped, killed whole, reaped.
+
+The bash tool and MCP stdio servers run on it; their own tests pin what they add (output
+caps, the SDK plumbing). These pin the shared part: isolation, group kills that never
+reach a stranger, descendants that left the group, nothing left running.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from yoagent.core.support import (
+    RUN_ID_VARIABLE,
+    ChildProcess,
+    Command,
+    PipeCapture,
+    Wakeup,
+    spawn_process,
+)
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc (Linux)")
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _alive(pid: int) -> bool:
+    fields = _stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def _zombie(pid: int) -> bool:
+    fields = _stat(pid)
+    return fields is not None and fields[0] == "Z"
+
+
+def _wait_dead(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not _alive(pid)
+
+
+def _captures(process: ChildProcess, wakeup: Wakeup | None = None) -> tuple[PipeCapture, ...]:
+    out = PipeCapture(process.stdout, wakeup, limit=1 << 16, name="test-out")
+    err = PipeCapture(process.stderr, wakeup, limit=1 << 16, name="test-err")
+    out.start()
+    err.start()
+    return out, err
+
+
+def _line(capture: PipeCapture, within: float = 10.0) -> str:
+    """The first line the child printed (waits for it)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        head, _, _ = capture.snapshot()
+        if b"\n" in head:
+            return head.split(b"\n", 1)[0].decode()
+        time.sleep(0.01)
+    raise AssertionError("the child printed no line")
+
+
+def _sh(script: str) -> Command:
+    return Command(["sh", "-c", script])
+
+
+@pytest.fixture
+def spawned() -> Iterator[list[ChildProcess]]:
+    """Children a test started: killed and released at its end, whatever happened."""
+    children: list[ChildProcess] = []
+    yield children
+    for child in children:
+        child.kill()
+        child.release()
+
+
+def test_a_child_runs_and_its_exit_status_is_known_once_seen(spawned: list[ChildProcess]) -> None:
+    process = spawn_process(_sh("echo out; echo err >&2; exit 3"))
+    spawned.append(process)
+    out, err = _captures(process)
+    assert process.exited.wait(10)
+    assert process.returncode == 3
+    assert out.done.wait(10) and err.done.wait(10)
+    assert out.snapshot()[0] == b"out\n" and err.snapshot()[0] == b"err\n"
+    process.release()
+    assert process.reaped.wait(10)
+
+
+def test_a_child_killed_by_a_signal_has_minus_the_signal_as_status(
+    spawned: list[ChildProcess],
+) -> None:
+    process = spawn_process(_sh("kill -TERM $$"))
+    spawned.append(process)
+    _captures(process)
+    assert process.exited.wait(10)
+    assert process.returncode == -15
+
+
+@pytest.mark.parametrize("isolation", ["session", "group", "none"])
+def test_isolation_puts_the_child_in_a_new_session_a_new_group_or_ours(
+    spawned: list[ChildProcess], isolation: str
+) -> None:
+    process = spawn_process(_sh("sleep 30"), isolation=isolation)  # pyright: ignore[reportArgumentType]
+    spawned.append(process)
+    _captures(process)
+    pid = process.pid
+    expected_group = {"session": pid, "group": pid, "none": os.getpgid(0)}[isolation]
+    expected_session = pid if isolation == "session" else os.getsid(0)
+    assert os.getpgid(pid) == expected_group
+    assert os.getsid(pid) == expected_session
+    assert process.pgid == (None if isolation == "none" else pid)
+
+
+def test_stdin_is_empty_by_default_and_a_pipe_when_asked(spawned: list[ChildProcess]) -> None:
+    empty = spawn_process(_sh("cat; echo end"))
+    spawned.append(empty)
+    assert empty.stdin is None
+    out, _ = _captures(empty)
+    assert _line(out) == "end"
+    piped = spawn_process(Command(["cat"]), stdin="pipe")
+    spawned.append(piped)
+    assert piped.stdin is not None
+    out, _ = _captures(piped)
+    os.write(piped.stdin, b"through the pipe\n")
+    assert _line(out) == "through the pipe"
+    os.close(piped.stdin)  # end of input: cat exits
+    assert piped.exited.wait(10) and piped.returncode == 0
+
+
+def test_kill_takes_the_whole_group_down(spawned: list[ChildProcess]) -> None:
+    process = spawn_process(_sh("sleep 300 & echo $!; wait"))
+    spawned.append(process)
+    out, _ = _captures(process)
+    grandchild = int(_line(out))
+    assert os.getpgid(grandchild) == process.pgid
+    process.kill()
+    assert process.exited.wait(10) and process.returncode == -9
+    assert _wait_dead(grandchild)
+
+
+def test_an_exited_child_stays_unreaped_until_released_so_its_group_id_stays_ours(
+    spawned: list[ChildProcess],
+) -> None:
+    """A background job outlives the command; the group id cannot be reused meanwhile, so a
+    late kill reaches that job and never a stranger. Released, nothing is signalled."""
+    process = spawn_process(_sh("sleep 300 > /dev/null 2>&1 & echo $!"))
+    spawned.append(process)
+    out, _ = _captures(process)
+    job = int(_line(out))
+    assert process.exited.wait(10) and process.returncode == 0
+    time.sleep(0.1)
+    assert _zombie(process.pid) and not process.reaped.is_set()  # exit seen, not reaped
+    assert _alive(job)  # background jobs are left running
+    process.kill()
+    assert _wait_dead(job)
+
+    second = spawn_process(_sh("sleep 300 > /dev/null 2>&1 & echo $!"))
+    spawned.append(second)
+    out, _ = _captures(second)
+    job = int(_line(out))
+    assert second.exited.wait(10)
+    second.release()
+    assert second.reaped.wait(10)
+    second.kill()  # released: a no-op
+    time.sleep(0.1)
+    assert _alive(job)
+    os.kill(job, 9)
+
+
+def test_kill_group_on_exit_takes_a_launchers_background_job_down_with_it(
+    spawned: list[ChildProcess],
+) -> None:
+    process = spawn_process(
+        _sh("sleep 300 > /dev/null 2>&1 & echo $!; read _; exit 0"),
+        isolation="group",
+        stdin="pipe",
+        kill_group_on_exit=True,
+    )
+    spawned.append(process)
+    out, _ = _captures(process)
+    job = int(_line(out))
+    assert process.stdin is not None
+    os.close(process.stdin)  # the launcher exits now; its background job still runs
+    assert process.reaped.wait(10)  # reaped by the watcher itself, no release needed
+    assert process.returncode == 0
+    assert _wait_dead(job)
+
+
+def test_a_tracked_child_takes_down_what_left_its_group(
+    spawned: list[ChildProcess], tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pid"
+    process = spawn_process(
+        _sh(f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 300' & sleep 300"),
+        track_descendants=True,
+    )
+    spawned.append(process)
+    _captures(process)
+    deadline = time.monotonic() + 10
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline, "the setsid child did not start"
+        time.sleep(0.02)
+    escaped = int(pid_file.read_text())
+    assert os.getsid(escaped) == escaped  # out of the group and the session
+    environ = Path(f"/proc/{escaped}/environ").read_bytes().split(b"\0")
+    assert any(item.startswith(f"{RUN_ID_VARIABLE}=".encode()) for item in environ)
+    process.kill()
+    assert _wait_dead(escaped)
+
+
+def test_a_child_whose_handle_is_dropped_is_killed_and_reaped(spawned: list[ChildProcess]) -> None:
+    process = spawn_process(_sh("sleep 300"))
+    _captures(process)
+    pid = process.pid
+    reaped = process.reaped
+    del process
+    gc.collect()
+    assert reaped.wait(10)
+    assert not _alive(pid) and not _zombie(pid)
+
+
+def test_the_wakeup_is_notified_when_the_child_exits() -> None:
+    async def main() -> float:
+        wakeup = Wakeup()
+        process = spawn_process(_sh("sleep 0.2"), wakeup=wakeup)
+        stdout, stderr = process.stdout, process.stderr
+        started = time.monotonic()
+        try:
+            while not process.exited.is_set():
+                await wakeup.wait(30)
+            return time.monotonic() - started
+        finally:
+            process.release()
+            wakeup.close()
+            os.close(stdout)
+            os.close(stderr)
+
+    assert anyio.run(main) < 10
+    assert anyio.run(main, backend="trio") < 10
+
+
+def test_a_program_that_cannot_start_raises_and_leaves_no_descriptor_open() -> None:
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileNotFoundError):
+        spawn_process(Command(["/nonexistent/program"]), stdin="pipe")
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_pipe_that_cannot_be_made_leaves_no_descriptor_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_pipe = os.pipe
+    calls = 0
+
+    def pipe() -> tuple[int, int]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # stdout's pipe made, stderr's refused
+            raise OSError(24, "Too many open files")
+        return real_pipe()
+
+    before = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "pipe", pipe)
+    with pytest.raises(OSError, match="Too many open files"):
+        spawn_process(_sh("true"))
+    monkeypatch.undo()
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_command_is_a_value_a_wrapper_can_rewrite(spawned: list[ChildProcess]) -> None:
+    """The sandbox seam: a wrapper maps one Command to another; the spawn step is unchanged."""
+
+    def under_env(command: Command) -> Command:
+        return Command(["env", "WRAPPED=yes", *command.argv], cwd=command.cwd, env=command.env)
+
+    process = spawn_process(under_env(Command(["sh", "-c", "echo $WRAPPED; pwd"], cwd="/")))
+    spawned.append(process)
+    out, _ = _captures(process)
+    assert process.exited.wait(10) and out.done.wait(10)
+    assert out.snapshot()[0] == b"yes\n/\n"
+
+
+def test_children_left_running_are_killed_when_the_interpreter_exits(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        from yoagent.core.support import Command, spawn_process
+        process = spawn_process(Command(["sleep", "300"]), isolation="none")
+        print(process.pid, flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert _wait_dead(int(done.stdout.split()[0]))
+
+
+# -- PipeCapture ----------------------------------------------------------------------------
+
+
+def test_a_capture_keeps_the_head_and_the_tail_and_counts_the_rest() -> None:
+    read, write = os.pipe()
+    capture = PipeCapture(read, None, limit=10, tail=4, name="test")
+    capture.start()
+    os.write(write, b"0123456789abcdefghij")
+    os.close(write)
+    assert capture.done.wait(10)
+    assert capture.snapshot() == (b"012345", b"ghij", 20)
+    assert capture.cut and capture.eof and capture.error is None
+
+
+def test_a_detached_capture_drains_its_pipe_without_keeping_it() -> None:
+    read, write = os.pipe()
+    capture = PipeCapture(read, None, limit=100, name="test")
+    capture.start()
+    capture.detach()
+    os.write(write, b"x" * 200_000)  # more than a pipe holds: only a drain lets it through
+    os.close(write)
+    assert capture.done.wait(10)
+    assert capture.snapshot() == (b"", b"", 0)
