@@ -41,9 +41,10 @@ from anyio.lowlevel import RunVar
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
 
 from ._body import ACCEPT_ENCODING, read_prefix
-from ._http import check_key, header_secrets
+from ._headers import header_secrets
 from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
+from ._keys import check_key
 from ._rs256 import KeyFormatError, load_private_key, sign
 
 TOKEN_VARIABLE = "GOOGLE_CLOUD_ACCESS_TOKEN"
