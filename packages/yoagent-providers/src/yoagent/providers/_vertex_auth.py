@@ -18,8 +18,9 @@ First match wins:
 
 Nothing else (no metadata server, no workload identity federation): another file type
 is an ``AUTH`` error naming it, as is finding no credentials at all. No Google SDK is
-needed. Secrets from the file (refresh token, client secret, private key) and the
-tokens never appear in an error or a log line.
+needed; a ``service_account`` file needs ``cryptography`` to sign its JWT (the ``vertex``
+extra, imported only then). Secrets from the file (refresh token, client secret, private
+key) and the tokens never appear in an error or a log line.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ from ._headers import header_secrets
 from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
 from ._keys import check_key
-from ._rs256 import KeyFormatError, load_private_key, sign
 
 TOKEN_VARIABLE = "GOOGLE_CLOUD_ACCESS_TOKEN"
 CREDENTIALS_VARIABLE = "GOOGLE_APPLICATION_CREDENTIALS"
@@ -249,14 +249,41 @@ def _jwt_form(info: Mapping[str, Any], path: Path) -> dict[str, str]:
         + "."
         + _b64url(json.dumps(claims, separators=(",", ":")).encode())
     )
-    try:
-        signature = sign(load_private_key(pem), signing_input.encode())
-    except KeyFormatError as exc:
-        raise ProviderError(
-            ErrorKind.AUTH, f"the private key in {path} cannot be used: {exc}"
-        ) from None
+    signature = _rs256(pem, signing_input.encode(), path)
     assertion = f"{signing_input}.{_b64url(signature)}"
     return {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion}
+
+
+VERTEX_EXTRA = "yoagent-providers[vertex]"
+"""The extra that installs what signing a service account's JWT needs (``cryptography``)."""
+
+
+def _rs256(pem: str, message: bytes, path: Path) -> bytes:
+    """The RS256 signature (RSASSA-PKCS1-v1_5 with SHA-256) of ``message`` with the RSA
+    private key in ``pem`` (PKCS#8 or PKCS#1), made by ``cryptography``, which is imported
+    here: only a service-account key needs it."""
+    try:
+        from cryptography.exceptions import UnsupportedAlgorithm
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+    except ImportError:
+        raise ProviderError(
+            ErrorKind.OTHER,
+            f"signing with the service-account key in {path} needs the cryptography "
+            f"package: pip install '{VERTEX_EXTRA}'",
+        ) from None
+    try:
+        key = serialization.load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        # Its text may quote the key: it is not shown.
+        key = None
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ProviderError(
+            ErrorKind.AUTH,
+            f"the private key in {path} cannot be used: it is not an unencrypted RSA "
+            "private key in PEM",
+        )
+    return key.sign(message, padding.PKCS1v15(), hashes.SHA256())
 
 
 async def _exchange(
