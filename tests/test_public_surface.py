@@ -180,6 +180,7 @@ CORE = [
     "UserRequestParts",
     "UserRequestSource",
     "Warn",
+    "YoagentError",
     "add_usd",
     "agent_loop",
     "agent_loop_continue",
@@ -267,6 +268,7 @@ PROVIDERS = [
     "GoogleProvider",
     "OpenAiCompletionsProvider",
     "OpenAiResponsesProvider",
+    "ProvidersError",
     "StreamLimits",
     "VertexProvider",
     "aclose_shared_clients",
@@ -283,6 +285,7 @@ TOOLS = [
     "ReadFileTool",
     "SandboxError",
     "SearchTool",
+    "ToolsError",
     "WriteFileTool",
     "default_tools",
     "find_ripgrep",
@@ -290,6 +293,7 @@ TOOLS = [
 
 
 CLI = [
+    "CliError",
     "build_parser",
     "main",
     "run",
@@ -379,6 +383,7 @@ GASP = [
     "Event",
     "ExistingGoal",
     "Fold",
+    "GaspError",
     "GoalNotFoundError",
     "GoalRef",
     "Graph",
@@ -456,6 +461,7 @@ TESTING = [
     "ReplayProvider",
     "ReplayingTool",
     "RequestMismatch",
+    "TestingError",
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",

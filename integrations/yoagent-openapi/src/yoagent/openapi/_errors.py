@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from yoagent.core import YoagentError
 
-class OpenApiError(Exception):
+
+class OpenApiError(YoagentError):
     """Raised when a document cannot be loaded or turned into tools.
 
     The message names what was wrong and where (a JSON pointer into the document, a file

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._errors import GaspError
 from .envelope import now_ms
 
 try:
@@ -40,7 +41,7 @@ DEFAULT_TTL = 600.0
 """Seconds a lease lasts without renewal."""
 
 
-class LeaseError(RuntimeError):
+class LeaseError(GaspError, RuntimeError):
     """The lease could not be taken."""
 
 

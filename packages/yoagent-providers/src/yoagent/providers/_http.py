@@ -24,7 +24,7 @@ from ._http_errors import (
     bad_url,
     from_http_status,
     from_stream_error,
-    from_transport,
+    httpx_errors,
     malformed,
     url_problem,
 )
@@ -140,7 +140,7 @@ class Transport:
             raise bad_url(problem, key)
         sent = merge_headers({"accept-encoding": ACCEPT_ENCODING}, headers)
         timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
-        try:
+        with httpx_errors(key):
             client = self.client_for(url)
             async with client.stream(
                 "POST", url, headers=sent, content=body, timeout=timeout
@@ -157,10 +157,6 @@ class Transport:
                     bounded_body(response.aiter_raw(), encoding, self.limits)
                 ) as decoded:
                     yield decoded
-        except httpx.HTTPError as exc:
-            raise from_transport(exc, key) from None
-        except httpx.InvalidURL as exc:
-            raise bad_url(str(exc), key) from None
 
     async def post(
         self,

@@ -43,7 +43,7 @@ from yoagent.core import ErrorKind, ModelConfig, ProviderError
 
 from ._body import ACCEPT_ENCODING, read_prefix
 from ._headers import header_secrets
-from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
+from ._http_errors import KeySource, from_http_status, httpx_errors, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
 from ._keys import check_key
 
@@ -296,7 +296,9 @@ async def _exchange(
         raise ProviderError(
             ErrorKind.AUTH, f"the token_uri in {source.origin} cannot be used: {problem}"
         )
-    try:
+    not_a_url = f"the token_uri in {source.origin} is not a valid URL"
+    scrubbed = KeySource(source.origin, source.hint, secrets)
+    with httpx_errors(scrubbed, lambda _: ProviderError(ErrorKind.AUTH, not_a_url)):
         async with client_for(token_uri).stream(
             "POST",
             token_uri,
@@ -306,12 +308,6 @@ async def _exchange(
         ) as response:
             encoding = response.headers.get("content-encoding", "")
             raw = await read_prefix(response.aiter_raw(), encoding, _MAX_TOKEN_REPLY)
-    except httpx.HTTPError as exc:
-        raise from_transport(exc, KeySource(source.origin, source.hint, secrets)) from None
-    except httpx.InvalidURL:
-        raise ProviderError(
-            ErrorKind.AUTH, f"the token_uri in {source.origin} is not a valid URL"
-        ) from None
     if response.status_code in (400, 401, 403):
         try:
             detail = as_dict(parse_json(raw))
