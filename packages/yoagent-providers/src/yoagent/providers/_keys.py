@@ -2,8 +2,8 @@
 
 The key is ``ModelConfig.api_key``, else the first set variable of :func:`key_variables`;
 its origin (a variable's name, or ``ModelConfig.api_key``) is what error messages name.
-Bedrock and Vertex AI read their own credentials (``_aws_credentials``, ``_vertex_auth``)
-and use :func:`check_key` for what they find.
+Bedrock and Vertex AI read their own credentials (``_aws_credentials``, ``_vertex_auth``,
+which checks the token it finds with :func:`check_key`).
 """
 
 from __future__ import annotations
