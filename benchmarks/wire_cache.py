@@ -31,9 +31,9 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core.provider import Message, StreamConfig
+from yoagent.providers._completions_request import build_request_body, encode_request
 from yoagent.providers._http import encode_body
 from yoagent.providers._messages import WireCache
-from yoagent.providers.openai_completions import build_request_body, encode_request
 
 CONFIG = ModelConfig(
     api=ApiProtocol.OPENAI_COMPLETIONS,

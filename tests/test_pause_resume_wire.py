@@ -38,8 +38,9 @@ from yoagent.core import (
     tool,
     validate_transcript,
 )
-from yoagent.providers import anthropic, openai_completions
+from yoagent.providers._anthropic_request import build_request_body as anthropic_body
 from yoagent.providers._bedrock_request import build_request_body as bedrock_body
+from yoagent.providers._completions_request import build_request_body as completions_body
 from yoagent.providers._gemini_request import build_request_body as gemini_body
 from yoagent.providers._responses_request import build_request_body as responses_body
 
@@ -270,7 +271,7 @@ Wire = tuple[
 
 WIRES: dict[str, Wire] = {
     "anthropic_messages": (
-        anthropic.build_request_body,
+        anthropic_body,
         model_for(ApiProtocol.ANTHROPIC_MESSAGES, "claude-x"),
         anthropic_answers,
     ),
@@ -280,7 +281,7 @@ WIRES: dict[str, Wire] = {
         bedrock_answers,
     ),
     "openai_completions": (
-        lambda config: openai_completions.build_request_body(config),
+        lambda config: completions_body(config),
         model_for(ApiProtocol.OPENAI_COMPLETIONS, "gpt-x"),
         completions_answers,
     ),

@@ -180,6 +180,7 @@ CORE = [
     "UserRequestParts",
     "UserRequestSource",
     "Warn",
+    "YoagentError",
     "add_usd",
     "agent_loop",
     "agent_loop_continue",
@@ -282,6 +283,7 @@ PROVIDERS = [
     "GoogleProvider",
     "OpenAiCompletionsProvider",
     "OpenAiResponsesProvider",
+    "ProvidersError",
     "StreamLimits",
     "VertexProvider",
     "aclose_shared_clients",
@@ -298,6 +300,7 @@ TOOLS = [
     "ReadFileTool",
     "SandboxError",
     "SearchTool",
+    "ToolsError",
     "WriteFileTool",
     "default_tools",
     "find_ripgrep",
@@ -305,6 +308,7 @@ TOOLS = [
 
 
 CLI = [
+    "CliError",
     "build_parser",
     "main",
     "run",
@@ -394,6 +398,7 @@ GASP = [
     "Event",
     "ExistingGoal",
     "Fold",
+    "GaspError",
     "GoalNotFoundError",
     "GoalRef",
     "Graph",
@@ -471,6 +476,7 @@ TESTING = [
     "ReplayProvider",
     "ReplayingTool",
     "RequestMismatch",
+    "TestingError",
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",

@@ -152,6 +152,14 @@ async def test_a_url_that_fails_is_an_error_naming_only_the_origin(server: Petst
     assert str(caught.value) == f"cannot fetch the document from {server.origin}: HTTP 404"
 
 
+async def test_a_url_httpx_refuses_is_an_error_naming_the_failure_not_the_url() -> None:
+    with pytest.raises(OpenApiError) as caught:
+        await OpenApiToolAdapter.from_url("http://api.example:80a/openapi.json?token=s3cr3t")
+
+    assert str(caught.value) == "cannot fetch the document from <invalid URL>: InvalidURL"
+    assert caught.value.__suppress_context__
+
+
 async def test_a_document_that_moved_is_followed_to_its_new_url(server: PetstoreServer) -> None:
     adapter = await OpenApiToolAdapter.from_url(server.origin + "/docs")
 

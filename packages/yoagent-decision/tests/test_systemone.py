@@ -477,6 +477,16 @@ async def test_transport_failures_end_as_a_retryable_transport_error() -> None:
     assert route.call_count == 4
 
 
+@respx.mock
+async def test_a_body_httpx_cannot_decode_is_a_bad_response_not_retried() -> None:
+    route = respx.post(LOCAL_URL).mock(side_effect=httpx.DecodingError("bad gzip"))
+    with pytest.raises(DecisionError) as caught:
+        await local().noul("s", "q?")
+    assert caught.value.kind is DecisionErrorKind.BAD_RESPONSE and not caught.value.retryable
+    assert "DecodingError: bad gzip" in str(caught.value)
+    assert route.call_count == 1
+
+
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1:8000", "http://[::1:8000", "127.0.0.1:8000"])
 async def test_a_malformed_url_is_invalid_and_not_retried(url: str) -> None:
     model = DecisionModel.local(url)  # default retries: a retried error would take seconds

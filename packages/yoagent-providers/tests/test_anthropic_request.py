@@ -24,7 +24,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.providers.anthropic import build_request_body
+from yoagent.providers._anthropic_request import build_request_body
 
 READ = ToolDefinition(
     name="read_file",

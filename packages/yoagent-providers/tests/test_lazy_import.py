@@ -31,3 +31,14 @@ def test_every_public_name_is_reachable_from_the_package() -> None:
     assert providers.models.__name__ == "yoagent.providers.models"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         _ = providers.Nope  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def test_the_vertex_provider_imports_cryptography_only_to_sign_a_service_account_jwt() -> None:
+    script = (
+        "import sys\nimport yoagent.providers.vertex, yoagent.providers._vertex_auth\n"
+        "print('cryptography' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split() == ["False"]

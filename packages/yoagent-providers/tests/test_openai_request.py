@@ -20,7 +20,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.providers.openai_completions import build_request_body
+from yoagent.providers._completions_request import build_request_body
 
 
 def test_tools_results_images_and_notes() -> None:

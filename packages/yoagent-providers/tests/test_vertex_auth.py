@@ -6,16 +6,19 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import shutil
-import subprocess
+import sys
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import anyio
 import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from provider_helpers import stream_config
 from stream_fixtures import gemini_sse, gemini_text
 
@@ -155,42 +158,37 @@ async def test_gclouds_own_file_is_found_and_a_short_lived_token_is_not_reused(
     assert server.requests[3].headers["authorization"] == "Bearer ya29.short-2"
 
 
-@pytest.fixture
-def rsa_key(tmp_path: Path) -> tuple[Path, Path]:
-    """A fresh RSA key and its public half, made by OpenSSL."""
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl is not installed (needed to make and check an RSA key)")
-    key, public = tmp_path / "key.pem", tmp_path / "public.pem"
-    subprocess.run(
-        [openssl, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key],
-        check=True,
-        capture_output=True,
+@pytest.fixture(params=["PKCS8", "TraditionalOpenSSL"])
+def rsa_key(request: pytest.FixtureRequest) -> tuple[str, RSAPublicKey]:
+    """A fresh RSA key as a service-account file holds it (PEM: PKCS#8, as Google writes
+    it, or PKCS#1), and its public half."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        getattr(serialization.PrivateFormat, request.param),
+        serialization.NoEncryption(),
     )
-    subprocess.run([openssl, "pkey", "-in", key, "-pubout", "-out", public], check=True)
-    return key, public
+    return pem.decode(), key.public_key()
 
 
-def openssl_verifies(public: Path, signed: bytes, signature: bytes, folder: Path) -> bool:
-    (folder / "signed").write_bytes(signed)
-    (folder / "sig").write_bytes(signature)
-    openssl = shutil.which("openssl") or "openssl"
-    verify = [openssl, "dgst", "-sha256", "-verify", str(public), "-signature"]
-    result = subprocess.run(
-        [*verify, str(folder / "sig"), str(folder / "signed")], capture_output=True, text=True
-    )
-    return result.stdout.strip() == "Verified OK"
+def verifies(public: RSAPublicKey, signed: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` is the RS256 signature of ``signed`` by ``public``'s key."""
+    try:
+        public.verify(signature, signed, padding.PKCS1v15(), hashes.SHA256())
+    except InvalidSignature:
+        return False
+    return True
 
 
 def _b64decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-async def test_a_service_account_signs_a_jwt_that_openssl_verifies(
+async def test_a_service_account_signs_a_jwt_that_its_public_key_verifies(
     server: ScriptedSseServer,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
-    rsa_key: tuple[Path, Path],
+    rsa_key: tuple[str, RSAPublicKey],
 ) -> None:
     key, public = rsa_key
     adc = write(
@@ -199,7 +197,7 @@ async def test_a_service_account_signs_a_jwt_that_openssl_verifies(
             "type": "service_account",
             "project_id": "p",
             "private_key_id": "kid-123",
-            "private_key": key.read_text(),
+            "private_key": key,
             "client_email": "agent@p.iam.gserviceaccount.com",
             "token_uri": server.url + "/token",
         },
@@ -219,8 +217,93 @@ async def test_a_service_account_signs_a_jwt_that_openssl_verifies(
     assert decoded["scope"] == "https://www.googleapis.com/auth/cloud-platform"
     assert decoded["exp"] - decoded["iat"] == 3600
     signed = f"{header}.{claims}".encode()
-    assert openssl_verifies(public, signed, _b64decode(signature), tmp_path)
+    assert verifies(public, signed, _b64decode(signature))
     assert server.requests[1].headers["authorization"] == "Bearer ya29.service"
+
+
+def _service_account(folder: Path, server: ScriptedSseServer, private_key: str) -> Path:
+    return write(
+        folder / "sa.json",
+        {
+            "type": "service_account",
+            "private_key": private_key,
+            "client_email": "agent@p.iam.gserviceaccount.com",
+            "token_uri": server.url + "/token",
+        },
+    )
+
+
+def _pem(key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey, password: bytes | None) -> str:
+    encryption = (
+        serialization.BestAvailableEncryption(password)
+        if password is not None
+        else serialization.NoEncryption()
+    )
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption
+    )
+    return pem.decode()
+
+
+@pytest.mark.parametrize(
+    "private_key",
+    [
+        pytest.param(lambda: _pem(ec.generate_private_key(ec.SECP256R1()), None), id="EC key"),
+        pytest.param(
+            lambda: _pem(rsa.generate_private_key(65537, 2048), b"hunter2"), id="encrypted key"
+        ),
+        pytest.param(
+            lambda: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", id="bad DER"
+        ),
+    ],
+)
+async def test_a_service_account_key_that_is_not_a_plain_rsa_key_is_an_auth_error(
+    server: ScriptedSseServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    private_key: Callable[[], str],
+) -> None:
+    pem = private_key()
+    monkeypatch.setenv(
+        "GOOGLE_APPLICATION_CREDENTIALS", str(_service_account(tmp_path, server, pem))
+    )
+    with pytest.raises(ProviderError) as caught:
+        await ask(vertex_model(server))
+    assert caught.value.kind is ErrorKind.AUTH
+    assert "cannot be used: it is not an unencrypted RSA private key in PEM" in caught.value.message
+    assert pem not in str(caught.value)
+    assert server.requests == []
+
+
+async def test_without_cryptography_a_service_account_is_an_error_naming_the_extra(
+    server: ScriptedSseServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    rsa_key: tuple[str, RSAPublicKey],
+) -> None:
+    # None in sys.modules: what `import` sees when the package is not installed.
+    loaded = [m for m in sys.modules if m.startswith("cryptography.")]
+    for name in ["cryptography", *loaded]:
+        monkeypatch.setitem(sys.modules, name, None)
+    adc = _service_account(tmp_path, server, rsa_key[0])
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    with pytest.raises(ProviderError) as caught:
+        await ask(vertex_model(server))
+    assert caught.value.kind is ErrorKind.OTHER
+    assert caught.value.message == (
+        f"signing with the service-account key in {adc} needs the cryptography package: "
+        "pip install 'yoagent-providers[vertex]'"
+    )
+    assert server.requests == []
+
+
+async def test_an_access_token_needs_no_cryptography(
+    server: ScriptedSseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "cryptography", None)
+    monkeypatch.setenv("GOOGLE_CLOUD_ACCESS_TOKEN", "ya29.from-env")
+    server.enqueue(gemini_sse(gemini_text("ok")))
+    assert await ask(vertex_model(server)) == "ok"
 
 
 async def test_a_refused_exchange_names_the_file_and_leaks_no_secret(

@@ -28,9 +28,7 @@ from yoagent.core import (
 )
 from yoagent.core.provider import Message, OutputSchema, ToolDefinition
 from yoagent.providers import OpenAiCompletionsProvider
-from yoagent.providers._http import encode_body, json_text
-from yoagent.providers._messages import WireCache
-from yoagent.providers.openai_completions import (
+from yoagent.providers._completions_request import (
     KEPT_JSON_MAX,
     _convert,  # pyright: ignore[reportPrivateUsage]
     _merged,  # pyright: ignore[reportPrivateUsage]
@@ -39,6 +37,8 @@ from yoagent.providers.openai_completions import (
     build_request_body,
     encode_request,
 )
+from yoagent.providers._http import encode_body, json_text
+from yoagent.providers._messages import WireCache
 
 
 def _history(turns: int, *, images: bool = True) -> list[Message]:
@@ -206,7 +206,7 @@ def test_the_encoded_request_is_byte_for_byte_the_encoded_body(overrides: dict[s
 def test_a_message_is_encoded_once_and_its_json_reused_on_later_turns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import yoagent.providers.openai_completions as module
+    import yoagent.providers._completions_request as module
 
     encoded: list[object] = []
 

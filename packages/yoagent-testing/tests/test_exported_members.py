@@ -23,6 +23,7 @@ EXPORTED = {
     "ReplayProvider",
     "ReplayingTool",
     "RequestMismatch",
+    "TestingError",
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",

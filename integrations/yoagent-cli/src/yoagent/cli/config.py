@@ -12,6 +12,8 @@ from typing import Any, cast
 from yoagent.core import ApiProtocol, ModelConfig, OpenAiCompat, ProviderError
 from yoagent.providers import models
 
+from ._errors import CliError
+
 OPENAI_COMPATIBLE = "openai-compatible"
 """The provider name of a model reached through ``--base-url`` alone."""
 
@@ -33,7 +35,7 @@ _GENERIC_COMPAT = OpenAiCompat(
 )
 
 
-class ConfigError(Exception):
+class ConfigError(CliError):
     """The flags or the environment do not say how to reach a model (exit code 2)."""
 
 

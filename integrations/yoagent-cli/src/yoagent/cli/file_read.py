@@ -20,6 +20,8 @@ from collections.abc import Callable
 
 from yoagent.tools import PathSandbox, SandboxError
 
+from ._errors import CliError
+
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NONBLOCK", 0)
@@ -38,7 +40,7 @@ _KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
 )
 
 
-class Unreadable(OSError):
+class Unreadable(CliError, OSError):
     """A file that is not read: ``str(error)`` is ``shown`` and the ``reason`` (``data is
     a FIFO, not a regular file``)."""
 

@@ -26,6 +26,7 @@ import anyio
 
 from yoagent.mcp import PREFIX_SEPARATOR, McpClient, McpError, McpToolSource
 
+from ._errors import CliError
 from .mcp_config import McpServerSpec
 from .settings import SERVER_NAME_LIMIT
 
@@ -33,7 +34,7 @@ LIST_TIMEOUT = 10.0
 """Seconds ``/mcp`` waits for a server's tool list before saying it did not answer."""
 
 
-class McpStartError(Exception):
+class McpStartError(CliError):
     """An MCP server could not be started or reached at start-up (exit code 2)."""
 
 

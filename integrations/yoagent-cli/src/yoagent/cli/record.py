@@ -19,10 +19,12 @@ from pathlib import Path
 from yoagent.gasp import NewGoal, Recorder, RecordingExtension
 from yoagent.gasp.identity import MANIFEST
 
+from ._errors import CliError
+
 AGENT_ID = "yoagent"
 
 
-class RecordError(Exception):
+class RecordError(CliError):
     """The ``--record`` repository cannot be used (exit code 2)."""
 
 

@@ -45,6 +45,7 @@ from pydantic import (
 
 from yoagent.core import ThinkingLevel
 
+from ._errors import CliError
 from .prices import PricingMode
 from .problems import base_url_problem
 from .project import project_folders
@@ -59,7 +60,7 @@ USER_ONLY: frozenset[str] = frozenset(
 """Keys a project file may not set (see the module docstring)."""
 
 
-class SettingsError(Exception):
+class SettingsError(CliError):
     """A config file cannot be read or holds a bad value (exit code 2)."""
 
 

@@ -22,6 +22,7 @@ from yoagent.core import CancelToken, ToolError, ToolResult
 from yoagent.core.support import http_client
 
 from ._config import OpenApiConfig
+from ._errors import httpx_errors
 from ._log_scrub import guarded_logs
 from ._secrets import Secrets, header_secrets
 
@@ -78,19 +79,21 @@ class Caller:
     async def call(self, outgoing: OutgoingRequest, cancel: CancelToken) -> ToolResult:
         """Send ``outgoing``; the response as a result, or a :class:`ToolError`."""
         timeout = self.config.timeout
+        label = outgoing.label
         reply: _Reply | None = None
-        with guarded_logs(self.secrets):
-            try:
-                with cancel.scope(), anyio.fail_after(timeout):
-                    reply = await self._exchange(outgoing)
-            except (TimeoutError, httpx.TimeoutException):
-                raise ToolError(
-                    f"{outgoing.label}: no complete response within {timeout:g} s (timed out)"
-                ) from None
-            except (httpx.HTTPError, httpx.InvalidURL) as error:
-                detail = self.secrets.scrub(str(error)).strip()
-                why = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
-                raise ToolError(f"{outgoing.label}: the request failed ({why})") from None
+        with (
+            guarded_logs(self.secrets),
+            httpx_errors(
+                lambda why: ToolError(f"{label}: the request failed ({why})"),
+                scrub=self.secrets.scrub,
+                timed_out=lambda: ToolError(
+                    f"{label}: no complete response within {timeout:g} s (timed out)"
+                ),
+            ),
+            cancel.scope(),
+            anyio.fail_after(timeout),
+        ):
+            reply = await self._exchange(outgoing)
         if reply is None:  # the run was cancelled while the request was in flight
             raise ToolError(f"{outgoing.label}: cancelled")
         return self._result(outgoing, reply)

@@ -20,7 +20,7 @@ import yaml
 
 from yoagent.core.support import http_client
 
-from ._errors import OpenApiError
+from ._errors import OpenApiError, httpx_errors
 
 MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
 """The largest document read (32 MiB: the largest public API descriptions are ~15 MiB)."""
@@ -78,16 +78,12 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, A
     origin = url_origin(url)
     if urlsplit(url).scheme not in ("http", "https"):
         raise OpenApiError(f"cannot fetch {origin}: only http and https URLs are fetched")
-    try:
+    with httpx_errors(lambda why: OpenApiError(f"cannot fetch the document from {origin}: {why}")):
         if client is not None:
             raw, final = await _get_capped(client, url)
         else:
             async with http_client(timeout=FETCH_TIMEOUT) as own:
                 raw, final = await _get_capped(own, url)
-    except httpx.HTTPError as error:
-        raise OpenApiError(
-            f"cannot fetch the document from {origin}: {type(error).__name__}"
-        ) from None
     return parse_text(_decode(raw, origin), origin=origin), final
 
 

@@ -22,7 +22,7 @@ from ._tools.contract import AgentTool, Delegation, ToolContext
 from ._tools.function_tool import as_tools
 from ._types.approval import PendingApproval
 from ._types.config import ModelConfig, ThinkingLevel
-from ._types.errors import ErrorKind
+from ._types.errors import ErrorKind, YoagentError
 from ._types.events import AgentEvent
 from ._types.messages import (
     AgentMessage,
@@ -42,7 +42,7 @@ PromptInput = str | AgentMessage | Sequence[AgentMessage]
 """A prompt: text, a message, or several messages."""
 
 
-class AgentBusyError(RuntimeError):
+class AgentBusyError(YoagentError, RuntimeError):
     """A run is already in progress on this agent."""
 
 

@@ -19,7 +19,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._loop.task_groups import ungrouped
-from ._types.errors import ErrorKind, restore_exception
+from ._types.errors import ErrorKind, YoagentError, restore_exception
 from ._types.events import AgentEvent
 from ._types.messages import AgentMessage
 
@@ -158,7 +158,7 @@ class RunStream(AsyncIterator[AgentEvent]):
                 yield event
 
 
-class RunFailedError(Exception):
+class RunFailedError(YoagentError):
     """A run ended in ``StopReason.ERROR``: the model call failed for good (after any
     retries), or a required extension failed the run.
 

@@ -43,6 +43,7 @@ from typing import Any, cast
 from ._support.atomic import atomic_write
 from ._types.adapters import is_validation_error
 from ._types.content import TextContent
+from ._types.errors import YoagentError
 from ._types.messages import (
     AgentMessage,
     AssistantMessage,
@@ -71,7 +72,7 @@ _RUN_ENDED = (StopReason.ERROR, StopReason.ABORTED, StopReason.REFUSAL)
 """A reply that ended its run this way has no tool results to wait for (as in the loop)."""
 
 
-class SessionError(Exception):
+class SessionError(YoagentError):
     """A session file cannot be read or written as asked."""
 
 

@@ -33,6 +33,8 @@ from yaml.error import Mark, MarkedYAMLError, YAMLError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
+from ._types.errors import YoagentError
+
 MAX_SKILL_BYTES = 256 * 1024
 """Largest skill file read: a SKILL.md when loading, another file by ``read_skill``."""
 MAX_FRONTMATTER_CHARS = 64 * 1024
@@ -50,7 +52,7 @@ _NULL = "tag:yaml.org,2002:null"
 _NULL_PATTERN = re.compile(r"^(?:~|null|Null|NULL|)$")
 
 
-class SkillError(ValueError):
+class SkillError(YoagentError, ValueError):
     """A SKILL.md file that cannot be used; the text names the line and the problem."""
 
 

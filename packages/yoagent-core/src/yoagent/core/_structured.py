@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._provider.protocol import OutputSchema
 from ._types.adapters import is_validation_error
+from ._types.errors import YoagentError
 from ._types.messages import AgentMessage, StopReason, last_assistant
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
@@ -16,7 +17,7 @@ if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagen
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
-class StructuredOutputError(Exception):
+class StructuredOutputError(YoagentError):
     """``prompt_structured`` got no valid value."""
 
 

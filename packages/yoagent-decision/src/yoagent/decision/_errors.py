@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from yoagent.core import YoagentError
+
 from ._answers import Evaluation
 
 
@@ -73,7 +75,7 @@ _PREFIX = {
 }
 
 
-class DecisionError(Exception):
+class DecisionError(YoagentError):
     """Everything a decision-model call can fail with; ``kind`` says which.
 
     Build one with the class methods (``DecisionError.http(...)``, ``.bad_response(...)``,

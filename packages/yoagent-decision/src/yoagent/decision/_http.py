@@ -14,7 +14,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -179,17 +180,31 @@ async def post_json(
     Errors: a malformed URL is ``INVALID`` (never retried); a connection failure is
     ``TRANSPORT``; a non-2xx is mapped by :func:`status_error`; a 2xx whose body cannot be
     read or is not JSON is ``BAD_RESPONSE`` — not retried, since the server already billed
-    it. The key is scrubbed from every error text.
+    it (:func:`httpx_errors`). The key is scrubbed from every error text.
     """
     headers = {"content-type": "application/json", "accept": "application/json"}
     if key is not None:
         headers["authorization"] = f"Bearer {key}"
-    try:
-        secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
+    with httpx_errors(url, key):
         if client is not None:
-            return await _exchange(client, url, body, headers, secrets)
+            return await _exchange(client, url, body, headers, key)
         async with http_client() as own:
-            return await _exchange(own, url, body, headers, secrets)
+            return await _exchange(own, url, body, headers, key)
+
+
+@contextmanager
+def httpx_errors(url: str, key: str | None, *, answered: bool = False) -> Generator[None]:
+    """Inside the block, httpx's errors become :class:`DecisionError`, never chained to
+    them: the package's one translation point.
+
+    A URL httpx cannot send to is ``INVALID``; a connection failure or a timeout is
+    ``TRANSPORT``, unless the server ``answered`` with a 2xx (it billed the call: a body
+    that then breaks off is ``BAD_RESPONSE``, which is not retried); any other (a body
+    that cannot be decoded) is ``BAD_RESPONSE``. ``key`` and the secret parts of ``url``
+    are scrubbed from the text.
+    """
+    try:
+        yield
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
         shown = scrub(display_url(url), [key])
         detail = scrub(str(error), [key, *url_secrets(url)])
@@ -197,8 +212,15 @@ async def post_json(
             f"the request could not be sent to {shown!r}: {detail}"
         ) from None
     except httpx.TransportError as error:
+        if answered:
+            raise DecisionError.bad_response(
+                f"could not read the response body: {type(error).__name__}"
+            ) from None
         detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
         raise DecisionError.transport(f"{type(error).__name__}: {detail}") from None
+    except httpx.HTTPError as error:
+        detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
+        raise DecisionError.bad_response(f"{type(error).__name__}: {detail}") from None
 
 
 async def _read(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
@@ -218,18 +240,13 @@ async def _exchange(
     url: str,
     body: bytes,
     headers: dict[str, str],
-    secrets: list[str | None],
+    key: str | None,
 ) -> Any:
+    secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
     async with client.stream("POST", url, content=body, headers=headers) as response:
         ok = 200 <= response.status_code < 300
-        try:
+        with httpx_errors(url, key, answered=ok):
             raw, cut = await _read(response, MAX_RESPONSE_BYTES if ok else MAX_ERROR_READ)
-        except httpx.TransportError as error:
-            if not ok:
-                raise
-            raise DecisionError.bad_response(
-                f"could not read the response body: {type(error).__name__}"
-            ) from None
     if ok and cut:
         raise DecisionError.bad_response(
             f"the response is over {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"

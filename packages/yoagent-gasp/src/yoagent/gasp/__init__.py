@@ -1,6 +1,7 @@
 """yoagent.gasp: every agent run recorded in a git repository (GASP), restorable by clone
 and replay, and the protocol's seven conformance checks."""
 
+from ._errors import GaspError
 from .checks import CheckReport, run_all
 from .envelope import Actor, EnvelopeError, Event, new_id
 from .extension import RecordingExtension, default_task
@@ -47,6 +48,7 @@ __all__ = [
     "Event",
     "ExistingGoal",
     "Fold",
+    "GaspError",
     "GoalNotFoundError",
     "GoalRef",
     "Graph",

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ._errors import GaspError
 from ._json import as_object, dumps
 
 SCHEMA_VERSION = 1
@@ -47,7 +48,7 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class EnvelopeError(ValueError):
+class EnvelopeError(GaspError, ValueError):
     """A log line is not a valid event envelope."""
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from ._errors import GaspError
+
 MANIFEST = "AGENT.md"
 IDENTITY_DIR = "identity"
 SPEC_VERSION = 1
@@ -64,7 +66,7 @@ def identity_hash(root: str | Path, folder: str = IDENTITY_DIR) -> str:
     return digest.hexdigest()
 
 
-class ManifestError(ValueError):
+class ManifestError(GaspError, ValueError):
     """``AGENT.md`` is missing its yaml block, or the block is not a mapping."""
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from yoagent.core.support import atomic_write
 
+from ._errors import GaspError
 from .envelope import now_ms
 
 try:
@@ -42,7 +43,7 @@ DEFAULT_TTL = 600.0
 """Seconds a lease lasts without renewal."""
 
 
-class LeaseError(RuntimeError):
+class LeaseError(GaspError, RuntimeError):
     """The lease could not be taken."""
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._errors import GaspError
 from ._json import as_array, as_object, clone
 
 
-class OpsError(ValueError):
+class OpsError(GaspError, ValueError):
     """A ``state.ops_applied`` payload that does not parse as ops."""
 
 

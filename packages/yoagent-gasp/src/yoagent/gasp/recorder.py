@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ._appender import Appender
 from ._delegations import RunTree
+from ._errors import GaspError
 from ._mapping import goal_entries
 from ._run_writer import RunWriter
 from .envelope import Actor, new_id, now_ms
@@ -52,11 +53,11 @@ GoalRef = NewGoal | ExistingGoal
 """Which goal a recorder's runs serve."""
 
 
-class RecorderBusyError(RuntimeError):
+class RecorderBusyError(GaspError, RuntimeError):
     """A recording is still open on this recorder (one run at a time)."""
 
 
-class GoalNotFoundError(ValueError):
+class GoalNotFoundError(GaspError, ValueError):
     """An :class:`ExistingGoal` that is not a goal of this repository."""
 
 

@@ -11,6 +11,7 @@ import anyio
 
 from yoagent.core import AgentEvent
 
+from ._errors import GaspError
 from ._run_writer import RunWriter
 
 logger = logging.getLogger("yoagent.gasp")
@@ -18,7 +19,7 @@ logger = logging.getLogger("yoagent.gasp")
 EventSink = Callable[[AgentEvent], None]
 
 
-class RecordingError(RuntimeError):
+class RecordingError(GaspError, RuntimeError):
     """Recording a run failed (the run itself went on); the cause is chained."""
 
 

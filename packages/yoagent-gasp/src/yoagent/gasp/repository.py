@@ -22,6 +22,8 @@ import git
 
 from yoagent.core.support import atomic_write
 
+from ._errors import GaspError
+from ._git import git_errors
 from .fold import LOG_PATH
 from .identity import IDENTITY_DIR, MANIFEST, Manifest, identity_hash, read_manifest
 from .lease import LEASE_PATH
@@ -37,7 +39,7 @@ _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """A symlink swapped in for the log after opening was checked is refused, not followed."""
 
 
-class RepositoryError(RuntimeError):
+class RepositoryError(GaspError, RuntimeError):
     """The directory is not a usable agent repository, or git refused an operation."""
 
 
@@ -108,12 +110,9 @@ class AgentRepo:
     def open(cls, root: str | Path) -> AgentRepo:
         """Open an existing agent repository (its work tree root)."""
         base = Path(root)
-        try:
+        missing = f"{base} is not a git repository (the GASP layout requires one)"
+        with git_errors(RepositoryError, "git", not_a_repository=missing):
             repo = git.Repo(base)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise RepositoryError(
-                f"{base} is not a git repository (the GASP layout requires one)"
-            ) from None
         if repo.working_tree_dir is None or Path(repo.working_tree_dir).resolve() != base.resolve():
             raise RepositoryError(f"{base} is not the root of a git work tree")
         read_manifest(base)  # not an agent repository: refused before anything is written
@@ -221,16 +220,13 @@ class AgentRepo:
         present = [p for p in paths if (self.root / p).exists()]
         if not present:
             return None
-        try:
+        with git_errors(RepositoryError, "git commit"):
             self.git.git.add("--", *present)
             if not self.git.git.diff("--cached", "--name-only", "--", *present).strip():
                 return None
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", *present, env=self._commit_env()
             )
-        except git.GitCommandError as error:
-            detail = (error.stderr or "").strip() or str(error)
-            raise RepositoryError(f"git commit failed: {detail}") from None
         return self.git.head.commit.hexsha
 
     def commit_scaffolding(self) -> str | None:
@@ -294,11 +290,8 @@ class AgentRepo:
                 == committed.hexsha
             ):
                 return None
-        try:
+        with git_errors(RepositoryError, "git commit"):
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", LOG_PATH, env=self._commit_env()
             )
-        except git.GitCommandError as error:
-            detail = (error.stderr or "").strip() or str(error)
-            raise RepositoryError(f"git commit failed: {detail}") from None
         return self.git.head.commit.hexsha

@@ -21,6 +21,8 @@ import git
 
 from yoagent.core import SkillSet, load_skills
 
+from ._errors import GaspError
+from ._git import git_errors
 from .fold import LOG_PATH, Fold, fold_log
 from .graph import Graph
 from .identity import (
@@ -45,7 +47,7 @@ def _redacted(text: str) -> str:
     return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
-class RestoreError(RuntimeError):
+class RestoreError(GaspError, RuntimeError):
     """The repository cannot be restored as it is (no manifest, another spec version, an
     identity that does not match its hash, a clone that failed, an unknown ``at``)."""
 
@@ -170,9 +172,6 @@ def _load_skills(base: Path) -> SkillSet:
 
 def restore(source: str | Path, destination: str | Path, *, at: str | None = None) -> RestoredAgent:
     """``git clone source destination``, then :func:`load` the clone."""
-    try:
+    with git_errors(RestoreError, "git clone", shown=_redacted):
         git.Repo.clone_from(str(source), str(destination))
-    except git.GitCommandError as error:
-        detail = (error.stderr or "").strip() or str(error)
-        raise RestoreError(f"git clone failed: {_redacted(detail)}") from None
     return load(destination, at=at)

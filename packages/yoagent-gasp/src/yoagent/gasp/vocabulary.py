@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._errors import GaspError
 from ._json import as_array, as_object, loads_strict
 
 NODE_KINDS = frozenset(
@@ -75,7 +76,7 @@ class Vocabulary:
     """Packs that could not be read or do not parse (a defect of the repository)."""
 
 
-class PackError(ValueError):
+class PackError(GaspError, ValueError):
     """A pack file that does not parse as a yoagent-state ``Pack``."""
 
 

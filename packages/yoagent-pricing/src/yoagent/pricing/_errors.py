@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+from yoagent.core import YoagentError
+
 _LISTED_PROBLEMS = 10
 
 
-class PriceError(Exception):
-    """Base of every error this package raises."""
+class PriceError(YoagentError):
+    """Base of every error this package raises (a :class:`~yoagent.core.YoagentError`)."""
 
 
 class PriceDataError(PriceError, ValueError):

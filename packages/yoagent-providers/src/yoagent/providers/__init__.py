@@ -10,6 +10,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ._body import StreamLimits
+from ._errors import ProvidersError
 from ._pool import aclose_shared_clients
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ __all__ = [
     "GoogleProvider",
     "OpenAiCompletionsProvider",
     "OpenAiResponsesProvider",
+    "ProvidersError",
     "StreamLimits",
     "VertexProvider",
     "aclose_shared_clients",

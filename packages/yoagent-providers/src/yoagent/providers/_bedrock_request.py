@@ -20,9 +20,9 @@ from yoagent.core import (
     UserMessage,
 )
 
+from ._anthropic_request import thinking_budget
 from ._logging import logger, warn_once
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
-from .anthropic import thinking_budget
 
 PROTOCOL = ApiProtocol.BEDROCK_CONVERSE_STREAM
 CACHE_POINT: dict[str, Any] = {"cachePoint": {"type": "default"}}

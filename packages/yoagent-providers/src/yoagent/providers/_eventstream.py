@@ -24,6 +24,8 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from enum import IntEnum
 
+from ._errors import ProvidersError
+
 MAX_HEADERS_LENGTH = 128 * 1024
 """The largest headers section accepted (the limit the AWS SDKs enforce)."""
 MAX_PAYLOAD_LENGTH = 24 * 1024 * 1024
@@ -68,7 +70,7 @@ HeaderValue = bool | int | bytes | str | uuid.UUID
 bytes, str or UUID."""
 
 
-class EventStreamError(ValueError):
+class EventStreamError(ProvidersError, ValueError):
     """The body is not a well-formed event stream; the message says what was wrong."""
 
 

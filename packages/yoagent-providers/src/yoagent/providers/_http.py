@@ -1,9 +1,11 @@
-"""The HTTP side of a provider: keys, headers, the request body, the client and the read loop."""
+"""The HTTP side of a provider: the request body, the client and the read loop.
+
+Which key a request sends is ``_keys``'s; what a header may hold is ``_headers``'s.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, asynccontextmanager
@@ -14,22 +16,21 @@ import httpx
 import sniffio
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
-from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
+from ._headers import check_headers, merge_headers
 from ._http_errors import (
     KeySource,
     bad_url,
     from_http_status,
     from_stream_error,
-    from_transport,
+    httpx_errors,
     malformed,
     url_problem,
 )
 from ._json import as_dict, parse_json
 from ._pool import DEFAULT_TIMEOUT, shared_client
 from ._sse import SseEvent, SseReader
-from ._vendors import VENDORS
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -37,11 +38,7 @@ __all__ = [
     "HttpProvider",
     "StreamLimits",
     "Transport",
-    "check_headers",
     "encode_body",
-    "key_variables",
-    "merge_headers",
-    "resolve_key",
 ]
 
 _MAX_ERROR_BODY = 64 * 1024
@@ -49,96 +46,8 @@ _MAX_DRAIN = 64 * 1024
 _DRAIN_SECONDS = 0.5
 
 
-SENSITIVE_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
-# What HTTP/1.1 lets a header hold: visible ASCII, space and tab; names are tokens.
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_UNSENDABLE = "a line break, a control character or a non-ASCII character"
 # Lone surrogates (undecodable bytes kept by `surrogateescape`) cannot be UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def key_variables(config: ModelConfig) -> tuple[str, ...]:
-    """The environment variables a key for ``config`` is read from, in order.
-
-    ``config.key_variable``, else the vendor row's variable for ``config.provider``, then
-    the fallbacks ``YOAGENT_API_KEY`` and ``API_KEY`` (never for Bedrock or Vertex AI,
-    which read their own credentials).
-    """
-    own = config.key_variable
-    if not own:
-        row = VENDORS.get(config.provider)
-        own = row.key_variable if row is not None and row.key_variable else ""
-    mine = (own,) if own else ()
-    return mine if config.api in SELF_AUTHENTICATING else mine + FALLBACK_KEY_VARIABLES
-
-
-def header_secrets(headers: Mapping[str, str]) -> tuple[str, ...]:
-    """Credentials the user put in headers, to scrub from messages like the key."""
-    return tuple(
-        value.removeprefix("Bearer ").strip()
-        for name, value in headers.items()
-        if name.lower() in SENSITIVE_HEADERS
-    )
-
-
-def check_key(key: str, origin: str) -> None:
-    """Refuse a key that cannot be sent as a header, naming where it came from."""
-    if not _HEADER_VALUE.fullmatch(key):
-        raise ProviderError(
-            ErrorKind.AUTH,
-            f"the key from {origin} cannot be sent: it holds {_UNSENDABLE}; check its value",
-        )
-
-
-def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
-    """The key to send for ``config`` and where it came from (never logged or shown)."""
-    variables = key_variables(config)
-    hint = variables[0]
-    extra = header_secrets(config.headers)
-    if config.api_key:
-        key = config.api_key.strip()
-        origin = next(
-            (name for name in variables if os.environ.get(name, "").strip() == key),
-            "ModelConfig.api_key",
-        )
-    else:
-        found = next(
-            ((name, value) for name in variables if (value := os.environ.get(name, "").strip())),
-            None,
-        )
-        if found is None:
-            # Local servers (Ollama, LM Studio, vLLM) need none; a remote one answers 401,
-            # which names `hint`.
-            return "", KeySource(origin="", hint=hint, secrets=extra)
-        origin, key = found
-    check_key(key, origin)
-    return key, KeySource(origin=origin, hint=hint, secrets=(key, *extra))
-
-
-def merge_headers(ours: Mapping[str, str], user: Mapping[str, str]) -> dict[str, str]:
-    """``ours`` with ``user``'s headers added last: a user header replaces ours of the same
-    name in any case (HTTP names are case-insensitive, and httpx would send ``Authorization``
-    and ``authorization`` as two headers), keeping the user's spelling."""
-    merged: dict[str, tuple[str, str]] = {}
-    for name, value in (*ours.items(), *user.items()):
-        merged[name.lower()] = (name, value)
-    return dict(merged.values())
-
-
-def check_headers(headers: Mapping[str, str]) -> None:
-    """Refuse, before sending, a header HTTP cannot carry; the error names it, never its value.
-
-    A credential header is an AUTH error, any other an OTHER error: retrying cannot help.
-    """
-    for name, value in headers.items():
-        if _HEADER_NAME.fullmatch(name) is None:
-            raise ProviderError(ErrorKind.OTHER, f"{name!r} is not a valid HTTP header name")
-        if _HEADER_VALUE.fullmatch(value) is None:
-            kind = ErrorKind.AUTH if name.lower() in SENSITIVE_HEADERS else ErrorKind.OTHER
-            raise ProviderError(
-                kind, f"the {name} header cannot be sent: its value holds {_UNSENDABLE}"
-            )
 
 
 def _readable_surrogate(match: re.Match[str]) -> str:
@@ -231,7 +140,7 @@ class Transport:
             raise bad_url(problem, key)
         sent = merge_headers({"accept-encoding": ACCEPT_ENCODING}, headers)
         timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
-        try:
+        with httpx_errors(key):
             client = self.client_for(url)
             async with client.stream(
                 "POST", url, headers=sent, content=body, timeout=timeout
@@ -248,10 +157,6 @@ class Transport:
                     bounded_body(response.aiter_raw(), encoding, self.limits)
                 ) as decoded:
                     yield decoded
-        except httpx.HTTPError as exc:
-            raise from_transport(exc, key) from None
-        except httpx.InvalidURL as exc:
-            raise bad_url(str(exc), key) from None
 
     async def post(
         self,

@@ -1,6 +1,7 @@
 """The one place that turns what went wrong on the wire into a :class:`ProviderError`.
 
-HTTP statuses and error bodies, in-stream error events, transport failures and bodies
+HTTP statuses and error bodies, in-stream error events, transport failures (httpx's
+errors: :func:`httpx_errors` is where any of them becomes a ``ProviderError``) and bodies
 that end early all pass through here, so the rules hold everywhere: rate limits are
 checked before overflow phrases (``yoagent.core.classify``), an auth failure names the
 variable the key came from, and no text that leaves this module contains the key.
@@ -9,7 +10,8 @@ variable the key came from, and no text that leaves this module contains the key
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, cast
@@ -188,6 +190,25 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
     text = f"{what}: {detail}" if detail else what
     logger.debug("network failure: %s", text)
     return ProviderError(ErrorKind.NETWORK, text)
+
+
+@contextmanager
+def httpx_errors(
+    key: KeySource, invalid_url: Callable[[str], ProviderError] | None = None
+) -> Generator[None]:
+    """Inside the block, httpx's errors become :class:`ProviderError`, never chained to them.
+
+    A transport failure or a timeout is :func:`from_transport`'s NETWORK error; a URL
+    httpx refuses is ``invalid_url(its message)``, :func:`bad_url` by default. Texts are
+    scrubbed of ``key``'s secrets.
+    """
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        raise from_transport(exc, key) from None
+    except httpx.InvalidURL as exc:
+        detail = str(exc)
+        raise (bad_url(detail, key) if invalid_url is None else invalid_url(detail)) from None
 
 
 def ended_early(what: str) -> ProviderError:

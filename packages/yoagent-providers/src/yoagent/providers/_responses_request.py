@@ -21,8 +21,6 @@ from yoagent.core import (
     ApiProtocol,
     AssistantMessage,
     ImageContent,
-    ModelConfig,
-    OpenAiCompat,
     StreamConfig,
     TextContent,
     ThinkingContent,
@@ -32,21 +30,16 @@ from yoagent.core import (
 )
 from yoagent.core.provider import Message
 
+from ._completions_request import compat_of, reasoning_effort
 from ._json import as_dict, as_list, as_str, parse_json
 from ._logging import logger, warn_once
 from ._messages import WireMessage
-from .openai_completions import reasoning_effort
 
 INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content"
 CALL_IDS_KEY = "call_ids"
 """In a stored reasoning item: ``call_id`` → the ``fc_…`` id of each function call after it."""
 MESSAGE_ID_KEY = "message_id"
 """In a stored reasoning item: the ``msg_…`` id of the first message after it."""
-
-
-def compat_of(model: ModelConfig) -> OpenAiCompat:
-    """The model's ``OpenAiCompat`` (defaults when it has none)."""
-    return model.compat if isinstance(model.compat, OpenAiCompat) else OpenAiCompat()
 
 
 def input_parts(blocks: Sequence[TextContent | ImageContent]) -> list[dict[str, Any]]:

@@ -18,8 +18,9 @@ First match wins:
 
 Nothing else (no metadata server, no workload identity federation): another file type
 is an ``AUTH`` error naming it, as is finding no credentials at all. No Google SDK is
-needed. Secrets from the file (refresh token, client secret, private key) and the
-tokens never appear in an error or a log line.
+needed; a ``service_account`` file needs ``cryptography`` to sign its JWT (the ``vertex``
+extra, imported only then). Secrets from the file (refresh token, client secret, private
+key) and the tokens never appear in an error or a log line.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ from anyio.lowlevel import RunVar
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
 
 from ._body import ACCEPT_ENCODING, read_prefix
-from ._http import check_key, header_secrets
-from ._http_errors import KeySource, from_http_status, from_transport, scrub, url_problem
+from ._headers import header_secrets
+from ._http_errors import KeySource, from_http_status, httpx_errors, scrub, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
-from ._rs256 import KeyFormatError, load_private_key, sign
+from ._keys import check_key
 
 TOKEN_VARIABLE = "GOOGLE_CLOUD_ACCESS_TOKEN"
 CREDENTIALS_VARIABLE = "GOOGLE_APPLICATION_CREDENTIALS"
@@ -248,14 +249,41 @@ def _jwt_form(info: Mapping[str, Any], path: Path) -> dict[str, str]:
         + "."
         + _b64url(json.dumps(claims, separators=(",", ":")).encode())
     )
-    try:
-        signature = sign(load_private_key(pem), signing_input.encode())
-    except KeyFormatError as exc:
-        raise ProviderError(
-            ErrorKind.AUTH, f"the private key in {path} cannot be used: {exc}"
-        ) from None
+    signature = _rs256(pem, signing_input.encode(), path)
     assertion = f"{signing_input}.{_b64url(signature)}"
     return {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion}
+
+
+VERTEX_EXTRA = "yoagent-providers[vertex]"
+"""The extra that installs what signing a service account's JWT needs (``cryptography``)."""
+
+
+def _rs256(pem: str, message: bytes, path: Path) -> bytes:
+    """The RS256 signature (RSASSA-PKCS1-v1_5 with SHA-256) of ``message`` with the RSA
+    private key in ``pem`` (PKCS#8 or PKCS#1), made by ``cryptography``, which is imported
+    here: only a service-account key needs it."""
+    try:
+        from cryptography.exceptions import UnsupportedAlgorithm
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+    except ImportError:
+        raise ProviderError(
+            ErrorKind.OTHER,
+            f"signing with the service-account key in {path} needs the cryptography "
+            f"package: pip install '{VERTEX_EXTRA}'",
+        ) from None
+    try:
+        key = serialization.load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        # Its text may quote the key: it is not shown.
+        key = None
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ProviderError(
+            ErrorKind.AUTH,
+            f"the private key in {path} cannot be used: it is not an unencrypted RSA "
+            "private key in PEM",
+        )
+    return key.sign(message, padding.PKCS1v15(), hashes.SHA256())
 
 
 async def _exchange(
@@ -268,7 +296,9 @@ async def _exchange(
         raise ProviderError(
             ErrorKind.AUTH, f"the token_uri in {source.origin} cannot be used: {problem}"
         )
-    try:
+    not_a_url = f"the token_uri in {source.origin} is not a valid URL"
+    scrubbed = KeySource(source.origin, source.hint, secrets)
+    with httpx_errors(scrubbed, lambda _: ProviderError(ErrorKind.AUTH, not_a_url)):
         async with client_for(token_uri).stream(
             "POST",
             token_uri,
@@ -278,12 +308,6 @@ async def _exchange(
         ) as response:
             encoding = response.headers.get("content-encoding", "")
             raw = await read_prefix(response.aiter_raw(), encoding, _MAX_TOKEN_REPLY)
-    except httpx.HTTPError as exc:
-        raise from_transport(exc, KeySource(source.origin, source.hint, secrets)) from None
-    except httpx.InvalidURL:
-        raise ProviderError(
-            ErrorKind.AUTH, f"the token_uri in {source.origin} is not a valid URL"
-        ) from None
     if response.status_code in (400, 401, 403):
         try:
             detail = as_dict(parse_json(raw))

@@ -18,7 +18,9 @@ from yoagent.core import (
     StreamConfig,
 )
 
-from ._http import HttpProvider, merge_headers, resolve_key
+from ._headers import merge_headers
+from ._http import HttpProvider
+from ._keys import resolve_key
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 

@@ -37,7 +37,8 @@ from ._aws_credentials import (
 )
 from ._bedrock_request import PROTOCOL, build_request_body
 from ._bedrock_stream import BedrockReader
-from ._http import HttpOptions, HttpProvider, encode_body, header_secrets, merge_headers
+from ._headers import header_secrets, merge_headers
+from ._http import HttpOptions, HttpProvider, encode_body
 from ._http_errors import KeySource, bad_url, url_problem
 from ._sigv4 import sign
 from ._vendors import key_hint

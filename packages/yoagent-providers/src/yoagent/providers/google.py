@@ -14,7 +14,9 @@ from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider, merge_headers, resolve_key
+from ._headers import merge_headers
+from ._http import HttpProvider
+from ._keys import resolve_key
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"

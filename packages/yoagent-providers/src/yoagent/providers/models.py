@@ -22,6 +22,7 @@ from yoagent.core import (
 )
 
 from ._aws_credentials import SharedFiles, runtime_url
+from ._errors import ProvidersError
 from ._vendors import (
     VENDORS,
     Vendor,
@@ -428,7 +429,7 @@ _PRESETS: dict[tuple[str, str], Callable[[], ModelConfig]] = {
 }
 
 
-class UnknownPresetError(KeyError):
+class UnknownPresetError(ProvidersError, KeyError):
     """No preset has that provider and id."""
 
     def __str__(self) -> str:

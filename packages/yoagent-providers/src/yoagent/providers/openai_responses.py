@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
 
-from ._http import HttpProvider, merge_headers, resolve_key
+from ._headers import merge_headers
+from ._http import HttpProvider
+from ._keys import resolve_key
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 

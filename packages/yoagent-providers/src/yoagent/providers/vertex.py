@@ -23,7 +23,8 @@ from yoagent.core import (
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._http import HttpProvider, merge_headers
+from ._headers import merge_headers
+from ._http import HttpProvider
 from ._vertex_auth import vertex_credentials
 
 

@@ -2,6 +2,7 @@
 
 from ._cassette import Cassette
 from ._codec import CassetteError, request_json
+from ._errors import TestingError
 from ._fork import fork, fork_point, fork_provider
 from ._lines import FORMAT_VERSION
 from ._match import Difference, Match, RequestMismatch, first_difference
@@ -29,6 +30,7 @@ __all__ = [
     "ReplayProvider",
     "ReplayingTool",
     "RequestMismatch",
+    "TestingError",
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",

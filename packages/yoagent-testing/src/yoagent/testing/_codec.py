@@ -23,6 +23,7 @@ from yoagent.core import (
     message_adapter,
 )
 
+from ._errors import TestingError
 from ._secrets import endpoint_json
 
 JsonObject = dict[str, Any]
@@ -30,7 +31,7 @@ Delta = TextDelta | ThinkingDelta | ToolCallDelta
 Block = TextContent | ImageContent
 
 
-class CassetteError(Exception):
+class CassetteError(TestingError):
     """A cassette cannot be read, or does not hold what was asked of it."""
 
 

@@ -11,6 +11,7 @@ from typing import Any, cast
 from yoagent.core import ErrorKind, ProviderError
 
 from ._codec import JsonObject
+from ._errors import TestingError
 
 Normalizer = Callable[[JsonObject], JsonObject]
 
@@ -194,7 +195,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
-class RequestMismatch(ProviderError):
+class RequestMismatch(TestingError, ProviderError):
     """A request that no recorded call serves. ``difference`` is where it first departs
     from the call it was compared with (``None`` when the cassette had no call left)."""
 

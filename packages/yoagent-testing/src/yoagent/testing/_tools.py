@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 from yoagent.core import AgentTool, TextContent, ToolContext, ToolError, ToolResult
 
 from ._codec import JsonObject, blocks_from_json, blocks_json, json_value
+from ._errors import TestingError
 from ._match import canonical_json
 from ._records import RecordedTool
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from ._writer import CassetteWriter
 
 
-class ToolResultMismatch(ToolError):
+class ToolResultMismatch(TestingError, ToolError):
     """A tool call a replay has no recorded result for (or one recorded with another tool
     or other arguments). The model reads it as the call's error result."""
 

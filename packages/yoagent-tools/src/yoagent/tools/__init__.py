@@ -1,6 +1,7 @@
 """yoagent.tools: the built-in coding tools and the path sandbox they share."""
 
 from ._defaults import default_tools
+from ._errors import ToolsError
 from .bash import BashTool
 from .edit_file import EditFileTool
 from .list_files import ListFilesTool
@@ -18,6 +19,7 @@ __all__ = [
     "ReadFileTool",
     "SandboxError",
     "SearchTool",
+    "ToolsError",
     "WriteFileTool",
     "default_tools",
     "find_ripgrep",

@@ -18,6 +18,7 @@ from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
 
 from ._base import BuiltinTool
 from ._diff import ChangedSpans, Span, unified_diff
+from ._errors import ToolsError
 from ._fs import decode_text, open_for_read, read_all, sandboxed_write, write_lock
 from ._text import visible_name
 from .sandbox import PathSandbox, StrPath
@@ -47,7 +48,7 @@ the previous one, and if any fails, none is applied. The file keeps its line
 endings (LF or CRLF) and encoding. To create a file, use write_file."""
 
 
-class EditError(ToolError):
+class EditError(ToolsError, ToolError):
     """An edit could not be applied; the file was left unchanged."""
 
 

@@ -30,6 +30,7 @@ from typing import Final
 
 from yoagent.core import ToolError
 
+from ._errors import ToolsError
 from ._text import visible_name
 
 MAX_SYMLINK_HOPS: Final = 40
@@ -38,7 +39,7 @@ MAX_SYMLINK_HOPS: Final = 40
 StrPath = str | os.PathLike[str]
 
 
-class SandboxError(ToolError):
+class SandboxError(ToolsError, ToolError):
     """A path was refused by the sandbox (outside the roots, a NUL byte, a symlink loop)."""
 
 

@@ -15,13 +15,14 @@ from typing import cast
 
 from yoagent.core._hooks.basic import Allow, ApprovalDecision, Deny, Modify
 from yoagent.core._types.approval import PendingApproval
+from yoagent.core._types.errors import YoagentError
 from yoagent.core._types.messages import AgentMessage
 
 Decisions = Mapping[str, ApprovalDecision] | Allow | Deny
 """Decisions per held call id, or one ``Allow`` / ``Deny`` for every held call."""
 
 
-class ResumeError(ValueError):
+class ResumeError(YoagentError, ValueError):
     """A resume that cannot be done: nothing is held, or the decisions do not fit the
     held calls (an unknown id, a missing decision, something not a decision)."""
 

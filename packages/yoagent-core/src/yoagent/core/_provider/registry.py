@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from yoagent.core._logging import logger
 from yoagent.core._types.config import ApiProtocol, ModelConfig
+from yoagent.core._types.errors import YoagentError
 
 from .metadata import entry_points, version
 from .protocol import StreamProvider
@@ -40,7 +41,7 @@ def _not_found(api: ApiProtocol) -> str:
     )
 
 
-class ProviderNotFoundError(LookupError):
+class ProviderNotFoundError(YoagentError, LookupError):
     """No provider is registered or installed for a protocol."""
 
 

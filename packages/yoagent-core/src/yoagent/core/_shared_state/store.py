@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 import anyio.to_thread
 
 from yoagent.core._support.atomic import atomic_write
+from yoagent.core._types.errors import YoagentError
 
 KeyList = list[str]
 
@@ -36,7 +37,7 @@ _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class SharedStateError(Exception):
+class SharedStateError(YoagentError):
     """A shared-state operation was refused; the text says why and what to do."""
 
 

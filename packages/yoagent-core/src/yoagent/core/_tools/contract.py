@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from yoagent.core._cancel import CancelToken
 from yoagent.core._types.content import TextContent, UserContent
+from yoagent.core._types.errors import YoagentError
 from yoagent.core._types.events import AgentEvent, SubAgentEvent
 from yoagent.core._types.stats import RunSpend, SessionStats
 
@@ -30,7 +31,7 @@ class ToolResult:
         return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
 
 
-class ToolError(Exception):
+class ToolError(YoagentError):
     """Raised by a tool to fail the call with a message the model reads.
 
     The run goes on: the model gets an error result carrying ``str(error)``; ``details``

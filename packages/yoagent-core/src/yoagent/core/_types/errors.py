@@ -1,4 +1,5 @@
-"""ProviderError and the one place that classifies what went wrong with a model call."""
+"""YoagentError, ProviderError and the one place that classifies what went wrong with a
+model call."""
 
 from __future__ import annotations
 
@@ -19,6 +20,18 @@ def restore_exception(cls: type[E], args: tuple[Any, ...], state: dict[str, Any]
     return error
 
 
+class YoagentError(Exception):
+    """The base of every error yoagent raises on purpose: ``except YoagentError`` catches
+    what any yoagent package raises (each package's own base derives from it).
+
+    Misuse of a call (an argument of the wrong type or value, a call made in the wrong
+    state) raises the built-in ``TypeError`` / ``ValueError`` / ``RuntimeError`` as the
+    standard library does; a named exception class of a yoagent package is always a
+    ``YoagentError``, keeping its built-in base (``ValueError``, ``LookupError``, ...)
+    where it has one.
+    """
+
+
 class ErrorKind(StrEnum):
     """What kind of failure a provider reports. Only RATE_LIMITED and NETWORK are retried."""
 
@@ -35,7 +48,7 @@ class ErrorKind(StrEnum):
         return self in (ErrorKind.RATE_LIMITED, ErrorKind.NETWORK)
 
 
-class ProviderError(Exception):
+class ProviderError(YoagentError):
     """A model call failed. ``kind`` says how; ``retry_after`` is the server's advice, in seconds.
 
     The message never contains a secret: providers name the variable a key came from,

@@ -1,0 +1,240 @@
+"""One error base: ``except YoagentError`` catches every error the project raises on purpose.
+
+Each package's exceptions are walked (every public module, every ``__all__``): each is a
+``YoagentError`` and, when the package defines it, under that package's own base. A
+foreign library's errors are translated in one place per package: an httpx error on each
+package's HTTP path, and a git failure in GASP, arrive as the package's own error, never
+chained to the foreign one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from yoagent.cli import CliError
+from yoagent.core import (
+    ApiProtocol,
+    ModelConfig,
+    ProviderError,
+    RetryConfig,
+    StreamConfig,
+    ToolContext,
+    ToolError,
+    UserMessage,
+    YoagentError,
+)
+from yoagent.decision import DecisionError, DecisionModel
+from yoagent.gasp import AgentRepo, GaspError, RepositoryError, RestoreError, restore
+from yoagent.mcp import McpClient, McpError
+from yoagent.openapi import OpenApiError, OpenApiToolAdapter
+from yoagent.pricing import PriceError, PriceFetchError, PriceSource, fetch_prices
+from yoagent.providers import OpenAiCompletionsProvider, ProvidersError
+from yoagent.testing import TestingError
+from yoagent.tools import ToolsError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BASES: dict[str, type[YoagentError] | None] = {
+    "yoagent.core": YoagentError,
+    "yoagent.providers": ProvidersError,
+    "yoagent.tools": ToolsError,
+    "yoagent.mcp": McpError,
+    "yoagent.pricing": PriceError,
+    "yoagent.decision": DecisionError,
+    "yoagent.gasp": GaspError,
+    "yoagent.testing": TestingError,
+    "yoagent.cli": CliError,
+    "yoagent.openapi": OpenApiError,
+    # Ray raises no error of its own: a task's failure is data (TaskError on its result),
+    # and misuse (a bad argument, a batch run twice) is a built-in error.
+    "yoagent.ray": None,
+}
+"""Each package's base for the errors it defines (``None``: it defines none)."""
+
+
+def _public_modules(package: str) -> Iterator[ModuleType]:
+    root = importlib.import_module(package)
+    yield root
+    for found in pkgutil.walk_packages(root.__path__, package + "."):
+        parts = found.name.split(".")
+        if any(part.startswith("_") for part in parts):
+            continue  # private modules, __main__ included
+        yield importlib.import_module(found.name)
+
+
+def _exceptions(package: str) -> dict[str, type[BaseException]]:
+    """Every exception class a user of ``package`` can reach by a public name: in an
+    ``__all__``, or defined in a public module."""
+    found: dict[str, type[BaseException]] = {}
+    for module in _public_modules(package):
+        exported = set(getattr(module, "__all__", ()))
+        for name, value in vars(module).items():
+            if not (inspect.isclass(value) and issubclass(value, BaseException)):
+                continue
+            defined_here = value.__module__.split(".")[:2] == package.split(".")
+            if name in exported or (defined_here and not name.startswith("_")):
+                found[f"{module.__name__}.{name}"] = value
+    return found
+
+
+def test_every_package_is_in_the_table() -> None:
+    """A new package gets a base (or says it raises none) the day it appears."""
+    packages = {
+        f"yoagent.{init.parent.name}"
+        for pattern in (
+            "packages/*/src/yoagent/*/__init__.py",
+            "integrations/*/src/yoagent/*/__init__.py",
+        )
+        for init in ROOT.glob(pattern)
+    }
+    assert packages == set(BASES)
+
+
+@pytest.mark.parametrize("package", sorted(BASES))
+def test_every_public_exception_is_a_yoagent_error_under_its_package_base(package: str) -> None:
+    base = BASES[package]
+    found = _exceptions(package)
+    outside = sorted(name for name, cls in found.items() if not issubclass(cls, YoagentError))
+    assert outside == []
+    own = {name: cls for name, cls in found.items() if cls.__module__.startswith(package)}
+    if base is None:
+        assert own == {}, "this package now defines errors: give it a base under YoagentError"
+        return
+    assert issubclass(base, YoagentError)
+    assert sorted(name for name, cls in own.items() if not issubclass(cls, base)) == []
+
+
+def test_the_walk_sees_the_errors_it_must() -> None:
+    """The walk reaches errors outside the packages' ``__all__`` (public modules)."""
+    assert "yoagent.providers.models.UnknownPresetError" in _exceptions("yoagent.providers")
+    assert "yoagent.cli.config.ConfigError" in _exceptions("yoagent.cli")
+    assert "yoagent.gasp.vocabulary.PackError" in _exceptions("yoagent.gasp")
+    assert "yoagent.core.ProviderError" in _exceptions("yoagent.core")
+
+
+def test_built_in_bases_are_kept() -> None:
+    from yoagent.core import ProviderNotFoundError, ResumeError
+    from yoagent.gasp import LeaseError, OpsError
+    from yoagent.pricing import PriceDataError
+    from yoagent.providers.models import UnknownPresetError
+
+    assert issubclass(ResumeError, ValueError) and issubclass(OpsError, ValueError)
+    assert issubclass(ProviderNotFoundError, LookupError)
+    assert issubclass(UnknownPresetError, KeyError) and issubclass(LeaseError, RuntimeError)
+    assert issubclass(PriceDataError, ValueError)
+
+
+# --- one translation point per package ------------------------------------------------------
+
+FOREIGN = [
+    httpx.ConnectError("refused"),
+    httpx.ReadTimeout("slow"),
+    httpx.RemoteProtocolError("peer closed"),
+    httpx.DecodingError("bad gzip"),
+]
+
+
+def _failing_client(error: Exception) -> httpx.AsyncClient:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise error
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+
+
+async def _provider_turn(client: httpx.AsyncClient) -> None:
+    model = ModelConfig(
+        api=ApiProtocol.OPENAI_COMPLETIONS,
+        provider="local",
+        id="m",
+        base_url="http://model.test/v1",
+        api_key="k",
+    )
+    config = StreamConfig(model=model, system_prompt="", messages=[UserMessage.from_text("hi")])
+    await OpenAiCompletionsProvider(model, http_client=client).stream(config, lambda _: None)
+
+
+async def _decision_call(client: httpx.AsyncClient) -> None:
+    model = DecisionModel.local("http://decision.test").with_retry(RetryConfig.none())
+    await model.with_client(client).noul("s", "q?")
+
+
+async def _openapi_load(client: httpx.AsyncClient) -> None:
+    await OpenApiToolAdapter.from_url("http://api.test/openapi.json", client=client)
+
+
+SPEC: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "t", "version": "1"},
+    "servers": [{"url": "http://api.test"}],
+    "paths": {
+        "/ping": {"get": {"operationId": "ping", "responses": {"200": {"description": "ok"}}}}
+    },
+}
+
+
+async def _openapi_call(client: httpx.AsyncClient) -> None:
+    tool = OpenApiToolAdapter.from_spec(SPEC, client=client).tool("ping")
+    await tool.execute({}, ToolContext(tool_call_id="c1", tool_name=tool.name))
+
+
+HTTP_PATHS: dict[str, tuple[Callable[[httpx.AsyncClient], Awaitable[None]], type[Exception]]] = {
+    "providers: a model call": (_provider_turn, ProviderError),
+    "decision: a decision-model call": (_decision_call, DecisionError),
+    "openapi: fetching a document": (_openapi_load, OpenApiError),
+    "openapi: a tool call (the model reads it)": (_openapi_call, ToolError),
+}
+
+
+@pytest.mark.parametrize("error", FOREIGN, ids=lambda error: type(error).__name__)
+@pytest.mark.parametrize("path", sorted(HTTP_PATHS))
+async def test_an_httpx_error_arrives_as_the_packages_own_error(
+    path: str, error: Exception
+) -> None:
+    send, expected = HTTP_PATHS[path]
+    async with _failing_client(error) as client:
+        with pytest.raises(YoagentError) as caught:
+            await send(client)
+    assert isinstance(caught.value, expected)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """A loopback URL nothing listens on: connecting is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+async def test_a_refused_price_fetch_is_a_price_fetch_error(refused_url: str) -> None:
+    with pytest.raises(PriceFetchError) as caught:
+        await fetch_prices(PriceSource.price_file(refused_url + "/prices.json"), timeout=5)
+    assert "ConnectError" in str(caught.value) and caught.value.__suppress_context__
+
+
+async def test_a_refused_mcp_server_is_an_mcp_error(refused_url: str) -> None:
+    with pytest.raises(McpError):
+        async with McpClient.http(refused_url + "/mcp", handshake_timeout=5):
+            pass
+
+
+def test_git_failures_arrive_as_gasp_errors(tmp_path: Path) -> None:
+    with pytest.raises(RepositoryError) as opened:
+        AgentRepo.open(tmp_path)
+    assert str(opened.value) == f"{tmp_path} is not a git repository (the GASP layout requires one)"
+    with pytest.raises(RestoreError) as cloned:
+        restore(tmp_path / "nowhere", tmp_path / "copy")
+    assert str(cloned.value).startswith("git clone failed: ")
+    for error in (opened.value, cloned.value):
+        assert isinstance(error, GaspError) and error.__suppress_context__
