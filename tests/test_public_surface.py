@@ -260,6 +260,30 @@ CORE_PROVIDER = [
 ]
 
 
+CORE_SUPPORT = [
+    # text
+    "CUT_MARKER",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "LogScrubGuard",
+    "Scrubber",
+    "SecretField",
+    "StreamScrubber",
+    "cut_middle",
+    "display_url",
+    "header_secrets",
+    "is_credential_name",
+    "looks_like_key",
+    "reset_warn_once",
+    "scrub_logs",
+    "utf8_decode",
+    "utf8_safe",
+    "utf8_safe_json",
+    "warn_once",
+    # io
+]
+
+
 PROVIDERS = [
     "AnthropicProvider",
     "AzureOpenAiResponsesProvider",
@@ -535,6 +559,7 @@ RAY = [
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
+    "yoagent.core.support": CORE_SUPPORT,
     "yoagent.providers": PROVIDERS,
     "yoagent.tools": TOOLS,
     "yoagent.cli": CLI,
