@@ -14,15 +14,15 @@ import os
 import re
 import ssl
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx
 
 from yoagent.core import RetryConfig, parse_retry_after
+from yoagent.core.support import REDACTED, Scrubber, display_url
 
 from ._errors import DecisionError, DecisionErrorKind
 
@@ -68,7 +68,7 @@ class FixedKey:
     value: str
 
     def __repr__(self) -> str:
-        return "FixedKey([redacted])"
+        return f"FixedKey({REDACTED})"
 
 
 @dataclass(slots=True, frozen=True)
@@ -87,7 +87,7 @@ def describe_key(source: KeySource) -> str:
         case NoKey():
             return "none"
         case FixedKey():
-            return "[redacted]"
+            return REDACTED
         case EnvKey(variables=variables):
             return " or ".join(f"${name}" for name in variables)
 
@@ -141,40 +141,6 @@ def excerpt(text: str, limit: int) -> str:
     return data[:limit].decode(errors="ignore") + "…"
 
 
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every secret replaced by ``[redacted]``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    return text
-
-
-def display_url(url: str) -> str:
-    """``url`` as it may be shown (a repr, an error): without its user name and password,
-    and with ``…`` for a query string, any of which may carry a key or a signature."""
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "<unparsable URL>"
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 address
-    if port is not None:
-        host = f"{host}:{port}"
-    return urlunsplit((parts.scheme, host, parts.path, "…" if parts.query else "", ""))
-
-
-def url_secrets(url: str) -> list[str]:
-    """The parts of ``url`` that may be secret (user name, password, query string), for
-    :func:`scrub`."""
-    try:
-        parts = urlsplit(url.strip())
-        return [part for part in (parts.username, parts.password, parts.query) if part]
-    except ValueError:
-        return []
-
-
 def encode_json(body: object) -> bytes:
     """A request body as compact UTF-8 JSON."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
@@ -197,20 +163,21 @@ async def post_json(
     headers = {"content-type": "application/json", "accept": "application/json"}
     if key is not None:
         headers["authorization"] = f"Bearer {key}"
+    # A server may echo the URL in its error body, or the key.
+    scrubber = Scrubber(urls=[url], headers=headers)
     try:
-        secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
         if client is not None:
-            return await _exchange(client, url, body, headers, secrets)
+            return await _exchange(client, url, body, headers, scrubber)
         async with httpx.AsyncClient(verify=_shared_ssl_context(), timeout=HTTP_TIMEOUT) as own:
-            return await _exchange(own, url, body, headers, secrets)
+            return await _exchange(own, url, body, headers, scrubber)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
-        shown = scrub(display_url(url), [key])
-        detail = scrub(str(error), [key, *url_secrets(url)])
+        shown = scrubber.scrub(display_url(url))
+        detail = scrubber.scrub(str(error))
         raise DecisionError.invalid(
             f"the request could not be sent to {shown!r}: {detail}"
         ) from None
     except httpx.TransportError as error:
-        detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
+        detail = scrubber.scrub(str(error)) or type(error).__name__
         raise DecisionError.transport(f"{type(error).__name__}: {detail}") from None
 
 
@@ -231,7 +198,7 @@ async def _exchange(
     url: str,
     body: bytes,
     headers: dict[str, str],
-    secrets: list[str | None],
+    scrubber: Scrubber,
 ) -> Any:
     async with client.stream("POST", url, content=body, headers=headers) as response:
         ok = 200 <= response.status_code < 300
@@ -249,12 +216,12 @@ async def _exchange(
         )
     text = raw.decode(errors="replace")
     if not ok:
-        raise status_error(response.status_code, response.headers, scrub(text, secrets))
+        raise status_error(response.status_code, response.headers, scrubber.scrub(text))
     try:
         return json.loads(text)
     except ValueError as error:
         raise DecisionError.bad_response(
-            f"response is not JSON ({error}): {excerpt(scrub(text, secrets), 200)}"
+            f"response is not JSON ({error}): {excerpt(scrubber.scrub(text), 200)}"
         ) from None
 
 

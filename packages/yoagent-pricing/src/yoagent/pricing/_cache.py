@@ -29,7 +29,9 @@ from typing import Literal
 
 import anyio.to_thread
 
-from ._errors import PriceError, PriceFetchError, PriceFileError, display_url
+from yoagent.core.support import display_url
+
+from ._errors import PriceError, PriceFetchError, PriceFileError
 from ._json import as_object
 from ._logging import logger
 from ._models_dev import SkippedModel

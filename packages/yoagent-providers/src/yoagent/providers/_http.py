@@ -15,6 +15,7 @@ import sniffio
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
+from yoagent.core.support import header_secrets, utf8_safe_json
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
 from ._http_errors import (
@@ -54,8 +55,6 @@ SENSITIVE_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _UNSENDABLE = "a line break, a control character or a non-ASCII character"
-# Lone surrogates (undecodable bytes kept by `surrogateescape`) cannot be UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def key_variables(config: ModelConfig) -> tuple[str, ...]:
@@ -73,15 +72,6 @@ def key_variables(config: ModelConfig) -> tuple[str, ...]:
     return mine if config.api in SELF_AUTHENTICATING else mine + FALLBACK_KEY_VARIABLES
 
 
-def header_secrets(headers: Mapping[str, str]) -> tuple[str, ...]:
-    """Credentials the user put in headers, to scrub from messages like the key."""
-    return tuple(
-        value.removeprefix("Bearer ").strip()
-        for name, value in headers.items()
-        if name.lower() in SENSITIVE_HEADERS
-    )
-
-
 def check_key(key: str, origin: str) -> None:
     """Refuse a key that cannot be sent as a header, naming where it came from."""
     if not _HEADER_VALUE.fullmatch(key):
@@ -95,7 +85,7 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
     """The key to send for ``config`` and where it came from (never logged or shown)."""
     variables = key_variables(config)
     hint = variables[0]
-    extra = header_secrets(config.headers)
+    extra = tuple(header_secrets(config.headers))
     if config.api_key:
         key = config.api_key.strip()
         origin = next(
@@ -141,13 +131,6 @@ def check_headers(headers: Mapping[str, str]) -> None:
             )
 
 
-def _readable_surrogate(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    # U+DC80..U+DCFF is a byte `surrogateescape` could not decode: show it as \xNN
-    # (a JSON-escaped backslash, so the model reads the four characters).
-    return f"\\\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
-
-
 def encode_body(body: Mapping[str, Any]) -> bytes:
     """The request body as compact UTF-8 JSON (:func:`json_text`, then :func:`utf8`)."""
     return utf8(json_text(body))
@@ -175,13 +158,13 @@ def utf8(text: str) -> bytes:
     """``text`` as UTF-8.
 
     Text that UTF-8 cannot hold (a lone surrogate, e.g. a file name with undecodable
-    bytes already in the history) is sent readable instead of failing every request:
-    an undecodable byte as ``\\xNN``, any other lone surrogate as U+FFFD.
+    bytes already in the history) is sent readable instead of failing every request, by
+    the floor's surrogate policy (:func:`yoagent.core.support.utf8_safe_json`).
     """
     try:
         return text.encode()
     except UnicodeEncodeError:
-        return _SURROGATE.sub(_readable_surrogate, text).encode()
+        return utf8_safe_json(text).encode()
 
 
 class Transport:

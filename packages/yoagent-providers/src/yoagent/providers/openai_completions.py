@@ -25,6 +25,7 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core.provider import Message
+from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder
 from ._http import (
@@ -38,7 +39,7 @@ from ._http import (
 )
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._messages import WireCache, WireMessage, merge_same_role, notes_index
 from ._sse import SseEvent
 
@@ -387,6 +388,7 @@ def _settings(config: StreamConfig, compat: OpenAiCompat) -> dict[str, Any]:
             body["response_format"] = {"type": "json_schema", "json_schema": json_schema}
         else:
             warn_once(
+                logger,
                 f"openai-structured:{model.provider}",
                 "%s does not support structured output; the schema is not sent",
                 model.provider,
@@ -484,7 +486,7 @@ class _Reader:
                 raise ProviderError(ErrorKind.API, "the server ended the reply with an error")
             found = FINISH_REASONS.get(reason)
             if found is None:
-                warn_once(f"openai-finish:{reason}", "unknown finish_reason %r", reason)
+                warn_once(logger, f"openai-finish:{reason}", "unknown finish_reason %r", reason)
                 found = StopReason.STOP
             self.finish_reason = found
 
