@@ -16,6 +16,8 @@ import pytest
 from openapi_testing import PETSTORE_30, PetstoreServer
 
 from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core.support import Scrubber, header_secrets, scrub_logs
+from yoagent.core.support import is_credential_name as is_credential_header
 from yoagent.openapi import (
     ApiKeyAuth,
     BasicAuth,
@@ -25,8 +27,7 @@ from yoagent.openapi import (
     OpenApiTool,
     OpenApiToolAdapter,
 )
-from yoagent.openapi._log_scrub import guarded_logs
-from yoagent.openapi._secrets import Secrets, header_secrets, is_credential_header
+from yoagent.openapi._http import HTTP_LOGGERS
 
 TOM = {"id": 2, "name": "Tom", "photoUrls": [], "status": "sold"}
 
@@ -129,7 +130,7 @@ def test_only_credential_named_headers_hold_secrets() -> None:
 
 
 def test_a_short_value_is_scrubbed_only_where_it_stands_as_its_field() -> None:
-    secrets = Secrets(["ab"], [("api_key", "=", "ab"), ("Bearer", " ", "ab")])
+    secrets = Scrubber(["ab"], fields=[("api_key", "=", "ab"), ("Bearer", " ", "ab")])
 
     text = "HTTP 200 ab ?api_key=ab&x=1 api_key=abc x-api_key=ab bearer ab Bearer abc"
     assert secrets.scrub(text) == (
@@ -138,11 +139,11 @@ def test_a_short_value_is_scrubbed_only_where_it_stands_as_its_field() -> None:
 
 
 def test_a_long_value_is_scrubbed_everywhere_in_every_encoding() -> None:
-    secrets = Secrets(["pk/with+plus 12"])
+    secrets = Scrubber(["pk/with+plus 12"])
 
     text = "pk/with+plus 12 | pk%2Fwith%2Bplus%2012 | pk%2Fwith%2Bplus+12"
     assert secrets.scrub(text) == "[redacted] | [redacted] | [redacted]"
-    assert Secrets(["1234567"]).scrub("id 1234567") == "id 1234567"  # 7 characters: kept
+    assert Scrubber(["1234567"]).scrub("id 1234567") == "id 1234567"  # 7 characters: kept
 
 
 # --- defect: loggers made after a call started were never scrubbed ----------------------------
@@ -152,8 +153,8 @@ def test_a_logger_made_after_the_guard_started_is_scrubbed(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    secrets = Secrets(["sk-made-later-0123"])
-    with guarded_logs(secrets):
+    secrets = Scrubber(["sk-made-later-0123"])
+    with scrub_logs(secrets, HTTP_LOGGERS):
         late = logging.getLogger("httpcore.made_after_the_guard")
         late.debug("Location: %s", "https://h/?key=sk-made-later-0123")
         logging.getLogger("unrelated.library").debug("sk-made-later-0123")

@@ -19,10 +19,9 @@ import anyio
 import httpx
 
 from yoagent.core import CancelToken, ToolError, ToolResult
+from yoagent.core.support import Scrubber, scrub_logs
 
 from ._config import OpenApiConfig
-from ._log_scrub import guarded_logs
-from ._secrets import Secrets, header_secrets
 
 _TEXT_TYPES: Final = (
     "application/json",
@@ -36,6 +35,9 @@ _TEXT_TYPES: Final = (
     "application/x-ndjson",
 )
 _SHOWN_HEADERS: Final = ("content-type", "location", "retry-after")
+HTTP_LOGGERS: Final = ("httpx", "httpcore")
+"""httpx logs each request's URL (a query-string key included), httpcore each response's
+headers (a redirect's ``Location`` may echo the key): scrubbed while a call is in flight."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +71,17 @@ class Caller:
         self.config = config
         self.client = client
         auth = config.auth
-        self.secrets = Secrets(
-            [*(auth.secrets() if auth is not None else ()), *header_secrets(config.headers)],
-            auth.fields() if auth is not None else (),
+        self.secrets = Scrubber(
+            auth.secrets() if auth is not None else (),
+            fields=auth.fields() if auth is not None else (),
+            headers=config.headers,
         )
 
     async def call(self, outgoing: OutgoingRequest, cancel: CancelToken) -> ToolResult:
         """Send ``outgoing``; the response as a result, or a :class:`ToolError`."""
         timeout = self.config.timeout
         reply: _Reply | None = None
-        with guarded_logs(self.secrets):
+        with scrub_logs(self.secrets, HTTP_LOGGERS):
             try:
                 with cancel.scope(), anyio.fail_after(timeout):
                     reply = await self._exchange(outgoing)
