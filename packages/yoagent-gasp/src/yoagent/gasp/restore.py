@@ -11,7 +11,6 @@ that is a symlink refuses the restore.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import git
 
 from yoagent.core import SkillSet, load_skills
+from yoagent.core.support import Scrubber
 
 from .fold import LOG_PATH, Fold, fold_log
 from .graph import Graph
@@ -37,12 +37,6 @@ from .identity import (
 CONFIG_PATH = ".agent/config.toml"
 SKILLS_DIR = "skills"
 SKILL_FILE = "SKILL.md"
-_URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
-
-
-def _redacted(text: str) -> str:
-    """``text`` with any ``user:password@`` of a URL replaced (clone errors quote the URL)."""
-    return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 class RestoreError(RuntimeError):
@@ -174,5 +168,8 @@ def restore(source: str | Path, destination: str | Path, *, at: str | None = Non
         git.Repo.clone_from(str(source), str(destination))
     except git.GitCommandError as error:
         detail = (error.stderr or "").strip() or str(error)
-        raise RestoreError(f"git clone failed: {_redacted(detail)}") from None
+        # A clone error quotes the URL, whose user, password or token must not show.
+        url = str(source)
+        scrubber = Scrubber(urls=[url] if "://" in url else ())
+        raise RestoreError(f"git clone failed: {scrubber.scrub(detail)}") from None
     return load(destination, at=at)

@@ -39,7 +39,7 @@ from typing import Final
 
 import anyio
 
-from ._text import visible_bytes
+from yoagent.core.support import utf8_decode
 
 READ_GRACE: Final = 1.0
 """Seconds to keep reading after the command exited, before leaving its pipes to a drain."""
@@ -396,7 +396,7 @@ def decode_capture(capture: Capture, what: str) -> tuple[str, bool]:
     Returns the text and whether anything was cut.
     """
     head, tail, total = capture.snapshot()
-    text = visible_bytes(head)
+    text = utf8_decode(head)
     cut = total > len(head) + len(tail)
     if cut:
         dropped = total - len(head) - len(tail)
@@ -405,5 +405,5 @@ def decode_capture(capture: Capture, what: str) -> tuple[str, bool]:
             f"and the last {len(tail)} of {total} bytes ...]\n"
         )
     if tail:
-        text += visible_bytes(tail)
+        text += utf8_decode(tail)
     return text, cut
