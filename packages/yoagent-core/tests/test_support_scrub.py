@@ -12,9 +12,9 @@ from yoagent.core.support import (
     REDACTED,
     Scrubber,
     header_secrets,
-    is_credential_name,
     looks_like_key,
 )
+from yoagent.core.support import is_credential_name as is_credential_header
 
 KEY = "sk-planted-0123456789abcdef"
 PASSWORD = "hunter2-long"
@@ -52,20 +52,8 @@ texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 # --- whole text ---------------------------------------------------------------------------
 
 
-def test_a_value_is_replaced_wherever_it_occurs_as_written_and_percent_encoded() -> None:
-    scrubber = Scrubber(["pk/with+plus 12"])
-    text = "pk/with+plus 12 | pk%2Fwith%2Bplus%2012 | pk%2Fwith%2Bplus+12"
-    assert scrubber.scrub(text) == "[redacted] | [redacted] | [redacted]"
-
-
-def test_a_value_shorter_than_the_minimum_is_kept_outside_its_field() -> None:
+def test_the_minimum_length_is_eight() -> None:
     assert MIN_SECRET_LENGTH == 8
-    assert Scrubber(["1234567"]).scrub("id 1234567") == "id 1234567"
-    scrubber = Scrubber(["ab"], fields=[("api_key", "=", "ab"), ("Bearer", " ", "ab")])
-    text = "HTTP 200 ab ?api_key=ab&x=1 api_key=abc x-api_key=ab bearer ab Bearer abc"
-    assert scrubber.scrub(text) == (
-        "HTTP 200 ab ?api_key=[redacted]&x=1 api_key=abc x-api_key=ab bearer [redacted] Bearer abc"
-    )
 
 
 def test_the_longest_secret_starting_first_wins() -> None:
@@ -94,50 +82,13 @@ def test_the_marker_can_be_a_callers_own() -> None:
     assert scrubber.scrub(f"key {KEY}") == "key [REDACTED]"
 
 
-def test_url_pieces_that_look_like_keys_go_and_names_stay() -> None:
-    url = "https://alice:hunter2hunter2@h.example/v1/sk-abcdef123456/mcp?api_key=k3y-0987654321&x=1"
-    scrubber = Scrubber(urls=[url])
-    text = f"POST {url} failed; key sk-abcdef123456; q k3y-0987654321; pw hunter2hunter2"
-    assert scrubber.scrub(text) == (
-        "POST [redacted] failed; key [redacted]; q [redacted]; pw [redacted]"
-    )
-    assert scrubber.scrub("GET /v1/other/mcp?x=1") == "GET /v1/other/mcp?x=1"
-    plain = Scrubber(urls=["http://127.0.0.1:8000/mcp?page=2"])
-    assert not plain
-    assert plain.scrub("POST http://127.0.0.1:8000/mcp?page=2") == (
-        "POST http://127.0.0.1:8000/mcp?page=2"
-    )
-
-
 def test_a_short_credential_query_value_goes_in_its_field_and_percent_decoded() -> None:
     scrubber = Scrubber(urls=["https://h/x?token=s3cret&sig=a%2Bb%2Bc%2Bd%2Be"])
     assert scrubber.scrub("retry /x?token=s3cret") == "retry /x?token=[redacted]"
     assert scrubber.scrub("sig a+b+c+d+e and s3cret alone") == "sig [redacted] and s3cret alone"
 
 
-def test_headers_give_their_credentials_and_leave_the_rest() -> None:
-    headers = {
-        "X-Api-Version": "2",
-        "Accept": "application/json",
-        "Authorization": "Token tok-0123456789",
-        "X-Api-Key": "key-0123456789",
-        "Cookie": "sid=sess-0123456789; theme=dark",
-    }
-    assert [name for name in headers if is_credential_name(name)] == [
-        "Authorization",
-        "X-Api-Key",
-        "Cookie",
-    ]
-    assert sorted(header_secrets(headers)) == sorted(
-        [
-            "Token tok-0123456789",
-            "tok-0123456789",
-            "key-0123456789",
-            "sid=sess-0123456789; theme=dark",
-            "sess-0123456789",
-            "dark",
-        ]
-    )
+def test_a_short_credential_header_value_goes_where_it_stands_as_its_field() -> None:
     short = Scrubber(headers={"Authorization": "Bearer k1", "x-api-key": "k2"})
     assert short.scrub("sent: Bearer k1, bearer k1, x-api-key: k2; k1 k2 stay") == (
         "sent: [redacted], bearer [redacted], x-api-key: [redacted]; k1 k2 stay"
@@ -191,6 +142,74 @@ def test_no_value_survives_scrubbing(text: str) -> None:
     """Invariant: no configured value of the minimum length or more is left in the output."""
     out = SCRUBBER.scrub(text)
     assert KEY not in out and PASSWORD not in out and "pw-0123456789" not in out
+
+
+# Moved from yoagent-openapi's and yoagent-mcp's tests with their copies of the scrubber.
+
+
+def test_only_credential_named_headers_hold_secrets() -> None:
+    headers = {
+        "X-Api-Version": "2",
+        "Accept": "application/json",
+        "User-Agent": "pets-client/1.0",
+        "Authorization": "Token tok-0123456789",
+        "X-Api-Key": "key-0123456789",
+        "Cookie": "sid=sess-0123456789; theme=dark",
+    }
+
+    assert [name for name in headers if is_credential_header(name)] == [
+        "Authorization",
+        "X-Api-Key",
+        "Cookie",
+    ]
+    assert sorted(header_secrets(headers)) == sorted(
+        [
+            "Token tok-0123456789",
+            "tok-0123456789",
+            "key-0123456789",
+            "sid=sess-0123456789; theme=dark",
+            "sess-0123456789",
+            "dark",
+        ]
+    )
+
+
+def test_a_short_value_is_scrubbed_only_where_it_stands_as_its_field() -> None:
+    secrets = Scrubber(["ab"], fields=[("api_key", "=", "ab"), ("Bearer", " ", "ab")])
+
+    text = "HTTP 200 ab ?api_key=ab&x=1 api_key=abc x-api_key=ab bearer ab Bearer abc"
+    assert secrets.scrub(text) == (
+        "HTTP 200 ab ?api_key=[redacted]&x=1 api_key=abc x-api_key=ab bearer [redacted] Bearer abc"
+    )
+
+
+def test_a_long_value_is_scrubbed_everywhere_in_every_encoding() -> None:
+    secrets = Scrubber(["pk/with+plus 12"])
+
+    text = "pk/with+plus 12 | pk%2Fwith%2Bplus%2012 | pk%2Fwith%2Bplus+12"
+    assert secrets.scrub(text) == "[redacted] | [redacted] | [redacted]"
+    assert Scrubber(["1234567"]).scrub("id 1234567") == "id 1234567"  # 7 characters: kept
+
+
+def test_every_long_piece_of_the_url_is_scrubbed_and_a_key_free_path_stays_readable() -> None:
+    url = "https://alice:hunter2hunter2@h.example/v1/sk-abcdef123456/mcp?api_key=k3y-0987654321&x=1"
+    secrets = Scrubber(urls=[url])
+    text = f"POST {url} failed; key sk-abcdef123456; q k3y-0987654321; pw hunter2hunter2"
+    scrubbed = secrets.scrub(text)
+    for secret in ("sk-abcdef123456", "k3y-0987654321", "hunter2hunter2", "api_key=k3y"):
+        assert secret not in scrubbed
+    assert scrubbed.startswith("POST [redacted] failed; key [redacted]")
+    plain = Scrubber(urls=["http://127.0.0.1:8000/mcp"])
+    assert not plain
+    assert plain.scrub("POST http://127.0.0.1:8000/mcp failed") == (
+        "POST http://127.0.0.1:8000/mcp failed"
+    )
+
+
+def test_a_percent_encoded_key_is_scrubbed_as_written_and_decoded() -> None:
+    secrets = Scrubber(urls=["https://h/mcp?token=a%2Bb%2Bc%2Bd%2Be"])
+    assert "a+b+c+d+e" not in secrets.scrub("token a+b+c+d+e")
+    assert "a%2Bb%2Bc%2Bd%2Be" not in secrets.scrub("token=a%2Bb%2Bc%2Bd%2Be")
 
 
 # --- text in pieces ------------------------------------------------------------------------

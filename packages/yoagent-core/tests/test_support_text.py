@@ -49,14 +49,22 @@ def test_a_url_is_shown_without_credentials_query_fragment_or_key_like_segments(
 @pytest.mark.parametrize(
     ("url", "shown"),
     [
-        ("https://u:p@Host.example:8443/a/b?c=d#e", "https://host.example:8443"),
-        ("http://[::1]:9/mcp", "http://[::1]:9"),
         ("not a url", "<invalid URL>"),
         ("http:///api.json", "<invalid URL>"),
     ],
 )
-def test_the_origin_alone(url: str, shown: str) -> None:
+def test_text_that_is_not_a_url_has_no_origin(url: str, shown: str) -> None:
     assert display_url(url, path=False) == shown
+
+
+def url_origin(url: str) -> str:
+    return display_url(url, path=False)
+
+
+# Moved from yoagent-mcp's tests with its copy of the URL display.
+def test_the_origin_drops_userinfo_path_query_and_fragment() -> None:
+    assert url_origin("https://u:p@Host.example:8443/a/b?c=d#e") == "https://host.example:8443"
+    assert url_origin("http://[::1]:9/mcp") == "http://[::1]:9"
 
 
 def test_the_text_for_what_is_not_a_url_is_the_callers() -> None:
