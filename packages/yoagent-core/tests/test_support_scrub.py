@@ -52,8 +52,10 @@ texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 # --- whole text ---------------------------------------------------------------------------
 
 
-def test_the_minimum_length_is_eight() -> None:
+def test_the_minimum_length_is_eight_and_a_long_field_value_goes_everywhere() -> None:
     assert MIN_SECRET_LENGTH == 8
+    scrubber = Scrubber(fields=[("api_key", "=", "long-enough-value")])
+    assert scrubber.scrub("echo long-enough-value") == "echo [redacted]"
 
 
 def test_the_longest_secret_starting_first_wins() -> None:

@@ -63,6 +63,7 @@ def _collect(
     pairs = header_pairs(headers)
     found += header_secrets(pairs)
     field_list += header_fields(pairs)
+    found += [value for _, _, value in field_list]  # a long one goes everywhere
     long_values = frozenset(
         stripped for value in found if len(stripped := value.strip()) >= MIN_SECRET_LENGTH
     )
