@@ -257,6 +257,35 @@ def test_the_stream_never_emits_what_a_later_piece_could_turn_into_a_secret(
     assert SCRUBBER.scrub(head + rest).startswith(emitted)
 
 
+@settings(max_examples=300)
+@given(texts, st.lists(st.integers(min_value=0, max_value=400), max_size=8))
+def test_pieces_known_in_full_scrub_as_the_whole_and_keep_their_boundaries(
+    text: str, cuts: list[int]
+) -> None:
+    """Invariant: joined, the scrubbed pieces are ``scrub(text)``; each prefix of them is a
+    prefix of it (no piece holds the start of a secret a later piece completes); and
+    without a secret the pieces come back as they were."""
+    points = sorted(min(cut, len(text)) for cut in cuts)
+    pieces = [
+        text[start:end] for start, end in zip([0, *points], [*points, len(text)], strict=True)
+    ]
+    whole = SCRUBBER.scrub(text)
+    out = SCRUBBER.scrub_pieces(pieces)
+    assert len(out) == len(pieces)
+    assert "".join(out) == whole
+    for count in range(len(out)):
+        assert whole.startswith("".join(out[:count]))
+    if whole == text:
+        assert out == pieces
+
+
+def test_a_secret_across_pieces_goes_where_it_starts_and_other_pieces_stay() -> None:
+    scrubber = Scrubber([KEY])
+    pieces = ["intro ", "key sk-planted-012", "3456789abc", "def end", " outro"]
+    assert scrubber.scrub_pieces(pieces) == ["intro ", "key [redacted]", "", " end", " outro"]
+    assert scrubber.scrub_pieces(["no ", "secret"]) == ["no ", "secret"]
+
+
 def test_a_key_split_in_two_is_held_back_then_replaced() -> None:
     stream = Scrubber([KEY]).stream()
     first = stream.feed(f"your key is {KEY[:10]}")

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from yoagent.core import ModelConfig
-from yoagent.core.support import Scrubber, StreamScrubber, is_credential_name
+from yoagent.core.support import Scrubber, is_credential_name
 
 JsonObject = dict[str, Any]
 
@@ -84,24 +84,26 @@ def scrub_deltas(scrubber: Scrubber, deltas: list[JsonObject]) -> list[JsonObjec
     """``deltas`` with every secret replaced as in the text they stream, not piece by piece.
 
     Each stream (a text, thinking or tool-call block, by its ``type`` and
-    ``content_index``) goes through one :class:`~yoagent.core.support.StreamScrubber`:
-    a key split across two deltas is replaced whole, the pieces it began in holding back
-    what might be its start. The deltas keep their number (each keeps its time); joined,
-    a stream's pieces are the scrubbed text of the whole stream.
+    ``content_index``) is scrubbed as one text (:meth:`Scrubber.scrub_pieces`): a key
+    split across two deltas is replaced whole, in the delta it starts in, and its rest is
+    taken from the next. Deltas keep their number (each keeps its time), and a stream
+    with no secret is written exactly as it came, so a replay streams the same pieces.
     """
-    streams: dict[tuple[object, object], tuple[StreamScrubber, JsonObject]] = {}
     out: list[JsonObject] = []
+    streams: dict[tuple[object, object], list[JsonObject]] = {}
     for delta in deltas:
         clean: JsonObject = {}
         for name, value in delta.items():
             if name == "delta" and isinstance(value, str):
-                key = (delta.get("type"), delta.get("content_index"))
-                stream = streams[key][0] if key in streams else scrubber.stream()
-                clean[name] = stream.feed(value)
-                streams[key] = (stream, clean)
+                clean[name] = value
+                streams.setdefault((delta.get("type"), delta.get("content_index")), []).append(
+                    clean
+                )
             else:
                 clean[scrubber.scrub(name)] = scrubber.json(value)
         out.append(clean)
-    for stream, last in streams.values():
-        last["delta"] += stream.flush()
+    for pieces in streams.values():
+        texts = scrubber.scrub_pieces([piece["delta"] for piece in pieces])
+        for piece, text in zip(pieces, texts, strict=True):
+            piece["delta"] = text
     return out

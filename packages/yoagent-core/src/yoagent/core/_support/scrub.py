@@ -12,7 +12,7 @@ what a secret still arriving could be part of, so what it emits, joined, is exac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, cast
 from urllib.parse import quote, quote_plus
 
@@ -179,7 +179,39 @@ class Scrubber:
         """``text`` with every secret replaced by the marker."""
         if self._any is None:
             return text
-        return self._scan(text, 0, final=True)[0]
+        spans, _ = self._spans(text, 0, final=True)
+        return self._render(text, 0, len(text), spans)
+
+    def scrub_pieces(self, pieces: Sequence[str]) -> list[str]:
+        """``pieces`` of one text, scrubbed as that text and kept as its pieces.
+
+        For a text that has arrived in full (a recorded stream's deltas): joined, the
+        result is ``scrub`` of the joined pieces. Each piece keeps its boundaries where no
+        secret crosses them; a secret goes, as the marker, in the piece it starts in, and
+        its rest from the pieces it continues into. Pieces that hold no secret come back
+        unchanged.
+        """
+        if self._any is None:
+            return list(pieces)
+        text = "".join(pieces)
+        spans, _ = self._spans(text, 0, final=True)
+        if not spans:
+            return list(pieces)
+        out: list[str] = []
+        start = done = 0  # where this piece starts; how much of the text is given out
+        remaining = iter(spans)
+        span = next(remaining, None)
+        for piece in pieces:
+            end = start + len(piece)
+            taken: list[tuple[int, int]] = []
+            while span is not None and span[0] < end:
+                taken.append(span)
+                span = next(remaining, None)
+            stop = max(end, taken[-1][1]) if taken else end
+            out.append(self._render(text, max(done, start), max(stop, done), taken))
+            done = max(done, stop)
+            start = end
+        return out
 
     def json(self, value: Any) -> Any:
         """A copy of the JSON value ``value`` with every string scrubbed, keys included."""
@@ -201,17 +233,18 @@ class Scrubber:
             return [self._walk(item) for item in cast(list[Any], value)]
         return value
 
-    def _scan(self, text: str, start: int, *, final: bool) -> tuple[str, int]:
-        """The scrubbed text from ``start`` as far as it is decided, and where that ends.
+    def _spans(self, text: str, start: int, *, final: bool) -> tuple[list[tuple[int, int]], int]:
+        """The spans of ``text`` from ``start`` to replace, as far as it is decided, and
+        where that ends.
 
         With ``final``, all of it. Otherwise a match is taken only when nothing still
         to come can change it: it starts before the last ``_hold`` characters and ends
         before the end; the text up to the first place a match could still begin is
-        given out plain.
+        decided plain.
         """
         pattern = self._any
         assert pattern is not None
-        out: list[str] = []
+        spans: list[tuple[int, int]] = []
         position = start
         limit = len(text) if final else len(text) - self._hold
         while position < len(text):
@@ -221,14 +254,21 @@ class Scrubber:
             begin = found.start()
             end, secret = self._longest(text, begin)
             if not final and end >= len(text):
-                out.append(text[position:begin])
-                return "".join(out), begin
+                return spans, begin
+            spans.append((secret, end))
+            position = end
+        return spans, len(text) if final else max(position, limit)
+
+    def _render(self, text: str, start: int, stop: int, spans: list[tuple[int, int]]) -> str:
+        """``text[start:stop]`` with each span (inside it, or starting inside it) replaced."""
+        out: list[str] = []
+        position = start
+        for secret, end in spans:
             out.append(text[position:secret])
             out.append(self._marker)
             position = end
-        stop = len(text) if final else max(position, limit)
         out.append(text[position:stop])
-        return "".join(out), stop
+        return "".join(out)
 
     def _longest(self, text: str, begin: int) -> tuple[int, int]:
         """Where the longest secret starting at ``begin`` ends, and where its part to
@@ -276,7 +316,8 @@ class StreamScrubber:
 
     def _take(self, pending: str, *, final: bool) -> str:
         text = self._context + pending
-        out, stop = self._scrubber._scan(text, len(self._context), final=final)  # pyright: ignore[reportPrivateUsage]
+        scrubber, start = self._scrubber, len(self._context)
+        spans, stop = scrubber._spans(text, start, final=final)  # pyright: ignore[reportPrivateUsage]
         self._context = text[max(0, stop - _CONTEXT) : stop]
         self._pending = text[stop:]
-        return out
+        return scrubber._render(text, start, stop, spans)  # pyright: ignore[reportPrivateUsage]
