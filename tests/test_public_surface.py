@@ -261,6 +261,25 @@ CORE_PROVIDER = [
 ]
 
 CORE_SUPPORT = [
+    # text
+    "CUT_MARKER",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "LogScrubGuard",
+    "Scrubber",
+    "SecretField",
+    "StreamScrubber",
+    "cut_middle",
+    "display_url",
+    "header_secrets",
+    "is_credential_name",
+    "looks_like_key",
+    "reset_warn_once",
+    "scrub_logs",
+    "utf8_decode",
+    "utf8_safe",
+    "utf8_safe_json",
+    "warn_once",
     # io
     "HTTP_POOL_LIMITS",
     "HTTP_TIMEOUT",

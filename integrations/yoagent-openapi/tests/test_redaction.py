@@ -16,6 +16,7 @@ import pytest
 from openapi_testing import PETSTORE_30, PetstoreServer
 
 from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core.support import Scrubber, scrub_logs
 from yoagent.openapi import (
     ApiKeyAuth,
     BasicAuth,
@@ -25,8 +26,7 @@ from yoagent.openapi import (
     OpenApiTool,
     OpenApiToolAdapter,
 )
-from yoagent.openapi._log_scrub import guarded_logs
-from yoagent.openapi._secrets import Secrets, header_secrets, is_credential_header
+from yoagent.openapi._http import HTTP_LOGGERS
 
 TOM = {"id": 2, "name": "Tom", "photoUrls": [], "status": "sold"}
 
@@ -101,50 +101,6 @@ async def test_a_short_credential_is_still_redacted_in_its_own_field(
     assert "credential Bearer [redacted] may not see pet 401" in str(refused.value)
 
 
-def test_only_credential_named_headers_hold_secrets() -> None:
-    headers = {
-        "X-Api-Version": "2",
-        "Accept": "application/json",
-        "User-Agent": "pets-client/1.0",
-        "Authorization": "Token tok-0123456789",
-        "X-Api-Key": "key-0123456789",
-        "Cookie": "sid=sess-0123456789; theme=dark",
-    }
-
-    assert [name for name in headers if is_credential_header(name)] == [
-        "Authorization",
-        "X-Api-Key",
-        "Cookie",
-    ]
-    assert sorted(header_secrets(headers)) == sorted(
-        [
-            "Token tok-0123456789",
-            "tok-0123456789",
-            "key-0123456789",
-            "sid=sess-0123456789; theme=dark",
-            "sess-0123456789",
-            "dark",
-        ]
-    )
-
-
-def test_a_short_value_is_scrubbed_only_where_it_stands_as_its_field() -> None:
-    secrets = Secrets(["ab"], [("api_key", "=", "ab"), ("Bearer", " ", "ab")])
-
-    text = "HTTP 200 ab ?api_key=ab&x=1 api_key=abc x-api_key=ab bearer ab Bearer abc"
-    assert secrets.scrub(text) == (
-        "HTTP 200 ab ?api_key=[redacted]&x=1 api_key=abc x-api_key=ab bearer [redacted] Bearer abc"
-    )
-
-
-def test_a_long_value_is_scrubbed_everywhere_in_every_encoding() -> None:
-    secrets = Secrets(["pk/with+plus 12"])
-
-    text = "pk/with+plus 12 | pk%2Fwith%2Bplus%2012 | pk%2Fwith%2Bplus+12"
-    assert secrets.scrub(text) == "[redacted] | [redacted] | [redacted]"
-    assert Secrets(["1234567"]).scrub("id 1234567") == "id 1234567"  # 7 characters: kept
-
-
 # --- defect: loggers made after a call started were never scrubbed ----------------------------
 
 
@@ -152,8 +108,8 @@ def test_a_logger_made_after_the_guard_started_is_scrubbed(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    secrets = Secrets(["sk-made-later-0123"])
-    with guarded_logs(secrets):
+    secrets = Scrubber(["sk-made-later-0123"])
+    with scrub_logs(secrets, HTTP_LOGGERS):
         late = logging.getLogger("httpcore.made_after_the_guard")
         late.debug("Location: %s", "https://h/?key=sk-made-later-0123")
         logging.getLogger("unrelated.library").debug("sk-made-later-0123")

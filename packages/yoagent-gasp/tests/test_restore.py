@@ -186,3 +186,15 @@ def test_opening_a_project_with_its_own_agent_md_changes_nothing_before_refusing
         Recorder.open(project, NewGoal("g"))
     assert (project / ".gitignore").read_text() == "node_modules/\n"
     assert not (project / "state").exists()
+
+
+def test_a_failed_clone_never_shows_the_urls_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    token = "ghp-token-0123456789abcdef"
+    url = f"https://agent:hunter2-long-pw@127.0.0.1:1/{token}/agent.git"  # nothing listens
+    with pytest.raises(RestoreError, match="git clone failed") as caught:
+        restore(url, tmp_path / "clone")
+    shown = str(caught.value)
+    assert token not in shown and "hunter2-long-pw" not in shown

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from yoagent.mcp._secrets import UrlSecrets, guard_logs, unguard_logs
+from yoagent.core.support import Scrubber, scrub_logs
+from yoagent.mcp._client import SDK_LOGGERS
 
 FRESH_PROCESS = textwrap.dedent(
     """
@@ -90,14 +91,14 @@ def test_a_logger_made_after_the_guard_started_is_scrubbed(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    secrets = UrlSecrets("http://h/sk-made-later-0123/mcp")
-    guard_logs(secrets)
+    secrets = Scrubber(urls=["http://h/sk-made-later-0123/mcp"])
+    guard = scrub_logs(secrets, SDK_LOGGERS)
     try:
         late = logging.getLogger("httpcore2.made_after_the_guard")
         late.debug("Location: %s", "http://h/sk-made-later-0123/x")
         logging.getLogger("unrelated.library").debug("sk-made-later-0123")
     finally:
-        unguard_logs(secrets)
+        guard.close()
     late.debug("after the connection: %s", "sk-made-later-0123")
 
     assert [record.getMessage() for record in caplog.records] == [

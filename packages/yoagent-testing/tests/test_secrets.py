@@ -12,6 +12,7 @@ from yoagent.core import (
     AssistantMessage,
     ErrorKind,
     MockProvider,
+    MockReply,
     ModelConfig,
     ProviderError,
     RetryConfig,
@@ -21,7 +22,7 @@ from yoagent.core import (
     ToolResult,
 )
 from yoagent.testing import REDACTED, Cassette, RecordingProvider, ReplayProvider
-from yoagent.testing._secrets import Scrubber, redact_url
+from yoagent.testing._secrets import cassette_scrubber, redact_url
 
 KEY = "sk-planted-0123456789abcdef"
 HEADER_TOKEN = "tok-planted-header-0123456789"
@@ -109,6 +110,21 @@ async def test_a_cassette_with_redacted_endpoints_still_replays(tmp_path: Path) 
     assert replayed.messages[-1] == recorded.messages[-1]
 
 
+async def test_a_key_streamed_across_two_deltas_is_never_written(tmp_path: Path) -> None:
+    """Each streamed delta was scrubbed alone: a key the model streamed in two pieces was
+    written as two halves, which read as the key once a replay joins them."""
+    path = tmp_path / "run.jsonl"
+    reply = MockReply(message=text_reply(f"key {KEY} end"), chunk_size=18)  # the key straddles
+    await run_agent(RecordingProvider(MockProvider([reply]), path), config=_planted_config())
+
+    call = Cassette.load(path).calls[0]
+    pieces = [delta["delta"] for delta in call.deltas]
+    assert pieces == [f"key {REDACTED}", " end"]  # as many deltas (each keeps its time)
+    assert KEY[:10] not in path.read_text(encoding="utf-8")
+    replayed, _ = await run_agent(ReplayProvider(path))
+    assert replayed.messages[-1].text == f"key {REDACTED} end"  # type: ignore[union-attr]
+
+
 async def test_extra_secrets_can_be_named(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     await run_agent(
@@ -130,13 +146,13 @@ def test_urls_lose_userinfo_and_secret_query_values_only() -> None:
 
 
 def test_the_scrubber_replaces_inside_keys_and_values_and_prefers_the_longer_secret() -> None:
-    scrubber = Scrubber(["abcdefgh", "abcdefgh-longer"])
+    scrubber = cassette_scrubber(["abcdefgh", "abcdefgh-longer"])
     assert scrubber.json({"abcdefgh": ["x abcdefgh-longer y", 1, None]}) == {
         REDACTED: [f"x {REDACTED} y", 1, None]
     }
-    assert scrubber.text("12345678") == "12345678"
+    assert scrubber.scrub("12345678") == "12345678"
 
 
 def test_a_number_equal_to_a_secret_stays_valid_json() -> None:
-    scrubber = Scrubber(["12345678"])
+    scrubber = cassette_scrubber(["12345678"])
     assert scrubber.json({"n": 12345678, "s": "12345678"}) == {"n": 12345678, "s": REDACTED}

@@ -12,24 +12,15 @@ import re
 from urllib.parse import urlsplit
 
 from yoagent.core import ErrorKind, ModelConfig
+from yoagent.core.support import display_url
 
 _KIND_PREFIX = re.compile(r"^(" + "|".join(kind.name for kind in ErrorKind) + r"): ?(.*)$", re.S)
 
 
 def origin(url: str) -> str:
     """``scheme://host[:port]`` of ``url``: no user, password, path or query (which may
-    hold a key or a signature)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "the server"
-    if not parts.scheme or not host:
-        return "the server"
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+    hold a key or a signature); "the server" for text that is not a URL."""
+    return display_url(url, path=False, invalid="the server")
 
 
 def base_url_problem(url: str) -> str | None:

@@ -2,18 +2,20 @@
 
 They go on every request the tools send and nowhere else: never into a tool's schema or
 description (a parameter the credential supplies is taken out of the schema), and
-never into a result, an error or a log line (see :mod:`._secrets`): each names its
-secret values and the fields that carry them. Their ``repr`` hides the secret part.
+never into a result, an error or a log line (the floor's
+:class:`~yoagent.core.support.Scrubber`): each names its secret values and the fields
+that carry them. Their ``repr`` hides the secret part.
 """
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Literal
 
 import httpx
 
-from ._secrets import Field, basic_token
+from yoagent.core.support import SecretField
 
 ApiKeyLocation = Literal["header", "query", "cookie"]
 
@@ -43,7 +45,7 @@ class BearerAuth:
         """The values to keep out of every text."""
         return (self.token,)
 
-    def fields(self) -> tuple[Field, ...]:
+    def fields(self) -> tuple[SecretField, ...]:
         """Where the credential shows as one, to scrub it there even when it is short."""
         return (("Bearer", " ", self.token),)
 
@@ -79,7 +81,7 @@ class ApiKeyAuth:
         """The values to keep out of every text."""
         return (self.value,)
 
-    def fields(self) -> tuple[Field, ...]:
+    def fields(self) -> tuple[SecretField, ...]:
         """Where the credential shows as one, to scrub it there even when it is short."""
         return () if self.location == "header" else ((self.name, "=", self.value),)
 
@@ -111,7 +113,7 @@ class BasicAuth:
         """The values to keep out of every text."""
         return (self.password, basic_token(self.username, self.password))
 
-    def fields(self) -> tuple[Field, ...]:
+    def fields(self) -> tuple[SecretField, ...]:
         """Where the credential shows as one, to scrub it there even when it is short."""
         return (("Basic", " ", basic_token(self.username, self.password)),)
 
@@ -128,3 +130,8 @@ def _add_cookie(request: httpx.Request, name: str, value: str) -> None:
     existing = request.headers.get("cookie")
     pair = f"{name}={value}"
     request.headers["cookie"] = f"{existing}; {pair}" if existing else pair
+
+
+def basic_token(username: str, password: str) -> str:
+    """What basic auth sends after ``Basic ``: the base64 of ``username:password``."""
+    return base64.b64encode(f"{username}:{password}".encode()).decode("ascii")

@@ -19,12 +19,10 @@ import anyio
 import httpx
 
 from yoagent.core import CancelToken, ToolError, ToolResult
-from yoagent.core.support import http_client
+from yoagent.core.support import Scrubber, http_client, scrub_logs
 
 from ._config import OpenApiConfig
 from ._errors import httpx_errors
-from ._log_scrub import guarded_logs
-from ._secrets import Secrets, header_secrets
 
 _TEXT_TYPES: Final = (
     "application/json",
@@ -38,6 +36,9 @@ _TEXT_TYPES: Final = (
     "application/x-ndjson",
 )
 _SHOWN_HEADERS: Final = ("content-type", "location", "retry-after")
+HTTP_LOGGERS: Final = ("httpx", "httpcore")
+"""httpx logs each request's URL (a query-string key included), httpcore each response's
+headers (a redirect's ``Location`` may echo the key): scrubbed while a call is in flight."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +72,10 @@ class Caller:
         self.config = config
         self.client = client
         auth = config.auth
-        self.secrets = Secrets(
-            [*(auth.secrets() if auth is not None else ()), *header_secrets(config.headers)],
-            auth.fields() if auth is not None else (),
+        self.secrets = Scrubber(
+            auth.secrets() if auth is not None else (),
+            fields=auth.fields() if auth is not None else (),
+            headers=config.headers,
         )
 
     async def call(self, outgoing: OutgoingRequest, cancel: CancelToken) -> ToolResult:
@@ -82,7 +84,7 @@ class Caller:
         label = outgoing.label
         reply: _Reply | None = None
         with (
-            guarded_logs(self.secrets),
+            scrub_logs(self.secrets, HTTP_LOGGERS),
             httpx_errors(
                 lambda why: ToolError(f"{label}: the request failed ({why})"),
                 scrub=self.secrets.scrub,

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import yaml
 
-from yoagent.core.support import http_client
+from yoagent.core.support import display_url, http_client
 
 from ._errors import OpenApiError, httpx_errors
 
@@ -75,7 +75,7 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, A
 
     Errors name the URL by its origin only: its path or query may hold a key.
     """
-    origin = url_origin(url)
+    origin = display_url(url, path=False)
     if urlsplit(url).scheme not in ("http", "https"):
         raise OpenApiError(f"cannot fetch {origin}: only http and https URLs are fetched")
     with httpx_errors(lambda why: OpenApiError(f"cannot fetch the document from {origin}: {why}")):
@@ -88,10 +88,11 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, A
 
 
 async def _get_capped(client: httpx.AsyncClient, url: str) -> tuple[bytes, str]:
+    origin = display_url(url, path=False)
     async with client.stream("GET", url, follow_redirects=True) as response:
         if response.status_code // 100 != 2:
             raise OpenApiError(
-                f"cannot fetch the document from {url_origin(url)}: HTTP {response.status_code}"
+                f"cannot fetch the document from {origin}: HTTP {response.status_code}"
             )
         chunks: list[bytes] = []
         size = 0
@@ -99,23 +100,10 @@ async def _get_capped(client: httpx.AsyncClient, url: str) -> tuple[bytes, str]:
             size += len(chunk)
             if size > MAX_DOCUMENT_BYTES:
                 raise OpenApiError(
-                    f"{url_origin(url)}: the document is larger than {MAX_DOCUMENT_BYTES} bytes"
+                    f"{origin}: the document is larger than {MAX_DOCUMENT_BYTES} bytes"
                 )
             chunks.append(chunk)
         return b"".join(chunks), str(response.url)
-
-
-def url_origin(url: str) -> str:
-    """``scheme://host[:port]`` of ``url``: no userinfo, path, query or fragment."""
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "<invalid URL>"
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
 def _decode(raw: bytes, origin: str) -> str:

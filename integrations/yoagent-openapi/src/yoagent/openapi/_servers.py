@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 from urllib.parse import urljoin, urlsplit
 
+from yoagent.core.support import display_url
+
 from ._errors import OpenApiError
-from ._load import url_origin
 from ._model import Server
 
 _VARIABLE: Final = re.compile(r"\{([^{}]+)\}")
@@ -63,8 +64,10 @@ def _fill(server: Server, variables: Mapping[str, str], where: str) -> str:
 def _checked(url: str, what: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        shown = url_origin(url) if parts.scheme else url
+        shown = display_url(url, path=False) if parts.scheme else url
         raise OpenApiError(f"{what} must be an absolute http(s) URL, not {shown!r}")
     if parts.query or parts.fragment:
-        raise OpenApiError(f"{what} must not have a query or fragment ({url_origin(url)})")
+        raise OpenApiError(
+            f"{what} must not have a query or fragment ({display_url(url, path=False)})"
+        )
     return url.rstrip("/")

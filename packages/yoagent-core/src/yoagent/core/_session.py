@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import secrets
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ._support.atomic import atomic_write
+from ._support.surrogates import utf8_safe_json
 from ._types.adapters import is_validation_error
 from ._types.content import TextContent
 from ._types.errors import YoagentError
@@ -256,9 +256,8 @@ class Session:
             "parent_id": entry.parent_id,
             "message": message_adapter.dump_python(entry.message, mode="json"),
         }
-        return (
-            _escape_surrogates(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
-        )
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        return utf8_safe_json(text, lossless=True) + "\n"
 
     @staticmethod
     def _head_line(head: str | None) -> str:
@@ -502,15 +501,6 @@ def _problem(error: Exception) -> str:
     if isinstance(error, TypeError):
         return f"a field of the wrong type ({error})"
     return f"not JSON ({error})"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escape_surrogates(text: str) -> str:
-    """``text`` (JSON) with each lone surrogate, which UTF-8 cannot hold, as a ``\\uXXXX``
-    escape (surrogates only occur inside JSON strings, where an escape means the same)."""
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _same_message(stored: AgentMessage, message: AgentMessage) -> bool:

@@ -4,10 +4,10 @@ A provider turns a :class:`StreamConfig` into one streamed :class:`AssistantMess
 reporting deltas to a :data:`DeltaSink` as they arrive and raising a classified
 :class:`ProviderError` on failure. Applications rarely need this module; every name here
 that an application does use is also exported by :mod:`yoagent.core`. ``warn_once`` is
-for any package built on core (providers, pricing, MCP, decision models).
+the floor's (:mod:`yoagent.core.support`, with the rest of what package authors share),
+kept here because it was documented here first.
 """
 
-from ._logging import warn_once
 from ._provider.keys import (
     FALLBACK_KEY_VARIABLES,
     SELF_AUTHENTICATING,
@@ -21,6 +21,7 @@ from ._provider.protocol import (
     StreamProvider,
     ToolDefinition,
 )
+from ._support.warn_once import warn_once
 from ._types.config import (
     AnthropicCompat,
     ApiProtocol,

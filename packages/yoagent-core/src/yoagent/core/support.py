@@ -11,13 +11,25 @@ the same change: no package keeps its own copy.
 """
 
 # --- text: scrubbing, URL display, the log scrub filter, surrogates, middle-cutting, warn_once
-
 # --- io: atomic_write, the process-group runner, the HTTP client factory
-
 import importlib
 from typing import TYPE_CHECKING
 
 from ._support.atomic import atomic_write
+from ._support.cut import CUT_MARKER, cut_middle
+from ._support.log_scrub import LogScrubGuard, scrub_logs
+from ._support.scrub import Scrubber, StreamScrubber
+from ._support.secrets import (
+    MIN_SECRET_LENGTH,
+    REDACTED,
+    SecretField,
+    header_secrets,
+    is_credential_name,
+    looks_like_key,
+)
+from ._support.surrogates import utf8_decode, utf8_safe, utf8_safe_json
+from ._support.urls import display_url
+from ._support.warn_once import reset_warn_once, warn_once
 
 if TYPE_CHECKING:
     from ._support.http import HTTP_POOL_LIMITS, HTTP_TIMEOUT, http_client, shared_ssl_context
@@ -63,17 +75,33 @@ def __dir__() -> list[str]:
 
 
 __all__: list[str] = [
-    # --- text
-    # --- io
+    "CUT_MARKER",
     "HTTP_POOL_LIMITS",
     "HTTP_TIMEOUT",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
     "RUN_ID_VARIABLE",
     "ChildProcess",
     "Command",
+    "LogScrubGuard",
     "PipeCapture",
+    "Scrubber",
+    "SecretField",
+    "StreamScrubber",
     "Wakeup",
     "atomic_write",
+    "cut_middle",
+    "display_url",
+    "header_secrets",
     "http_client",
+    "is_credential_name",
+    "looks_like_key",
+    "reset_warn_once",
+    "scrub_logs",
     "shared_ssl_context",
     "spawn_process",
+    "utf8_decode",
+    "utf8_safe",
+    "utf8_safe_json",
+    "warn_once",
 ]

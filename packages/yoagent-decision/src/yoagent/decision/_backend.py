@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from yoagent.core import RetryConfig
+from yoagent.core.support import display_url
 
 from ._answers import Evaluation
 from ._errors import DecisionError
@@ -16,7 +17,6 @@ from ._http import (
     FixedKey,
     KeySource,
     describe_key,
-    display_url,
     name_key_variable,
     post_json,
     resolve_key,

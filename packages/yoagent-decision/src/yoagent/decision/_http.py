@@ -14,17 +14,16 @@ import json
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx
 
 from yoagent.core import RetryConfig, parse_retry_after
-from yoagent.core.support import http_client
+from yoagent.core.support import REDACTED, Scrubber, display_url, http_client
 
 from ._errors import DecisionError, DecisionErrorKind
 
@@ -56,7 +55,7 @@ class FixedKey:
     value: str
 
     def __repr__(self) -> str:
-        return "FixedKey([redacted])"
+        return f"FixedKey({REDACTED})"
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,7 +74,7 @@ def describe_key(source: KeySource) -> str:
         case NoKey():
             return "none"
         case FixedKey():
-            return "[redacted]"
+            return REDACTED
         case EnvKey(variables=variables):
             return " or ".join(f"${name}" for name in variables)
 
@@ -129,40 +128,6 @@ def excerpt(text: str, limit: int) -> str:
     return data[:limit].decode(errors="ignore") + "…"
 
 
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every secret replaced by ``[redacted]``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    return text
-
-
-def display_url(url: str) -> str:
-    """``url`` as it may be shown (a repr, an error): without its user name and password,
-    and with ``…`` for a query string, any of which may carry a key or a signature."""
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "<unparsable URL>"
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 address
-    if port is not None:
-        host = f"{host}:{port}"
-    return urlunsplit((parts.scheme, host, parts.path, "…" if parts.query else "", ""))
-
-
-def url_secrets(url: str) -> list[str]:
-    """The parts of ``url`` that may be secret (user name, password, query string), for
-    :func:`scrub`."""
-    try:
-        parts = urlsplit(url.strip())
-        return [part for part in (parts.username, parts.password, parts.query) if part]
-    except ValueError:
-        return []
-
-
 def encode_json(body: object) -> bytes:
     """A request body as compact UTF-8 JSON."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
@@ -185,29 +150,31 @@ async def post_json(
     headers = {"content-type": "application/json", "accept": "application/json"}
     if key is not None:
         headers["authorization"] = f"Bearer {key}"
-    with httpx_errors(url, key):
+    # A server may echo the URL in its error body, or the key.
+    scrubber = Scrubber(urls=[url], headers=headers)
+    with httpx_errors(url, scrubber):
         if client is not None:
-            return await _exchange(client, url, body, headers, key)
+            return await _exchange(client, url, body, headers, scrubber)
         async with http_client() as own:
-            return await _exchange(own, url, body, headers, key)
+            return await _exchange(own, url, body, headers, scrubber)
 
 
 @contextmanager
-def httpx_errors(url: str, key: str | None, *, answered: bool = False) -> Generator[None]:
+def httpx_errors(url: str, scrubber: Scrubber, *, answered: bool = False) -> Generator[None]:
     """Inside the block, httpx's errors become :class:`DecisionError`, never chained to
     them: the package's one translation point.
 
     A URL httpx cannot send to is ``INVALID``; a connection failure or a timeout is
     ``TRANSPORT``, unless the server ``answered`` with a 2xx (it billed the call: a body
     that then breaks off is ``BAD_RESPONSE``, which is not retried); any other (a body
-    that cannot be decoded) is ``BAD_RESPONSE``. ``key`` and the secret parts of ``url``
-    are scrubbed from the text.
+    that cannot be decoded) is ``BAD_RESPONSE``. The key and the secret parts of ``url``
+    are scrubbed from the text (``scrubber``).
     """
     try:
         yield
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
-        shown = scrub(display_url(url), [key])
-        detail = scrub(str(error), [key, *url_secrets(url)])
+        shown = scrubber.scrub(display_url(url))
+        detail = scrubber.scrub(str(error))
         raise DecisionError.invalid(
             f"the request could not be sent to {shown!r}: {detail}"
         ) from None
@@ -216,10 +183,10 @@ def httpx_errors(url: str, key: str | None, *, answered: bool = False) -> Genera
             raise DecisionError.bad_response(
                 f"could not read the response body: {type(error).__name__}"
             ) from None
-        detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
+        detail = scrubber.scrub(str(error)) or type(error).__name__
         raise DecisionError.transport(f"{type(error).__name__}: {detail}") from None
     except httpx.HTTPError as error:
-        detail = scrub(str(error), [key, *url_secrets(url)]) or type(error).__name__
+        detail = scrubber.scrub(str(error)) or type(error).__name__
         raise DecisionError.bad_response(f"{type(error).__name__}: {detail}") from None
 
 
@@ -240,12 +207,11 @@ async def _exchange(
     url: str,
     body: bytes,
     headers: dict[str, str],
-    key: str | None,
+    scrubber: Scrubber,
 ) -> Any:
-    secrets = [key, *url_secrets(url)]  # a server may echo the URL in its error body
     async with client.stream("POST", url, content=body, headers=headers) as response:
         ok = 200 <= response.status_code < 300
-        with httpx_errors(url, key, answered=ok):
+        with httpx_errors(url, scrubber, answered=ok):
             raw, cut = await _read(response, MAX_RESPONSE_BYTES if ok else MAX_ERROR_READ)
     if ok and cut:
         raise DecisionError.bad_response(
@@ -253,12 +219,12 @@ async def _exchange(
         )
     text = raw.decode(errors="replace")
     if not ok:
-        raise status_error(response.status_code, response.headers, scrub(text, secrets))
+        raise status_error(response.status_code, response.headers, scrubber.scrub(text))
     try:
         return json.loads(text)
     except ValueError as error:
         raise DecisionError.bad_response(
-            f"response is not JSON ({error}): {excerpt(scrub(text, secrets), 200)}"
+            f"response is not JSON ({error}): {excerpt(scrubber.scrub(text), 200)}"
         ) from None
 
 

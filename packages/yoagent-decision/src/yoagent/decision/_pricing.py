@@ -14,17 +14,12 @@ import logging
 from dataclasses import dataclass
 
 from yoagent.core import CostConfig, cost_of, price_resolver
-from yoagent.core.provider import warn_once as core_warn_once
+from yoagent.core.support import warn_once
 
 from ._answers import Evaluation
 from ._backend import DecisionBackend, HttpBackend, host_of
 
 logger = logging.getLogger("yoagent.decision")
-
-
-def warn_once(key: str, message: str, *args: object) -> None:
-    """Log ``message`` at WARNING the first time ``key`` is seen in this process."""
-    core_warn_once(logger, key, message, *args)
 
 
 @dataclass(slots=True, frozen=True)
@@ -81,6 +76,7 @@ def _list_price(
     cost = resolver(pricing.key, model)
     if cost is None:
         warn_once(
+            logger,
             f"unlisted:{pricing.key}/{model}",
             "no price for %s/%s in the price table; its evaluations are unpriced",
             pricing.key,
@@ -93,6 +89,7 @@ def _list_price(
 def _cost(evaluation: Evaluation, cost: CostConfig) -> float | None:
     if evaluation.usage is None:
         warn_once(
+            logger,
             f"no-usage:{evaluation.model}",
             "decision backend reported no usage for %s; its evaluations are unpriced",
             evaluation.model,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from yoagent.core.support import cut_middle
+
 
 def check_threshold(name: str, value: float) -> float:
     """``value`` if it is a probability in [0, 1]; ``ValueError`` otherwise (NaN included):
@@ -19,19 +21,16 @@ def at_or_above(value: float | None, threshold: float) -> bool:
     return value is None or not math.isfinite(value) or value >= threshold
 
 
-def truncation_marker(omitted: int) -> str:
-    """What replaces the middle of a shortened text."""
-    return f"\n[truncated {omitted} chars]\n"
+TRUNCATION_MARKER = "\n[truncated {cut} chars]\n"
+"""What replaces the middle of a text cut for a decision model (the floor's
+:func:`~yoagent.core.support.cut_middle` template): short, since every character counts
+against the model's small request budget."""
 
 
 def truncate_middle(text: str, limit: int) -> str:
-    """At most about ``limit`` characters of ``text``: its head and tail around an explicit
+    """At most ``limit`` characters of ``text``, its head and tail, around an explicit
     ``[truncated N chars]`` marker."""
-    if len(text) <= limit:
-        return text
-    head = limit // 2
-    tail = limit - head
-    return text[:head] + truncation_marker(len(text) - limit) + text[len(text) - tail :]
+    return cut_middle(text, limit, marker=TRUNCATION_MARKER)
 
 
 def truncate_head(text: str, limit: int) -> str:

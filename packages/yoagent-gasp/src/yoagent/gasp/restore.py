@@ -11,7 +11,6 @@ that is a symlink refuses the restore.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import git
 
 from yoagent.core import SkillSet, load_skills
+from yoagent.core.support import Scrubber
 
 from ._errors import GaspError
 from ._git import git_errors
@@ -39,12 +39,6 @@ from .identity import (
 CONFIG_PATH = ".agent/config.toml"
 SKILLS_DIR = "skills"
 SKILL_FILE = "SKILL.md"
-_URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
-
-
-def _redacted(text: str) -> str:
-    """``text`` with any ``user:password@`` of a URL replaced (clone errors quote the URL)."""
-    return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 class RestoreError(GaspError, RuntimeError):
@@ -172,6 +166,9 @@ def _load_skills(base: Path) -> SkillSet:
 
 def restore(source: str | Path, destination: str | Path, *, at: str | None = None) -> RestoredAgent:
     """``git clone source destination``, then :func:`load` the clone."""
-    with git_errors(RestoreError, "git clone", shown=_redacted):
-        git.Repo.clone_from(str(source), str(destination))
+    # A clone error quotes the URL, whose user, password or token must not show.
+    url = str(source)
+    scrubber = Scrubber(urls=[url] if "://" in url else ())
+    with git_errors(RestoreError, "git clone", shown=scrubber.scrub):
+        git.Repo.clone_from(url, str(destination))
     return load(destination, at=at)

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeVar, cast
 import anyio
 import anyio.abc
 
+from yoagent.core.support import Scrubber, display_url, scrub_logs
+
 from ._errors import McpError
 from ._http import DEFAULT_HTTP_TIMEOUT, checked_headers, http_streams
 from ._log import logger
 from ._process import ServerProcess
-from ._secrets import UrlSecrets, guard_logs, unguard_logs, url_origin
 from ._stdio import StdioState, stdio_streams
 
 if TYPE_CHECKING:
@@ -119,10 +120,18 @@ class _StdioTransport:
         return text
 
 
+SDK_LOGGERS: Final = ("mcp", "mcp_types", "httpx2", "httpcore2", "client")
+"""The loggers of the SDK's client side and its HTTP stack, scrubbed of a connection's
+secrets while it lives ("client" is the name the SDK's session module logs under)."""
+
+
 class _HttpTransport:
     def __init__(self, url: str, headers: Mapping[str, str], timeout: float, name: str) -> None:
         self.url = url.strip()
-        self.secrets = UrlSecrets(self.url)
+        # A URL such as https://host/mcp/sk-abc...?token=... carries keys in its path
+        # and query, and headers carry credentials: none may reach an error, a result
+        # or a log line.
+        self.scrubber = Scrubber(urls=[self.url], headers=headers)
         self.name = name
         self.headers = dict(headers)
         self.timeout = timeout
@@ -130,17 +139,14 @@ class _HttpTransport:
     @asynccontextmanager
     async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
         import mcp.client.streamable_http  # pyright: ignore[reportUnusedImport]  # noqa: F401
-        # (imported first so that its loggers exist when guard_logs looks for them)
+        # (imported first so that its loggers exist when scrub_logs looks for them)
 
-        guard_logs(self.secrets)
-        try:
+        with scrub_logs(self.scrubber, SDK_LOGGERS):
             async with http_streams(self.url, self.headers, self.timeout) as streams:
                 yield streams
-        finally:
-            unguard_logs(self.secrets)
 
     def scrub(self, text: str) -> str:
-        return self.secrets.scrub(text)
+        return self.scrubber.scrub(text)
 
 
 class McpClient:
@@ -237,7 +243,7 @@ class McpClient:
         so is a value that is not visible ASCII — the error never echoes the value.
         ``timeout`` bounds connecting and each read but a response stream's (300 s).
         """
-        origin = url_origin(url)
+        origin = display_url(url, path=False)
         parts = url.strip().split("://", 1)
         if len(parts) != 2 or parts[0].lower() not in ("http", "https"):
             raise McpError(f"MCP server {origin}: the URL must start with http:// or https://")

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any, Final, cast
 
-from ._log import warn_once
+from yoagent.core.support import warn_once
+
+from ._log import logger
 
 _BIG_FIELD: Final = 1024
 _BINARY_FIELDS: Final = ("data", "blob")
@@ -76,6 +78,7 @@ def _as_text(block: object) -> dict[str, Any]:
         kind = type(block).__name__
         text = json.dumps(_shrunk(block), ensure_ascii=False)
     warn_once(
+        logger,
         f"content-type:{kind}",
         "an MCP tool result held a %r block this client does not model; passed on as text",
         kind,

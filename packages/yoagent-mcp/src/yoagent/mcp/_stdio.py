@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any, Final, cast
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from yoagent.core.support import warn_once
+
 from ._lenient import lenient_tool_result
-from ._log import logger, warn_once
+from ._log import logger
 from ._process import ServerProcess, settle
 
 if TYPE_CHECKING:
@@ -162,6 +164,7 @@ class _Bridge:
             self.in_flight.discard(str(message.id))
         elif isinstance(message, JSONRPCRequest) and message.method != "ping":
             warn_once(
+                logger,
                 f"server-request:{self.name}:{message.method}",
                 "MCP server %s asked this client for %r; answered that it is not supported",
                 self.name,

@@ -28,9 +28,9 @@ from typing import Literal
 
 import anyio.to_thread
 
-from yoagent.core.support import atomic_write
+from yoagent.core.support import atomic_write, display_url
 
-from ._errors import PriceError, PriceFetchError, PriceFileError, display_url
+from ._errors import PriceError, PriceFetchError, PriceFileError
 from ._json import as_object
 from ._logging import logger
 from ._models_dev import SkippedModel

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 from yoagent.core import YoagentError
+from yoagent.core.support import display_url
 
 _LISTED_PROBLEMS = 10
 
@@ -68,28 +68,3 @@ class PriceFetchError(PriceError):
         self.status = status
         self.timed_out = timed_out
         super().__init__(f"GET {self.url}: {reason}")
-
-
-def display_url(url: str) -> str:
-    """``url`` safe to show: no user or password, and ``?…`` in place of a query string."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    host = parts.netloc.rpartition("@")[2]  # the port as written, even one out of range
-    query = "…" if parts.query else ""
-    return urlunsplit((parts.scheme, host, parts.path, query, ""))
-
-
-def redact(text: str, url: str) -> str:
-    """``text`` with ``url``, and any query string or password of it, shown safely."""
-    text = text.replace(url, display_url(url))
-    try:
-        parts = urlsplit(url)
-        secrets = [parts.query, parts.password or ""]
-    except ValueError:
-        return text
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "…")
-    return text

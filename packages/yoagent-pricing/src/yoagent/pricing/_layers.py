@@ -20,11 +20,12 @@ from enum import StrEnum
 from typing import Literal
 
 from yoagent.core import CostConfig, set_price_resolver
+from yoagent.core.support import reset_warn_once, warn_once
 
 from ._changes import PriceChange, diff
 from ._errors import PriceError
 from ._keys import PRICED_PROVIDERS, inert_entries, override_warnings, price_key
-from ._logging import forget_warnings, logger, warn_once
+from ._logging import logger
 from ._table import PriceTable
 
 PRICES_ENV_VAR = "YOAGENT_PRICES"
@@ -122,6 +123,7 @@ def _resolve(provider: str, model_id: str) -> CostConfig | None:
     cost = resolved.cost(key, model_id)
     if cost is None and key in PRICED_PROVIDERS and not state.bundled and len(resolved):
         warn_once(
+            logger,
             f"miss:{key}/{model_id}",
             "no price for %s/%s: pricing is on but only for the models a layer lists "
             "(the bundled snapshot is off); its usage is unpriced",
@@ -376,4 +378,4 @@ def reset_for_tests() -> None:
     with _lock:
         _state = None
         set_price_resolver(None)
-    forget_warnings()
+    reset_warn_once(logger)

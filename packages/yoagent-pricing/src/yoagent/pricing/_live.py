@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from yoagent.core.support import display_url
+
 from ._cache import CacheOptions, CacheProblem, PriceOrigin, fetch_cached
 from ._changes import PriceChange
-from ._errors import PriceFetchError, display_url
+from ._errors import PriceFetchError
 from ._layers import enable_with
 from ._logging import logger
 from ._models_dev import SkippedModel

@@ -15,7 +15,9 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from ._errors import PriceDataError, PriceFetchError, display_url, redact
+from yoagent.core.support import Scrubber, display_url
+
+from ._errors import PriceDataError, PriceFetchError
 from ._models_dev import MODELS_DEV_URL, SkippedModel, map_models_dev
 from ._table import PriceTable
 
@@ -203,5 +205,5 @@ async def _get(url: str, timeout: float) -> bytes:  # noqa: ASYNC109 (see fetch_
     except (TimeoutError, httpx.TimeoutException):
         raise PriceFetchError(url, f"timed out after {timeout:g} s", timed_out=True) from None
     except (httpx.HTTPError, httpx.InvalidURL) as error:
-        detail = redact(str(error), url) or "no detail"
+        detail = Scrubber(urls=[url]).scrub(str(error)) or "no detail"
         raise PriceFetchError(url, f"{type(error).__name__}: {detail}") from None

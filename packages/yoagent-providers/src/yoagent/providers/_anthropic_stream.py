@@ -22,12 +22,13 @@ from yoagent.core import (
     ToolCall,
     Usage,
 )
+from yoagent.core.support import warn_once
 
 from ._anthropic_request import forced_tool
 from ._assembly import ReplyBuilder
 from ._http_errors import KeySource, ended_early, from_stream_error, malformed
 from ._json import as_dict, as_int, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._sse import SseEvent
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -105,7 +106,9 @@ class AnthropicReader:
         elif kind == "error":
             raise from_stream_error(data, self.key)
         elif kind != "ping":
-            warn_once(f"anthropic-event:{kind}", "ignored unknown Anthropic event type %r", kind)
+            warn_once(
+                logger, f"anthropic-event:{kind}", "ignored unknown Anthropic event type %r", kind
+            )
         return False
 
     def _slot(self, data: dict[str, Any]) -> int | None:
@@ -159,7 +162,9 @@ class AnthropicReader:
                 self.builder.add_tool_arguments(slot, json.dumps(initial))
             self.slots[index] = slot
         elif kind not in _UNSURFACED_BLOCKS:
-            warn_once(f"anthropic-block:{kind}", "ignored unknown Anthropic block type %r", kind)
+            warn_once(
+                logger, f"anthropic-block:{kind}", "ignored unknown Anthropic block type %r", kind
+            )
 
     def _delta(self, data: dict[str, Any]) -> None:
         slot = self._slot(data)
@@ -178,6 +183,7 @@ class AnthropicReader:
             self.builder.add_tool_arguments(slot, as_str(delta.get("partial_json")))
         elif kind not in _IGNORED_DELTAS:
             warn_once(
+                logger,
                 f"anthropic-delta:{kind}:{block_kind}",
                 "ignored Anthropic delta %r on a %s block",
                 kind,
@@ -190,7 +196,7 @@ class AnthropicReader:
         if isinstance(raw, str):
             found = STOP_REASONS.get(raw)
             if found is None:
-                warn_once(f"anthropic-stop:{raw}", "unknown Anthropic stop reason %r", raw)
+                warn_once(logger, f"anthropic-stop:{raw}", "unknown Anthropic stop reason %r", raw)
                 found = StopReason.STOP
             self.stop_reason = found
         explanation = as_dict(delta.get("stop_details")).get("explanation")

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
+from yoagent.core.support import warn_once
 
-from ._logging import warn_once
+from ._logging import logger
 from ._sigv4 import AwsCredentials
 
 BEARER_VARIABLE = "AWS_BEARER_TOKEN_BEDROCK"
@@ -138,6 +139,7 @@ def checked_bearer(token: str, origin: str) -> BearerAuth:
                 "access:secret[:token] instead"
             )
         warn_once(
+            logger,
             f"bedrock-bearer-prefix:{origin}",
             "the Bedrock API key from %s does not start with bedrock-api-key- or ABSK; "
             "sending it anyway",

@@ -19,9 +19,10 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.support import warn_once
 
 from ._anthropic_request import thinking_budget
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
 
 PROTOCOL = ApiProtocol.BEDROCK_CONVERSE_STREAM
@@ -57,6 +58,7 @@ def _user_block(block: TextContent | ImageContent) -> dict[str, Any] | None:
     image_format = _IMAGE_FORMATS.get(subtype)
     if image_format is None:
         warn_once(
+            logger,
             f"bedrock-image:{subtype}",
             "Bedrock takes png, jpeg, gif or webp images; a %s image was left out",
             block.mime_type,
@@ -150,6 +152,7 @@ def _thinking(config: StreamConfig, max_tokens: int) -> tuple[dict[str, Any] | N
         return None, max_tokens
     if not is_claude(config.model.id):
         warn_once(
+            logger,
             f"bedrock-thinking:{config.model.id}",
             "thinking levels are only sent to Claude models on Bedrock; %s runs at its default",
             config.model.id,
@@ -230,6 +233,7 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
         body["additionalModelRequestFields"] = {"thinking": thinking}
     if config.output_schema is not None:
         warn_once(
+            logger,
             "bedrock-structured-output",
             "Bedrock ConverseStream has no structured output here; the schema is ignored",
         )

@@ -27,14 +27,15 @@ from yoagent.core import (
     Usage,
     classify,
 )
+from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder
 from ._bedrock_request import PROTOCOL
 from ._body import DEFAULT_LIMITS, StreamLimits, too_large
 from ._eventstream import EventStreamDecoder, EventStreamError, Frame, FrameTooLarge
-from ._http_errors import KeySource, ended_early, malformed, scrub
+from ._http_errors import KeySource, ended_early, malformed
 from ._json import as_dict, as_int, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": StopReason.STOP,
@@ -73,7 +74,7 @@ def stream_exception(name: str, payload: bytes, key: KeySource) -> ProviderError
     original = as_str(body.get("originalMessage"))
     if original and original not in message:
         message = f"{message} ({original})" if message else original
-    text = scrub(f"{name}: {message}" if message else name or "exception", key.secrets)
+    text = key.scrub(f"{name}: {message}" if message else name or "exception")
     error = _classified(text, name, EXCEPTION_STATUS.get(name.lower()))
     logger.debug("exception frame in Bedrock stream: %s", error.message)
     return error
@@ -139,11 +140,13 @@ class BedrockReader:
             raise stream_exception(str(headers.get(":exception-type", "")), frame.payload, self.key)
         if message_type == "error":
             code = str(headers.get(":error-code", ""))
-            text = scrub(str(headers.get(":error-message", "")) or code, self.key.secrets)
+            text = self.key.scrub(str(headers.get(":error-message", "")) or code)
             raise _classified(f"{code}: {text}" if code else text, code)
         event = headers.get(":event-type")
         if message_type != "event" or not isinstance(event, str):
-            warn_once(f"bedrock-frame:{message_type}", "ignored a %r Bedrock frame", message_type)
+            warn_once(
+                logger, f"bedrock-frame:{message_type}", "ignored a %r Bedrock frame", message_type
+            )
             return
         try:
             data = as_dict(parse_json(frame.payload))
@@ -164,7 +167,9 @@ class BedrockReader:
         elif event == "metadata":
             self._metadata(as_dict(data.get("usage")))
         elif event != "messageStart":
-            warn_once(f"bedrock-event:{event}", "ignored unknown Bedrock event type %r", event)
+            warn_once(
+                logger, f"bedrock-event:{event}", "ignored unknown Bedrock event type %r", event
+            )
 
     def _index(self, data: dict[str, Any]) -> int:
         index = as_int(data.get("contentBlockIndex"))
@@ -196,6 +201,7 @@ class BedrockReader:
         elif start:
             # Something newer: no block yet, so the first delta decides what it is.
             warn_once(
+                logger,
                 f"bedrock-start:{'/'.join(sorted(start))}",
                 "unknown Bedrock contentBlockStart member %s",
                 "/".join(sorted(start)),
@@ -256,7 +262,7 @@ class BedrockReader:
         name = as_str(data.get("stopReason"))
         found = STOP_REASONS.get(name)
         if found is None:
-            warn_once(f"bedrock-stop:{name}", "unknown Bedrock stop reason %r", name)
+            warn_once(logger, f"bedrock-stop:{name}", "unknown Bedrock stop reason %r", name)
             found = StopReason.STOP
         self.stop_reason = found
         self.stop_name = name

@@ -26,9 +26,10 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core.provider import Message
+from yoagent.core.support import warn_once
 
 from ._http import encode_body, json_text, nested_too_deeply, utf8
-from ._logging import warn_once
+from ._logging import logger
 from ._messages import WireCache, WireMessage, merge_same_role, notes_index
 
 _LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
@@ -363,6 +364,7 @@ def _settings(config: StreamConfig, compat: OpenAiCompat) -> dict[str, Any]:
             body["response_format"] = {"type": "json_schema", "json_schema": json_schema}
         else:
             warn_once(
+                logger,
                 f"openai-structured:{model.provider}",
                 "%s does not support structured output; the schema is not sent",
                 model.provider,

@@ -19,11 +19,12 @@ from yoagent.core import (
     StreamConfig,
     Usage,
 )
+from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._sse import SseEvent
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -129,7 +130,7 @@ class CompletionsReader:
                 raise ProviderError(ErrorKind.API, "the server ended the reply with an error")
             found = FINISH_REASONS.get(reason)
             if found is None:
-                warn_once(f"openai-finish:{reason}", "unknown finish_reason %r", reason)
+                warn_once(logger, f"openai-finish:{reason}", "unknown finish_reason %r", reason)
                 found = StopReason.STOP
             self.finish_reason = found
 

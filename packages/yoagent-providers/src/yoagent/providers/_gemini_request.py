@@ -27,8 +27,9 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core.provider import Message
+from yoagent.core.support import warn_once
 
-from ._logging import warn_once
+from ._logging import logger
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
 from .models import gemini_compat_for
 
@@ -213,6 +214,7 @@ def build_request_body(config: StreamConfig, protocol: ApiProtocol) -> dict[str,
             generation["responseJsonSchema"] = schema.schema
         else:
             warn_once(
+                logger,
                 f"gemini-structured:{protocol.value}",
                 "structured output is not sent over %s; the schema is ignored",
                 protocol.value,

@@ -31,13 +31,14 @@ from yoagent.core import (
     StreamConfig,
     Usage,
 )
+from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder
 from ._body import DEFAULT_LIMITS, StreamLimits
 from ._gemini_request import GENERATED_ID_PREFIX
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._sse import SseEvent
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -266,7 +267,9 @@ class GeminiReader:
         if isinstance(text, str) and text:
             self._text("thinking" if part.get("thought") is True else "text", text)
         elif "inlineData" in part or "executableCode" in part:
-            warn_once(f"gemini-part:{sorted(part)}", "ignored a Gemini %s part", sorted(part))
+            warn_once(
+                logger, f"gemini-part:{sorted(part)}", "ignored a Gemini %s part", sorted(part)
+            )
 
     def _text(self, kind: str, text: str) -> None:
         current = self.current
@@ -302,7 +305,7 @@ class GeminiReader:
         streamed = self.streamed
         if streamed is None:
             if pieces or continues:
-                warn_once("gemini-orphan-args", "Gemini: streamed arguments with no call")
+                warn_once(logger, "gemini-orphan-args", "Gemini: streamed arguments with no call")
             return
         for piece in pieces:
             streamed.add(as_dict(piece))
@@ -322,7 +325,7 @@ class GeminiReader:
     def _finish_reason(self, reason: str, message: str) -> None:
         found = FINISH_REASONS.get(reason)
         if found is None:
-            warn_once(f"gemini-finish:{reason}", "unknown Gemini finishReason %r", reason)
+            warn_once(logger, f"gemini-finish:{reason}", "unknown Gemini finishReason %r", reason)
             found = StopReason.STOP
         if found is StopReason.ERROR:
             raise ProviderError(

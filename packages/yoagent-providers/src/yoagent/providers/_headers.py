@@ -26,15 +26,6 @@ def sendable(value: str) -> bool:
     return _HEADER_VALUE.fullmatch(value) is not None
 
 
-def header_secrets(headers: Mapping[str, str]) -> tuple[str, ...]:
-    """Credentials the user put in headers, to scrub from messages like the key."""
-    return tuple(
-        value.removeprefix("Bearer ").strip()
-        for name, value in headers.items()
-        if name.lower() in SENSITIVE_HEADERS
-    )
-
-
 def merge_headers(ours: Mapping[str, str], user: Mapping[str, str]) -> dict[str, str]:
     """``ours`` with ``user``'s headers added last: a user header replaces ours of the same
     name in any case (HTTP names are case-insensitive, and httpx would send ``Authorization``

@@ -6,7 +6,6 @@ Which key a request sends is ``_keys``'s; what a header may hold is ``_headers``
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, asynccontextmanager
 from typing import Any, Protocol, Self, TypedDict
@@ -16,6 +15,7 @@ import httpx
 import sniffio
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
+from yoagent.core.support import utf8_safe_json
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
 from ._headers import check_headers, merge_headers
@@ -46,17 +46,6 @@ _MAX_DRAIN = 64 * 1024
 _DRAIN_SECONDS = 0.5
 
 
-# Lone surrogates (undecodable bytes kept by `surrogateescape`) cannot be UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _readable_surrogate(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    # U+DC80..U+DCFF is a byte `surrogateescape` could not decode: show it as \xNN
-    # (a JSON-escaped backslash, so the model reads the four characters).
-    return f"\\\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
-
-
 def encode_body(body: Mapping[str, Any]) -> bytes:
     """The request body as compact UTF-8 JSON (:func:`json_text`, then :func:`utf8`)."""
     return utf8(json_text(body))
@@ -84,13 +73,13 @@ def utf8(text: str) -> bytes:
     """``text`` as UTF-8.
 
     Text that UTF-8 cannot hold (a lone surrogate, e.g. a file name with undecodable
-    bytes already in the history) is sent readable instead of failing every request:
-    an undecodable byte as ``\\xNN``, any other lone surrogate as U+FFFD.
+    bytes already in the history) is sent readable instead of failing every request, by
+    the floor's surrogate policy (:func:`yoagent.core.support.utf8_safe_json`).
     """
     try:
         return text.encode()
     except UnicodeEncodeError:
-        return _SURROGATE.sub(_readable_surrogate, text).encode()
+        return utf8_safe_json(text).encode()
 
 
 class Transport:

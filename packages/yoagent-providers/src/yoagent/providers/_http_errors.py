@@ -9,8 +9,7 @@ variable the key came from, and no text that leaves this module contains the key
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -19,16 +18,12 @@ from typing import Any, cast
 import httpx
 
 from yoagent.core import ErrorKind, ProviderError, classify, parse_retry_after
+from yoagent.core.support import Scrubber
 
 from ._json import parse_json
 from ._logging import logger
 
 _MAX_MESSAGE = 500
-# Key-shaped tokens (sk-..., sk-ant-..., gsk_..., xai-..., Bearer <token>) are scrubbed even
-# when they are not the configured key: a gateway may echo a different credential.
-_KEY_SHAPES = re.compile(
-    r"(?i)\b(?:sk-ant-[\w-]{8,}|sk-[\w-]{16,}|gsk_[\w-]{16,}|xai-[\w-]{16,}|bearer\s+[\w.~+/=-]{8,})"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +36,10 @@ class KeySource:
     """The variable a user should set when no key was sent."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret, and anything shaped like an API key, replaced."""
-    for secret in secrets:
-        if len(secret) >= 4:
-            text = text.replace(secret, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
+    def scrub(self, text: str) -> str:
+        """``text`` with these secrets, and anything shaped like an API key, replaced
+        (a gateway may echo a credential other than the one sent)."""
+        return Scrubber(self.secrets).scrub(text)
 
 
 def _short(text: str) -> str:
@@ -107,7 +99,7 @@ def from_http_status(
     message, codes = _error_fields(parsed)
     # Scrubbed before it is cut (a cut key escapes the scrub) and classified whole (an
     # overflow phrase may come late); shortened last.
-    text = scrub(message or raw, key.secrets)
+    text = key.scrub(message or raw)
     error = classify(
         status=status, codes=codes, message=text, retry_after=parse_retry_after(headers)
     )
@@ -119,7 +111,7 @@ def from_http_status(
 def from_stream_error(payload: object, key: KeySource) -> ProviderError:
     """The error for an error event inside a stream (Anthropic ``error``, ``{"error": ...}``)."""
     message, codes = _error_fields(payload)
-    text = scrub(message or "the server sent an error event", key.secrets)
+    text = key.scrub(message or "the server sent an error event")
     error = _shortened(classify(codes=codes, message=text))
     logger.debug("error event in stream: %s", error.message)
     return error
@@ -160,7 +152,7 @@ def _parsed_url_problem(url: httpx.URL | str) -> str | None:
 
 def bad_url(detail: str, key: KeySource) -> ProviderError:
     """An OTHER error for a URL no request can go to: a configuration mistake, never retried."""
-    shown = _short(scrub(detail, key.secrets))
+    shown = _short(key.scrub(detail))
     return ProviderError(ErrorKind.OTHER, f"cannot send to the configured base_url: {shown}")
 
 
@@ -186,7 +178,7 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
         what = "the connection broke mid-response"
     else:
         what = f"transport error ({type(exc).__name__})"
-    detail = _short(scrub(str(exc), key.secrets))
+    detail = _short(key.scrub(str(exc)))
     text = f"{what}: {detail}" if detail else what
     logger.debug("network failure: %s", text)
     return ProviderError(ErrorKind.NETWORK, text)

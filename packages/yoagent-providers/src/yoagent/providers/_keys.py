@@ -12,8 +12,9 @@ import os
 
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
 from yoagent.core.provider import FALLBACK_KEY_VARIABLES, SELF_AUTHENTICATING
+from yoagent.core.support import header_secrets
 
-from ._headers import UNSENDABLE, header_secrets, sendable
+from ._headers import UNSENDABLE, sendable
 from ._http_errors import KeySource
 from ._vendors import VENDORS
 
@@ -46,7 +47,7 @@ def resolve_key(config: ModelConfig) -> tuple[str, KeySource]:
     """The key to send for ``config`` and where it came from (never logged or shown)."""
     variables = key_variables(config)
     hint = variables[0]
-    extra = header_secrets(config.headers)
+    extra = tuple(header_secrets(config.headers))
     if config.api_key:
         key = config.api_key.strip()
         origin = next(

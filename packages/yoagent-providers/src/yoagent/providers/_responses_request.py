@@ -29,10 +29,11 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core.provider import Message
+from yoagent.core.support import warn_once
 
 from ._completions_request import compat_of, reasoning_effort
 from ._json import as_dict, as_list, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._messages import WireMessage
 
 INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content"
@@ -217,6 +218,7 @@ def build_request_body(config: StreamConfig, protocol: ApiProtocol) -> dict[str,
         body["temperature"] = config.temperature
     if config.output_schema is not None:
         warn_once(
+            logger,
             f"responses-structured:{protocol.value}",
             "structured output is not sent over %s; the schema is ignored",
             protocol.value,

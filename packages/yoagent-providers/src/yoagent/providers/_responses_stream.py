@@ -28,11 +28,12 @@ from yoagent.core import (
     StreamConfig,
     Usage,
 )
+from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder
 from ._http_errors import KeySource, ended_early, from_stream_error
 from ._json import as_dict, as_int, as_list, as_str, parse_json
-from ._logging import logger, warn_once
+from ._logging import logger
 from ._responses_request import CALL_IDS_KEY, MESSAGE_ID_KEY
 from ._sse import SseEvent
 
@@ -180,7 +181,9 @@ class ResponsesReader:
     def _arguments_delta(self, data: dict[str, Any]) -> None:
         item = self._item(data)
         if item is None or item.slot is None or item.kind != "function_call":
-            warn_once("responses-orphan-args", "Responses: arguments for an unknown call dropped")
+            warn_once(
+                logger, "responses-orphan-args", "Responses: arguments for an unknown call dropped"
+            )
             return
         self.builder.add_tool_arguments(item.slot, as_str(data.get("delta")))
 

@@ -40,10 +40,10 @@ import httpx
 from anyio.lowlevel import RunVar
 
 from yoagent.core import ErrorKind, ModelConfig, ProviderError
+from yoagent.core.support import Scrubber, header_secrets
 
 from ._body import ACCEPT_ENCODING, read_prefix
-from ._headers import header_secrets
-from ._http_errors import KeySource, from_http_status, httpx_errors, scrub, url_problem
+from ._http_errors import KeySource, from_http_status, httpx_errors, url_problem
 from ._json import as_dict, as_int, as_str, parse_json
 from ._keys import check_key
 
@@ -99,7 +99,7 @@ async def vertex_credentials(
     ``client_for(url)`` gives the HTTP client a token exchange goes through.
     """
     user_auth = [n for n in config.headers if n.lower() in ("authorization", "x-goog-api-key")]
-    extra = header_secrets(config.headers)
+    extra = tuple(header_secrets(config.headers))
     variable = config.key_variable or TOKEN_VARIABLE
     if user_auth:
         return {}, KeySource(origin=f"the {user_auth[0]} header", hint=variable, secrets=extra)
@@ -314,7 +314,7 @@ async def _exchange(
         except ValueError:
             detail = {}
         reason = as_str(detail.get("error_description")) or as_str(detail.get("error"))
-        text = scrub(reason or f"status {response.status_code}", secrets)
+        text = Scrubber(secrets).scrub(reason or f"status {response.status_code}")
         raise ProviderError(
             ErrorKind.AUTH,
             f"the token endpoint refused the credentials in {source.origin} "

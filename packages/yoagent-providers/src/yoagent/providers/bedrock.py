@@ -26,6 +26,7 @@ from yoagent.core import (
     ProviderError,
     StreamConfig,
 )
+from yoagent.core.support import header_secrets
 
 from ._aws_credentials import (
     BearerAuth,
@@ -37,7 +38,7 @@ from ._aws_credentials import (
 )
 from ._bedrock_request import PROTOCOL, build_request_body
 from ._bedrock_stream import BedrockReader
-from ._headers import header_secrets, merge_headers
+from ._headers import merge_headers
 from ._http import HttpOptions, HttpProvider, encode_body
 from ._http_errors import KeySource, bad_url, url_problem
 from ._sigv4 import sign
@@ -113,7 +114,7 @@ class BedrockProvider(HttpProvider):
         base = model.base_url or runtime_url(resolve_region("", env))
         url = converse_stream_url(base, model.id)
         headers = {"content-type": "application/json", "accept": EVENTSTREAM}
-        extra = header_secrets(model.headers)  # a gateway's own credentials
+        extra = tuple(header_secrets(model.headers))  # a gateway's own credentials
         if isinstance(auth, HeaderAuth):
             source = KeySource(origin="ModelConfig.headers", hint=_KEY_HINT, secrets=extra)
         elif isinstance(auth, BearerAuth):

@@ -21,11 +21,12 @@ refuse a newer version.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from pydantic import ValidationError
+
+from yoagent.core.support import utf8_safe_json
 
 from ._codec import CassetteError, JsonObject
 from ._records import RecordedCall, RecordedTool, list_of_objects, tool_from_json
@@ -39,14 +40,12 @@ _BASE_WINDOW = 16
 is almost always among them, even with a few concurrent sub-agents)."""
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def dump_line(record: JsonObject) -> str:
     """One record as a line of JSONL. Lone surrogates (which UTF-8 cannot hold) become
-    ``\\uXXXX`` escapes, which mean the same inside JSON strings."""
+    ``\\uXXXX`` escapes, which mean the same inside JSON strings (the floor's lossless
+    surrogate policy)."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
+    return utf8_safe_json(text, lossless=True) + "\n"
 
 
 def _key(value: Any) -> str:
@@ -95,12 +94,17 @@ class RequestEncoder:
         self._keep(_Written(call.n, call.request, self._keys(call.request["messages"])))
 
     def encode(
-        self, call: RecordedCall, scrub: Callable[[Any], Any] = _unchanged
+        self,
+        call: RecordedCall,
+        scrub: Callable[[Any], Any] = _unchanged,
+        scrub_deltas: Callable[[list[JsonObject]], list[JsonObject]] | None = None,
     ) -> tuple[JsonObject, RecordedCall]:
         """The line's record for ``call`` and the call as that line reads back, each part
-        passed through ``scrub`` (which keeps secrets out). The request is written
-        relative to the earlier call it shares the most messages with, if any; only what
-        it adds is scrubbed, the shared part having been scrubbed when it was written."""
+        passed through ``scrub`` (which keeps secrets out), the deltas through
+        ``scrub_deltas`` when given (which scrubs each stream as one text). The request is
+        written relative to the earlier call it shares the most messages with, if any;
+        only what it adds is scrubbed, the shared part having been scrubbed when it was
+        written."""
         request = call.request
         messages: list[Any] = request["messages"]
         keys = self._keys(messages)
@@ -129,7 +133,7 @@ class RequestEncoder:
         clean_call = RecordedCall(
             n=call.n,
             request=resolved,
-            deltas=scrub(call.deltas),
+            deltas=(scrub_deltas or scrub)(call.deltas),
             times=call.times,
             elapsed=call.elapsed,
             reply=scrub(call.reply),

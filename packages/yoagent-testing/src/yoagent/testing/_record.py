@@ -21,7 +21,6 @@ from yoagent.core import (
 from ._cassette import Cassette
 from ._codec import Delta, JsonObject, delta_json, error_json, message_json, request_json
 from ._records import RecordedCall
-from ._secrets import model_secrets
 from ._tools import RecordingTool
 from ._writer import CassetteWriter
 
@@ -70,7 +69,7 @@ class RecordingProvider:
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Make the call through the wrapped provider, recording it as it goes."""
         writer = self.writer
-        writer.add_secrets(model_secrets(config.model))
+        writer.add_model(config.model)
         call = RecordedCall(n=writer.reserve(), request=request_json(config))
         deltas: list[JsonObject] = call.deltas
         times: list[float] | None = [] if self.timing else None

@@ -1,36 +1,36 @@
 """Keeping secrets out of cassettes: endpoints written with their credentials redacted, and
-every known secret value replaced wherever else it turns up before a record is written."""
+every known secret value replaced wherever else it turns up before a record is written.
+
+The scrubbing itself is the floor's (:class:`yoagent.core.support.Scrubber`); a cassette
+uses it with its own marker, :data:`REDACTED`, and with known values only: a key shape
+matched in a recorded request would make the same request, replayed live, differ from it.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from yoagent.core import ModelConfig
+from yoagent.core.support import Scrubber, is_credential_name
+
+JsonObject = dict[str, Any]
 
 REDACTED = "[REDACTED]"
 """What a cassette holds in place of a secret."""
 
-MIN_SCRUBBED_LENGTH = 8
-"""Shorter values are too common to replace wherever they occur (a test's ``api_key="k"``);
-they are still never written in the fields that carry them."""
-
-# Header and query-parameter names whose values are credentials.
-_SECRET_NAME = re.compile(
-    r"auth|key|token|secret|passw|cookie|credential|signature|session|^sig$|^code$|^x-amz-",
-    re.IGNORECASE,
-)
 # Environment variables that hold credentials by convention (ANTHROPIC_API_KEY, HF_TOKEN,
 # AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_BEARER_TOKEN_BEDROCK, ...).
 _SECRET_VARIABLE = re.compile(r"API_KEY|_KEY$|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
-def is_secret_name(name: str) -> bool:
-    """True for a header or query parameter whose value is a credential."""
-    return bool(_SECRET_NAME.search(name))
+def cassette_scrubber(secrets: Iterable[str] = ()) -> Scrubber:
+    """The floor's scrubber as a cassette uses it: :data:`REDACTED`, known values only
+    (those shorter than the floor's minimum are replaced only in their own field)."""
+    return Scrubber(secrets, key_shapes=False, marker=REDACTED)
 
 
 def redact_url(url: str) -> str:
@@ -46,7 +46,7 @@ def redact_url(url: str) -> str:
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode(
-            [(name, REDACTED if is_secret_name(name) else value) for name, value in pairs],
+            [(name, REDACTED if is_credential_name(name) else value) for name, value in pairs],
             safe="[]",
         )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
@@ -58,38 +58,19 @@ def endpoint_json(model: ModelConfig) -> dict[str, Any]:
     return {
         "base_url": redact_url(model.base_url),
         "headers": {
-            name: REDACTED if is_secret_name(name) else value
+            name: REDACTED if is_credential_name(name) else value
             for name, value in sorted(model.headers.items())
         },
     }
 
 
-def model_secrets(model: ModelConfig) -> list[str]:
-    """Every credential ``model`` carries: its key (and each part of a ``a:b:c`` key), the
-    values of credential headers, and the userinfo and secret query values of its URL."""
-    found: list[str] = []
-    if model.api_key:
-        found.append(model.api_key)
-        found.extend(model.api_key.split(":"))
-    for name, value in model.headers.items():
-        if is_secret_name(name):
-            found.append(value)
-            found.extend(value.split())  # "Bearer <token>"
-    try:
-        parts = urlsplit(model.base_url)
-    except ValueError:
-        parts = None
-    if parts is not None:
-        if parts.username:
-            found.append(parts.username)
-        if parts.password:
-            found.append(parts.password)
-        found.extend(
-            value
-            for name, value in parse_qsl(parts.query, keep_blank_values=True)
-            if is_secret_name(name)
-        )
-    return found
+def with_model_secrets(scrubber: Scrubber, model: ModelConfig) -> Scrubber:
+    """``scrubber`` grown by every credential ``model`` carries: its key (and each part of
+    a ``a:b:c`` key), the values of credential headers, and the secret pieces of its URL
+    (user name, password, credential query values, key-like path segments)."""
+    key = model.api_key
+    parts = [key, *key.split(":")] if key else []
+    return scrubber.extended(parts, urls=[model.base_url], headers=model.headers)
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -99,48 +80,30 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return [value for name, value in source.items() if _SECRET_VARIABLE.search(name)]
 
 
-class Scrubber:
-    """Replaces known secret values anywhere in a JSON value (keys included)."""
+def scrub_deltas(scrubber: Scrubber, deltas: list[JsonObject]) -> list[JsonObject]:
+    """``deltas`` with every secret replaced as in the text they stream, not piece by piece.
 
-    __slots__ = ("_pattern", "_secrets")
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets: set[str] = set()
-        self._pattern: re.Pattern[str] | None = None
-        self.add(secrets)
-
-    def add(self, secrets: Iterable[str]) -> None:
-        """Also replace these values (those shorter than :data:`MIN_SCRUBBED_LENGTH` are
-        ignored: replacing them everywhere would mangle ordinary text)."""
-        fresh = {
-            value
-            for value in (secret.strip() for secret in secrets)
-            if len(value) >= MIN_SCRUBBED_LENGTH and value not in self._secrets
-        }
-        if fresh:
-            self._secrets |= fresh
-            # Longest first, so a secret containing another is replaced whole.
-            ordered = sorted(self._secrets, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(value) for value in ordered))
-
-    def text(self, value: str) -> str:
-        """``value`` with every known secret replaced by :data:`REDACTED`."""
-        if self._pattern is None:
-            return value
-        return self._pattern.sub(REDACTED, value)
-
-    def json(self, value: Any) -> Any:
-        """A copy of the JSON value ``value`` with every known secret replaced."""
-        if self._pattern is None:
-            return value
-        return self._walk(value)
-
-    def _walk(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            items = cast(dict[str, Any], value).items()
-            return {self.text(key): self._walk(item) for key, item in items}
-        if isinstance(value, list):
-            return [self._walk(item) for item in cast(list[Any], value)]
-        return value
+    Each stream (a text, thinking or tool-call block, by its ``type`` and
+    ``content_index``) is scrubbed as one text (:meth:`Scrubber.scrub_pieces`): a key
+    split across two deltas is replaced whole, in the delta it starts in, and its rest is
+    taken from the next. Deltas keep their number (each keeps its time), and a stream
+    with no secret is written exactly as it came, so a replay streams the same pieces.
+    """
+    out: list[JsonObject] = []
+    streams: dict[tuple[object, object], list[JsonObject]] = {}
+    for delta in deltas:
+        clean: JsonObject = {}
+        for name, value in delta.items():
+            if name == "delta" and isinstance(value, str):
+                clean[name] = value
+                streams.setdefault((delta.get("type"), delta.get("content_index")), []).append(
+                    clean
+                )
+            else:
+                clean[scrubber.scrub(name)] = scrubber.json(value)
+        out.append(clean)
+    for pieces in streams.values():
+        texts = scrubber.scrub_pieces([piece["delta"] for piece in pieces])
+        for piece, text in zip(pieces, texts, strict=True):
+            piece["delta"] = text
+    return out

@@ -5,14 +5,16 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
+from yoagent.core import ModelConfig
 from yoagent.core.support import atomic_write
 
 from ._cassette import Cassette
 from ._lines import HEADER, RequestEncoder, dump_line
 from ._records import RecordedCall, RecordedTool, tool_from_json
-from ._secrets import Scrubber, environment_secrets
+from ._secrets import cassette_scrubber, environment_secrets, scrub_deltas, with_model_secrets
 
 
 class CassetteWriter:
@@ -24,7 +26,9 @@ class CassetteWriter:
     flight. Before a line is written, every secret known to the writer is replaced by
     ``[REDACTED]`` wherever it appears: the ``secrets`` given, the values of environment
     variables named like credentials (unless ``scrub_environment=False``), and the
-    credentials of each model config a recording provider sees (:meth:`add_secrets`).
+    credentials of each model config a recording provider sees (:meth:`add_model`).
+    Streamed deltas are scrubbed as the text they stream, so a key split across two
+    deltas is replaced whole.
     """
 
     def __init__(
@@ -36,9 +40,8 @@ class CassetteWriter:
         scrub_environment: bool = True,
     ) -> None:
         self.path = Path(path)
-        self._scrubber = Scrubber(secrets)
-        if scrub_environment:
-            self._scrubber.add(environment_secrets())
+        found = [*secrets, *(environment_secrets() if scrub_environment else ())]
+        self._scrubber = cassette_scrubber(found)
         self._encoder = RequestEncoder()
         self._lock = threading.Lock()
         self._next = 0
@@ -62,7 +65,14 @@ class CassetteWriter:
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Also keep these values out of every later line."""
-        self._scrubber.add(secrets)
+        with self._lock:
+            self._scrubber = self._scrubber.extended(secrets)
+
+    def add_model(self, model: ModelConfig) -> None:
+        """Also keep the credentials ``model`` carries out of every later line: its key,
+        its credential headers, and the secret pieces of its base URL."""
+        with self._lock:
+            self._scrubber = with_model_secrets(self._scrubber, model)
 
     def reserve(self) -> int:
         """The number of a call that begins now (calls are numbered as they begin)."""
@@ -74,14 +84,17 @@ class CassetteWriter:
     def write_call(self, call: RecordedCall) -> None:
         """Write a finished call (secrets replaced) and keep it in :attr:`cassette`."""
         with self._lock:
-            record, clean = self._encoder.encode(call, self._scrubber.json)
+            scrubber = self._scrubber
+            record, clean = self._encoder.encode(
+                call, scrubber.json, partial(scrub_deltas, scrubber)
+            )
             self._append(dump_line(record))
             bisect.insort(self.cassette.calls, clean, key=lambda recorded: recorded.n)
 
     def write_tool(self, tool: RecordedTool) -> None:
         """Write a finished tool execution (secrets replaced) and keep it in :attr:`cassette`."""
-        clean = tool_from_json(self._scrubber.json(tool.to_json()))
         with self._lock:
+            clean = tool_from_json(self._scrubber.json(tool.to_json()))
             self._append(dump_line(clean.to_json()))
             self.cassette.tools.append(clean)
 

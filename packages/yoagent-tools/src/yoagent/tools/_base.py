@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from yoagent.core import ModelTool, TextContent, ToolArguments, ToolContext, ToolError, ToolResult
-
-from ._text import visible_text
+from yoagent.core.support import utf8_safe
 
 ArgumentsT = TypeVar("ArgumentsT", bound=ToolArguments)
 
@@ -17,7 +16,8 @@ class BuiltinTool(ModelTool[ArgumentsT]):
     Paths echoed from the arguments or read from the OS may hold lone surrogates
     (undecodable bytes, or a JSON ``\\udXXX`` escape); one of them in a result would
     make every later request of the conversation fail to encode. Every text block of a
-    result and every error message is passed through :func:`visible_text` here, once,
+    result and every error message is passed through the floor's
+    :func:`~yoagent.core.support.utf8_safe` here, once,
     for all six tools.
     """
 
@@ -27,11 +27,11 @@ class BuiltinTool(ModelTool[ArgumentsT]):
             result = await super().execute(arguments, ctx)
         except ToolError as error:
             text = str(error)
-            safe = visible_text(text)
+            safe = utf8_safe(text)
             if safe == text:
                 raise
             raise type(error)(safe, details=error.details) from None
         for block in result.content:
             if isinstance(block, TextContent):
-                block.text = visible_text(block.text)
+                block.text = utf8_safe(block.text)
         return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from ._text import visible_bytes
+from yoagent.core.support import utf8_decode
 
 MAX_LINE_CHARS: Final = 500
 MAX_LINE_BYTES: Final = 4 * MAX_LINE_CHARS
@@ -25,7 +25,7 @@ class Found:
 
 def show_line(text: bytes) -> str:
     """A matching line as shown: undecodable bytes as ``\\xNN``, cut at 500 characters."""
-    line = visible_bytes(text[:MAX_LINE_BYTES]).rstrip("\r\n")
+    line = utf8_decode(text[:MAX_LINE_BYTES]).rstrip("\r\n")
     if len(line) <= MAX_LINE_CHARS and len(text) <= MAX_LINE_BYTES:
         return line
     return line[:MAX_LINE_CHARS] + f" … [line cut at {MAX_LINE_CHARS} characters]"

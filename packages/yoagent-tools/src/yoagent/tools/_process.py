@@ -12,9 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from yoagent.core.support import ChildProcess, Command, PipeCapture, Wakeup, spawn_process
-
-from ._text import visible_bytes
+from yoagent.core.support import (
+    ChildProcess,
+    Command,
+    PipeCapture,
+    Wakeup,
+    spawn_process,
+    utf8_decode,
+)
 
 READ_GRACE: Final = 1.0
 """Seconds to keep reading after the command exited, before leaving its pipes to a drain."""
@@ -65,7 +70,7 @@ def decode_capture(capture: PipeCapture, what: str) -> tuple[str, bool]:
     Returns the text and whether anything was cut.
     """
     head, tail, total = capture.snapshot()
-    text = visible_bytes(head)
+    text = utf8_decode(head)
     cut = total > len(head) + len(tail)
     if cut:
         dropped = total - len(head) - len(tail)
@@ -74,5 +79,5 @@ def decode_capture(capture: PipeCapture, what: str) -> tuple[str, bool]:
             f"and the last {len(tail)} of {total} bytes ...]\n"
         )
     if tail:
-        text += visible_bytes(tail)
+        text += utf8_decode(tail)
     return text, cut

@@ -26,10 +26,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from yoagent.core.support import PipeCapture, Wakeup
+from yoagent.core.support import PipeCapture, Wakeup, utf8_decode
 
 from ._found import MAX_LINE_BYTES, Found, show_line
-from ._text import visible_bytes, visible_name
+from ._text import visible_name
 from ._walk import open_file_in
 
 SCRUBBED_ENV: Final = ("RIPGREP_CONFIG_PATH", "GREP_OPTIONS")
@@ -222,9 +222,9 @@ def filter_warnings(folder_fd: int, stderr: bytes) -> tuple[str, int]:
     for message in messages:
         body = message.removeprefix(b"rg: ")
         if not body.startswith(b"./"):
-            kept.append(visible_bytes(message))  # e.g. a regex error, several lines by design
+            kept.append(utf8_decode(message))  # e.g. a regex error, several lines by design
         elif _reachable(folder_fd, body[2:].partition(b": ")[0]):
-            kept.append(visible_name(visible_bytes(message)))
+            kept.append(visible_name(utf8_decode(message)))
         else:
             dropped += 1
     return "\n".join(kept), dropped
@@ -351,7 +351,7 @@ def _at_below(folder_fd: int, path: bytes, act: Callable[[int, bytes], _T]) -> _
 def render(matches: list[Match], prefix: str) -> list[str]:
     """The matches as ``path:line:text`` lines, the path shown below ``prefix``."""
     return [
-        f"{visible_name(prefix + visible_bytes(match.path))}:{match.number}:{show_line(match.text)}"
+        f"{visible_name(prefix + utf8_decode(match.path))}:{match.number}:{show_line(match.text)}"
         for match in matches
     ]
 

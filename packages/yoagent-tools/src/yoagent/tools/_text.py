@@ -1,10 +1,11 @@
-"""Tool output as valid text: bytes that are not UTF-8 are shown as ``\\xNN``, never lost or raw.
+"""File names as one line of valid text.
 
 A file name read from the OS is a ``str`` whose undecodable bytes are lone surrogates
 (``surrogateescape``); output read from a pipe or a file is bytes. Neither may reach a
 tool result as is: a lone surrogate cannot be encoded into a request body, so one odd
-file name would break every later request of the conversation. Both are rendered with
-the undecodable bytes escaped visibly, as Python's ``backslashreplace`` does.
+file name would break every later request of the conversation. Both go through the
+floor's surrogate policy (``yoagent.core.support.utf8_safe`` and ``utf8_decode``), which
+shows each undecodable byte as ``\\xNN``.
 
 A file name is also shown with its control characters escaped (:func:`visible_name`):
 a name may hold a newline, and ``a.txt\nsrc/x.py:1:password = 'hunter2'`` printed as
@@ -18,40 +19,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+from yoagent.core.support import utf8_safe
+
 _CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def visible_bytes(data: bytes) -> str:
-    """``data`` decoded as UTF-8, each undecodable byte shown as ``\\xNN``."""
-    return data.decode("utf-8", errors="backslashreplace")
-
-
-def visible_text(text: str) -> str:
-    """``text`` safe to encode as UTF-8: the lone surrogates of undecodable bytes as ``\\xNN``.
-
-    A name from the OS (``surrogateescape``) gets its raw bytes shown; any other lone
-    surrogate (from a JSON ``\\udXXX`` escape) is shown as ``\\udXXX``. Valid text is
-    returned unchanged (the common case costs one regex search).
-    """
-    if _SURROGATE.search(text) is None:
-        return text
-    try:
-        raw = text.encode("utf-8", errors="surrogateescape")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-    return visible_bytes(raw)
-
-
 def visible_name(name: str) -> str:
-    """A path to print on one line: :func:`visible_text`, control characters escaped.
+    """A path to print on one line: the floor's ``utf8_safe``, control characters escaped.
 
     ``\\n``, ``\\r`` and ``\\t`` are shown as such, other C0/C1 controls and DEL as
     ``\\xNN``, the Unicode line and paragraph separators as ``\\u2028``/``\\u2029``;
     so no name can start a line of its own in a tool's output.
     """
-    text = visible_text(name)
+    text = utf8_safe(name)
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub(_escape_control, text)

@@ -11,11 +11,12 @@ import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
+from yoagent.core.support import utf8_safe
 
 from ._base import BuiltinTool
 from ._fs import IGNORED_DIRS, is_ignored_dir
 from ._ignore import GitIgnores
-from ._text import visible_name, visible_text
+from ._text import visible_name
 from ._walk import Entry, FdWalk, open_walk_root
 from .sandbox import PathSandbox, StrPath
 
@@ -226,4 +227,4 @@ def _answer(
         "timed_out": listing.timed_out,
         "warnings": warnings_text,
     }
-    return ToolResult.from_text(visible_text("\n".join(lines)), details)
+    return ToolResult.from_text(utf8_safe("\n".join(lines)), details)

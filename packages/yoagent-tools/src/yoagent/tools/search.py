@@ -14,7 +14,7 @@ import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
-from yoagent.core.support import PipeCapture, Wakeup
+from yoagent.core.support import PipeCapture, Wakeup, utf8_safe
 
 from ._base import BuiltinTool
 from ._found import Found
@@ -35,7 +35,7 @@ from ._ripgrep import (
     ripgrep_argv,
     verify,
 )
-from ._text import visible_name, visible_text
+from ._text import visible_name
 from ._walk import open_walk_root
 from .sandbox import PathSandbox, StrPath
 
@@ -396,15 +396,15 @@ def _answer(pattern: str, found: Found, engine: str, max_results: int) -> ToolRe
     if not found.lines:
         if found.failure is not None:
             why = f": {found.warnings}" if found.warnings else ""
-            raise ToolError(visible_text(f"search: {found.failure}{why}"))
+            raise ToolError(utf8_safe(f"search: {found.failure}{why}"))
         if found.warnings is not None:
             raise ToolError(
-                visible_text(
+                utf8_safe(
                     f"search: no matches were found, but some files could not be searched "
                     f"(results may be incomplete):\n{found.warnings}"
                 )
             )
-        return ToolResult.from_text(visible_text(f"No matches for {pattern!r}.{notes}"), details)
+        return ToolResult.from_text(utf8_safe(f"No matches for {pattern!r}.{notes}"), details)
     parts = ["\n".join(found.lines)]
     if found.truncated:
         parts.append(
@@ -415,4 +415,4 @@ def _answer(pattern: str, found: Found, engine: str, max_results: int) -> ToolRe
         parts.append(f"[{found.failure}: results may be incomplete.]")
     if found.warnings is not None:
         parts.append("Warnings:\n" + found.warnings)
-    return ToolResult.from_text(visible_text("\n".join(parts) + notes), details)
+    return ToolResult.from_text(utf8_safe("\n".join(parts) + notes), details)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from yoagent.core._cancel import CancelToken, unless_cancelled
-from yoagent.core._logging import logger, warn_once
+from yoagent.core._logging import logger
+from yoagent.core._support.warn_once import warn_once
 
 from .contract import AgentTool
 
