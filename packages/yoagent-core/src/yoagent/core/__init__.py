@@ -6,17 +6,11 @@ from typing import TYPE_CHECKING
 
 from ._agent import Agent, AgentBusyError, PromptInput
 from ._cancel import CancelToken
-from ._context.compaction import (
-    CompactionResult,
-    ContextConfig,
-    ContextTracker,
-    compact_after_overflow,
-    compact_messages,
-    estimate_messages,
-    estimate_text,
-    estimate_tokens,
-)
+from ._context.budget import ContextConfig
+from ._context.compaction import CompactionResult, compact_after_overflow, compact_messages
+from ._context.estimate import estimate_messages, estimate_text, estimate_tokens
 from ._context.llm_compaction import LlmCompaction
+from ._context.tracker import ContextTracker
 from ._hooks.basic import (
     Allow,
     ApprovalDecision,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast, overload
 
 from ._cancel import CancelToken
-from ._context.compaction import ContextTracker
+from ._context.tracker import ContextTracker
 from ._hooks.extension import Extension, check_extension
 from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
 from ._loop.resume import Decisions, check_decisions
