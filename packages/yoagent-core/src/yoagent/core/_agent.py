@@ -42,6 +42,17 @@ PromptInput = str | AgentMessage | Sequence[AgentMessage]
 """A prompt: text, a message, or several messages."""
 
 
+class AgentOptions(RunOptions, total=False):
+    """The keyword options of :class:`Agent` (and of its ``from_*`` constructors): what
+    it starts with, and the fields of :class:`RunSettings`."""
+
+    system_prompt: str
+    tools: Sequence[AgentTool | Callable[..., Any]]
+    messages: Sequence[AgentMessage]
+    settings: RunSettings | None
+    shared_state: SharedState | None
+
+
 class AgentBusyError(RuntimeError):
     """A run is already in progress on this agent."""
 
@@ -88,8 +99,10 @@ def run_failure(new_messages: list[AgentMessage]) -> RunFailedError | None:
 class Agent:
     """An agent: a model, a system prompt, tools, and the history of one conversation.
 
-    Build it with :meth:`from_config` (the provider comes from the registry, the key from
-    the provider's environment variable) or :meth:`from_provider`. How runs behave is one
+    Build it on a provider you have (``Agent(provider, config)``, or :meth:`from_provider`,
+    the same) or with :meth:`from_config` (the provider comes from the registry, the key
+    from the provider's environment variable); both build it through ``__init__``, with
+    the same keyword options (:class:`AgentOptions`). How runs behave is one
     :class:`RunSettings` (``settings=``, or its fields as keywords). One run at a time:
     :meth:`prompt` runs to completion (raising :class:`RunFailedError` when the run
     fails), :meth:`stream` gives the same run's events. While a run goes on,
@@ -139,14 +152,10 @@ class Agent:
         config: ModelConfig,
         *,
         registry: ProviderRegistry | None = None,
-        system_prompt: str = "",
-        tools: Sequence[AgentTool | Callable[..., Any]] = (),
-        messages: Sequence[AgentMessage] = (),
-        settings: RunSettings | None = None,
-        shared_state: SharedState | None = None,
-        **options: Unpack[RunOptions],
+        **options: Unpack[AgentOptions],
     ) -> Agent:
-        """An agent on the provider registered for ``config.api``.
+        """An agent on the provider registered for ``config.api`` (``options``: those of
+        :class:`Agent` itself).
 
         An empty ``config.api_key`` is filled from the provider's environment variable
         (e.g. ``ANTHROPIC_API_KEY``), else ``YOAGENT_API_KEY`` / ``API_KEY``. When none is
@@ -157,43 +166,17 @@ class Agent:
         chosen = registry or default_registry()
         factory = chosen.factory(resolved.api)  # a missing provider is the first thing to say
         require_api_key(resolved)
-        agent = cls(
-            factory(resolved),
-            resolved,
-            system_prompt=system_prompt,
-            tools=tools,
-            messages=messages,
-            settings=settings,
-            shared_state=shared_state,
-            **options,
-        )
+        agent = cls(factory(resolved), resolved, **options)
         agent._registry = chosen
         return agent
 
     @classmethod
     def from_provider(
-        cls,
-        provider: StreamProvider,
-        config: ModelConfig,
-        *,
-        system_prompt: str = "",
-        tools: Sequence[AgentTool | Callable[..., Any]] = (),
-        messages: Sequence[AgentMessage] = (),
-        settings: RunSettings | None = None,
-        shared_state: SharedState | None = None,
-        **options: Unpack[RunOptions],
+        cls, provider: StreamProvider, config: ModelConfig, **options: Unpack[AgentOptions]
     ) -> Agent:
-        """An agent on a provider you built (a custom one, or a test double)."""
-        return cls(
-            provider,
-            config,
-            system_prompt=system_prompt,
-            tools=tools,
-            messages=messages,
-            settings=settings,
-            shared_state=shared_state,
-            **options,
-        )
+        """An agent on a provider you built (a custom one, or a test double): the same as
+        ``Agent(provider, config, **options)``."""
+        return cls(provider, config, **options)
 
     def set_model(self, config: ModelConfig) -> None:
         """Switch model for later runs.
