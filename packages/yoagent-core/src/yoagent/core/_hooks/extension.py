@@ -145,10 +145,11 @@ class RunOutcome:
 class RunHooks:
     """One run's hooks. Subclass and override what you need; the defaults do nothing.
 
-    Order against the older hooks: input filters run before :meth:`on_input`, tool
-    middleware before :meth:`before_tool`, and :meth:`before_model` notes come before turn
-    hooks' notes. Every hook is raced against the run's cancel: a cancelled hook counts as
-    its no-op answer (``before_tool`` then denies, ``after_tool`` withholds the output).
+    Each hook point walks one chain. The older knobs are links of it: each input filter
+    and tool middleware comes before every extension, each turn hook after them all (a
+    ``before_model`` that only adds notes). Every hook is raced against the run's cancel: a
+    cancelled hook counts as its no-op answer (``before_tool`` then denies, ``after_tool``
+    withholds the output). A hook left as its no-op default is not called at all.
     """
 
     async def tools(self) -> Sequence[AgentTool]:

@@ -17,7 +17,14 @@ import anyio.lowlevel
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._hooks.basic import ApprovalDecision, TurnContext
-from yoagent.core._hooks.extension import ExtensionMode, RunContext, RunEnd, RunOutcome
+from yoagent.core._hooks.extension import (
+    Extension,
+    ExtensionMode,
+    RunContext,
+    RunEnd,
+    RunOutcome,
+)
+from yoagent.core._hooks.knobs import knob_extensions
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
 from yoagent.core._tools.contract import AgentTool
@@ -50,7 +57,7 @@ from yoagent.core._types.messages import (
 from yoagent.core._types.stats import SessionStats
 
 from .compactor import Compactor
-from .input import judge_input, unless_cancelled_or
+from .input import judge_input
 from .model_call import call_model
 from .repeats import RepeatGuard
 from .resume import Decisions, check_decisions
@@ -183,7 +190,13 @@ class _Run:
         delegation = state.config.delegation
         inherited = delegation.inherited if delegation is not None else ()
         own = (*settings.tree_extensions, *settings.extensions)
-        if not inherited and not own:
+        leading: tuple[Extension, ...] = ()
+        trailing: tuple[Extension, ...] = ()
+        if settings.tool_middleware or settings.input_filters or settings.turn_hooks:
+            leading, trailing = knob_extensions(
+                settings.tool_middleware, settings.input_filters, settings.turn_hooks
+            )
+        if not (inherited or own or leading or trailing):
             return
         texts = tuple(m.text for m in prompts or () if isinstance(m, UserMessage) and m.text)
         context = RunContext(
@@ -197,7 +210,16 @@ class _Run:
             parent_run_id=delegation.parent_run_id if delegation is not None else None,
             delegated_by=delegation.call_id if delegation is not None else None,
         )
-        state.observe(ActiveExtensions.start(state.cancel, context, inherited=inherited, own=own))
+        state.observe(
+            ActiveExtensions.start(
+                state.cancel,
+                context,
+                inherited=inherited,
+                own=own,
+                leading=leading,
+                trailing=trailing,
+            )
+        )
 
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         state = self.state
@@ -243,7 +265,7 @@ class _Run:
     async def _end(self) -> None:
         """``finish`` every extension, close the spend ledger, send ``AgentEnd`` (once)."""
         state = self.state
-        if state.extensions and not self._ended:
+        if state.extensions.takes("finish") and not self._ended:
             await state.extensions.finish(self._outcome())
         self._end_now()
 
@@ -336,7 +358,7 @@ class _Run:
     async def _offer_tools(self, *, first: bool) -> None:
         """The run's tools: the agent's own, then its sources', then its extensions'."""
         state = self.state
-        if first and state.extensions:
+        if first and state.extensions.takes("tools"):
             self.extension_tools = await state.extensions.tools()
         elif not first and not (
             state.settings.tool_sources and await self.sourced.refresh(state.cancel)
@@ -406,22 +428,23 @@ class _Run:
                 await self._offer_tools(first=False)
             self.compactor.compact()
             notes: list[str] = []
-            if state.extensions:
-                notes, halt = await state.extensions.before_model(self._turn_context(1))
+            extensions = state.extensions
+            if extensions.takes("before_model"):
+                notes, halt = await extensions.before_model(self._turn_context(1))
                 if halt is not None:
                     if halt.failed:
                         self._fail_run(halt.extension, halt.reason)
                     else:
                         state.append_marker(f"{AGENT_STOPPED_PREFIX}{halt.reason}]")
                     return
-                if state.cancel.cancelled:
-                    continue
+                if extensions.failure is not None:
+                    self._fail_run(extensions.failure.extension, extensions.failure.reason)
+                    return
+            # A cancel meanwhile still opens the turn: the model call ends it, sending nothing.
             state.turn += 1
             tracker.turns += 1
             state.emit(TurnStart(turn=state.turn))
             state.turn_open = True
-            if settings.turn_hooks:
-                notes.extend(await self._turn_notes())
             reply, sent_count = await call_model(
                 state, notes, self.tools.definitions, self.compactor
             )
@@ -463,7 +486,7 @@ class _Run:
                 for message in queued:
                     state.append(message)
                 continue
-            if not state.extensions or reply.stop_reason is not StopReason.STOP:
+            if reply.stop_reason is not StopReason.STOP or not state.extensions.takes("on_stop"):
                 return
             if not await self._continue_on_stop(reply):
                 return
@@ -513,17 +536,6 @@ class _Run:
             run_prompts=tuple(state.run_prompts),
             tools=tuple(self.tools.definitions),
         )
-
-    async def _turn_notes(self) -> list[str]:
-        state = self.state
-        notes: list[str] = []
-        context = self._turn_context()
-        for hook in state.settings.turn_hooks:
-            try:
-                notes.extend(await unless_cancelled_or(state.cancel, hook, context, ()))
-            except Exception:  # a broken hook must not end the run; it adds nothing
-                logger.exception("turn hook failed")
-        return notes
 
     async def _continue_on_stop(self, reply: AssistantMessage) -> bool:
         """Ask the extensions' ``on_stop``; True when the run goes on (their messages sent)."""

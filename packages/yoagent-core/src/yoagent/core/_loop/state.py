@@ -141,9 +141,9 @@ class RunState:
         self.tracing = tracing_enabled()
 
     def observe(self, extensions: ActiveExtensions) -> None:
-        """Route every later event through ``extensions`` as well (when there are any)."""
+        """Route every later event through ``extensions`` as well (when one observes them)."""
         self.extensions = extensions
-        if extensions:
+        if extensions.takes("on_event"):
             self.emit = _observed(self.emit, extensions)
 
     def quiet(self) -> None:

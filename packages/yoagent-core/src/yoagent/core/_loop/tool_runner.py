@@ -408,7 +408,7 @@ class ToolRunner:
             logger.exception("tool %s raised on call %s", call.name, call.id)
             is_error = True
             outcome = ToolResult.from_text(f"{type(error).__name__}: {error}")
-        if extensions:
+        if extensions.takes("after_tool"):
             output = ToolOutput(result=outcome, is_error=is_error)
             await extensions.after_tool(self.approval.request(call, arguments), output)
             outcome, is_error = output.result, output.is_error
