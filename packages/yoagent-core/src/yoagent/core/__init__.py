@@ -61,7 +61,7 @@ from ._loop.settings import (
     ToolExecution,
 )
 from ._loop.state import EventSink
-from ._loop.tool_runner import SUB_AGENT_STATS_KEY
+from ._loop.tool_call import SUB_AGENT_STATS_KEY
 from ._provider.keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
 from ._provider.pricing import (
     AUTOLOAD_GROUP,

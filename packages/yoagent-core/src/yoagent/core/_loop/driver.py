@@ -65,6 +65,7 @@ from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
 from .telemetry import SPAN_AGENT_LOOP, describe_spend, mark_error, start_span
+from .tool_call import ToolCalls
 from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
@@ -149,7 +150,8 @@ class _Run:
         self.state = state = RunState(
             context, config, emit or ignore_event, cancel or CancelToken(), stats or SessionStats()
         )
-        self.tools = ToolRunner(state)
+        self.calls = ToolCalls(state)
+        self.tools = ToolRunner(state, self.calls)
         self.compactor = Compactor(state)
         self.sourced = SourcedTools(state.settings.tool_sources)
         self.extension_tools: list[AgentTool] = []
@@ -298,7 +300,7 @@ class _Run:
                 if isinstance(m, ToolResultMessage)
             }
             unanswered = [call for call in last.tool_calls if call.id not in answered]
-            for result in self.tools.abandon(unanswered):
+            for result in self.calls.abandon(unanswered):
                 state.append(result)
         if state.turn_open and last is not None:
             state.end_turn(last)
@@ -378,8 +380,8 @@ class _Run:
                     continue
                 taken.add(tool.name)
                 tools.append(tool)
-        self.tools.set_tools(tools)
-        self.compactor.tools_changed(self.tools.definitions)
+        self.calls.set_tools(tools)
+        self.compactor.tools_changed(self.calls.definitions)
 
     # --- input -----------------------------------------------------------------------------
 
@@ -446,7 +448,7 @@ class _Run:
             state.emit(TurnStart(turn=state.turn))
             state.turn_open = True
             reply, sent_count = await call_model(
-                state, notes, self.tools.definitions, self.compactor
+                state, notes, self.calls.definitions, self.compactor
             )
             state.append(reply)
             # The figure belongs to the history the answered attempt was built from.
@@ -465,7 +467,7 @@ class _Run:
             if calls:
                 repeated = self.repeats.seen(calls)
                 if repeated is not None:
-                    results = self.tools.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
+                    results = self.calls.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
                     state.end_turn(reply, results)
                     stop, marker = self.repeats.verdict(calls, repeated)
                     state.append_marker(marker)
@@ -476,7 +478,7 @@ class _Run:
                 state.end_turn(reply, results)
                 for message in steering:
                     state.append(message)
-                if self.tools.deferred and self._pause():
+                if self.calls.deferred and self._pause():
                     return
                 continue
             self.repeats.reset()  # a turn without calls breaks any repetition
@@ -526,7 +528,7 @@ class _Run:
         state.end_turn(reply, results)
         for message in steering:
             state.append(message)
-        return not (self.tools.deferred and self._pause())
+        return not (self.calls.deferred and self._pause())
 
     def _turn_context(self, ahead: int = 0) -> TurnContext:
         state = self.state
@@ -534,7 +536,7 @@ class _Run:
             turn=state.turn + ahead,
             messages=tuple(state.context.messages),
             run_prompts=tuple(state.run_prompts),
-            tools=tuple(self.tools.definitions),
+            tools=tuple(self.calls.definitions),
         )
 
     async def _continue_on_stop(self, reply: AssistantMessage) -> bool:
