@@ -38,9 +38,7 @@ from ._hooks.extension import (
     ModelVerdict,
     Proceed,
     RunContext,
-    RunEnd,
     RunHooks,
-    RunOutcome,
     StopRun,
     ToolOutput,
 )
@@ -180,6 +178,7 @@ from ._types.messages import (
     message_adapter,
     messages_adapter,
 )
+from ._types.outcome import RunEnd, RunOutcome, StopCause
 from ._types.retry import RetryConfig
 from ._types.stats import (
     CompactionSpend,
@@ -315,6 +314,7 @@ __all__ = [
     "SkillError",
     "SkillProblem",
     "SkillSet",
+    "StopCause",
     "StopReason",
     "StopRun",
     "StreamConfig",

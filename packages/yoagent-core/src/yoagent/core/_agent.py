@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast, overload
 from ._cancel import CancelToken
 from ._context.tracker import ContextTracker
 from ._hooks.extension import Extension, check_extension
-from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.driver import LoopRun
 from ._loop.resume import Decisions, check_decisions
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions, RunSettings, settings_with
 from ._loop.state import EventSink
@@ -32,6 +32,7 @@ from ._types.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from ._types.outcome import RunOutcome
 from ._types.stats import SessionStats
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
@@ -141,6 +142,10 @@ class Agent:
         self._context_tracker = ContextTracker()
         self._delegated_from: ToolContext | None = None
         self.last_run_stats = SessionStats()
+        """Spend of the latest run."""
+        self.last_outcome: RunOutcome | None = None
+        """How the latest run ended (as its ``AgentEnd`` said); ``None`` before the first
+        run, or when the run was refused before it began (a busy agent, a bad resume)."""
         self.stats = SessionStats()
         """Spend of every run since construction or :meth:`reset`."""
 
@@ -255,6 +260,7 @@ class Agent:
         self._steering.clear()
         self._follow_ups.clear()
         self.last_run_stats = SessionStats()
+        self.last_outcome = None
         self.stats = SessionStats()
 
     def steer(self, message: str | AgentMessage) -> None:
@@ -337,17 +343,15 @@ class Agent:
         cancel = CancelToken()
         self._cancel = cancel
         stats = SessionStats()
+        run: LoopRun | None = None
         try:
-            if decisions is not None:
-                new = await agent_loop_resume(
-                    decisions, context, config, emit, cancel=cancel, stats=stats
-                )
-            elif prompts is None:
-                new = await agent_loop_continue(context, config, emit, cancel=cancel, stats=stats)
-            else:
-                new = await agent_loop(prompts, context, config, emit, cancel=cancel, stats=stats)
+            run = LoopRun.prepare(
+                prompts, context, config, emit, cancel, stats, decisions=decisions
+            )
+            new = await run.run()
         finally:
             self._cancel = None
+            self.last_outcome = run.outcome if run is not None else None
             self.last_run_stats = stats
             self.stats.merge(stats)
             if parent is not None:

@@ -22,6 +22,7 @@ from yoagent.core._tools.contract import AgentTool, ToolResult
 from yoagent.core._tools.function_tool import as_tools
 from yoagent.core._types.events import AgentEvent
 from yoagent.core._types.messages import AssistantMessage
+from yoagent.core._types.outcome import RunOutcome, StopCause
 
 from .basic import (
     Allow,
@@ -46,7 +47,6 @@ from .extension import (
     Proceed,
     RunContext,
     RunHooks,
-    RunOutcome,
     StopRun,
     ToolOutput,
 )
@@ -115,6 +115,7 @@ class Halt:
     extension: str
     reason: str
     failed: bool
+    cause: StopCause = StopCause.EXTENSION
 
 
 def _mode(extension: Extension) -> ExtensionMode:
@@ -257,7 +258,7 @@ class ActiveExtensions:
 
             verdict = await self._call(started, "before_model", ask, Proceed())
             if isinstance(verdict, StopRun):
-                return notes, Halt(started.name, verdict.reason, failed=False)
+                return notes, Halt(started.name, verdict.reason, False, verdict.cause)
             if isinstance(verdict, FailRun):
                 return notes, Halt(started.name, verdict.reason, failed=True)
             notes.extend(verdict.notes)

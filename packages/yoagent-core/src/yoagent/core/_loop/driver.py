@@ -9,6 +9,7 @@ model call, the tool runner and compaction are its collaborators, sharing one
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import anyio
@@ -17,13 +18,7 @@ import anyio.lowlevel
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._hooks.basic import ApprovalDecision, TurnContext
-from yoagent.core._hooks.extension import (
-    Extension,
-    ExtensionMode,
-    RunContext,
-    RunEnd,
-    RunOutcome,
-)
+from yoagent.core._hooks.extension import Extension, ExtensionMode, RunContext
 from yoagent.core._hooks.knobs import knob_extensions
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
@@ -40,10 +35,10 @@ from yoagent.core._types.events import (
     TurnStart,
 )
 from yoagent.core._types.markers import (
-    AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     EXTENSION_FAILED_PREFIX,
     EXTENSION_MESSAGE_PREFIX,
+    stopped_marker,
 )
 from yoagent.core._types.messages import (
     AgentMessage,
@@ -54,6 +49,7 @@ from yoagent.core._types.messages import (
     context_messages,
     last_assistant,
 )
+from yoagent.core._types.outcome import RunEnd, RunOutcome, StopCause
 from yoagent.core._types.stats import SessionStats
 
 from .compactor import Compactor
@@ -87,11 +83,11 @@ async def agent_loop(
     """Run the agent on new ``prompts``: append them to ``context.messages``, then loop.
 
     Returns the messages this run added (the history is appended to in place, so a
-    cancelled or failed run keeps what it did). ``emit`` receives every event; ``cancel``
-    stops the run; ``stats`` accumulates what it spent.
+    cancelled or failed run keeps what it did). ``emit`` receives every event (the last,
+    ``AgentEnd``, says how the run ended); ``cancel`` stops the run; ``stats`` accumulates
+    what it spent.
     """
-    run = _Run(context, config, emit, cancel, stats)
-    return await run.run(list(prompts))
+    return await LoopRun.prepare(prompts, context, config, emit, cancel, stats).run()
 
 
 async def agent_loop_continue(
@@ -103,13 +99,7 @@ async def agent_loop_continue(
     stats: SessionStats | None = None,
 ) -> list[AgentMessage]:
     """Resume from the history as it is; it must end on a user message or tool results."""
-    sendable = context_messages(context.messages)
-    if not sendable or isinstance(sendable[-1], AssistantMessage):
-        raise ValueError(
-            "nothing to continue from: the history must end with a user message or tool results"
-        )
-    run = _Run(context, config, emit, cancel, stats)
-    return await run.run(None)
+    return await LoopRun.prepare(None, context, config, emit, cancel, stats).run()
 
 
 async def agent_loop_resume(
@@ -130,14 +120,46 @@ async def agent_loop_resume(
     Returns the messages this run added (the results first). Raises ``ResumeError``,
     before anything runs, when nothing is held or the decisions do not fit.
     """
-    answers = check_decisions(context.messages, decisions)
-    run = _Run(context, config, emit, cancel, stats)
-    run.resuming(answers)
-    return await run.run(None)
+    run = LoopRun.prepare(None, context, config, emit, cancel, stats, decisions=decisions)
+    return await run.run()
 
 
-class _Run:
-    """One run, from ``AgentStart`` to ``AgentEnd``."""
+class LoopRun:
+    """One run, from ``AgentStart`` to ``AgentEnd``: new prompts, a continue, or a resume.
+
+    Build it with :meth:`prepare`, await :meth:`run` once; :attr:`outcome` then says how
+    it ended (also when ``run`` raised).
+    """
+
+    @classmethod
+    def prepare(
+        cls,
+        prompts: Sequence[AgentMessage] | None,
+        context: AgentContext,
+        config: AgentLoopConfig,
+        emit: EventSink | None = None,
+        cancel: CancelToken | None = None,
+        stats: SessionStats | None = None,
+        *,
+        decisions: Decisions | None = None,
+    ) -> LoopRun:
+        """A run on new ``prompts``; with ``None``, one that continues the history (which
+        must end on a user message or tool results), or resumes it with ``decisions``
+        (checked now: ``ResumeError``)."""
+        answers: Mapping[str, ApprovalDecision] | None = None
+        if decisions is not None:
+            answers = check_decisions(context.messages, decisions)
+        elif prompts is None:
+            sendable = context_messages(context.messages)
+            if not sendable or isinstance(sendable[-1], AssistantMessage):
+                raise ValueError(
+                    "nothing to continue from: the history must end with a user message "
+                    "or tool results"
+                )
+        run = cls(context, config, emit, cancel, stats)
+        run._prompts = list(prompts) if prompts is not None else None
+        run._answers = answers
+        return run
 
     def __init__(
         self,
@@ -159,27 +181,33 @@ class _Run:
         self._stop_continues = 0
         self._failed: str | None = None
         """The extension that failed the run, once one did."""
-        self._rejected: str | None = None
+        self._ending: RunOutcome | None = None
+        """How the run ends, once something ended it (``None``: it completes)."""
+        self.outcome: RunOutcome | None = None
+        """How the run ended, once it has (as ``AgentEnd`` carries it)."""
         self._ended = False
+        self._prompts: list[AgentMessage] | None = None
+        """The new prompts (``None``: the run continues or resumes the history)."""
         self._answers: Mapping[str, ApprovalDecision] | None = None
-        """The caller's decisions, when this run resumes a paused one."""
-        self._paused: PendingApproval | None = None
-        """What the run waits on, once it paused."""
-
-    def resuming(self, answers: Mapping[str, ApprovalDecision]) -> None:
-        """Make this run a resume: first the held calls, per ``answers``, then the turns."""
-        self._answers = answers
+        """The caller's decisions, when this run resumes a paused one: first the held
+        calls, per these, then the turns."""
 
     # --- the run ---------------------------------------------------------------------------
 
-    async def run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
+    async def run(self) -> list[AgentMessage]:
+        """Run it; returns the messages it added."""
         try:
             with ungrouped():
-                return await self._run(prompts)
+                return await self._run(self._prompts)
         except BaseException as error:
             # An outer cancellation, a KeyboardInterrupt, a bug: whatever ends the run early
             # still leaves a history a model accepts, and every opened event closed.
             self._close_abnormally()
+            if isinstance(error, Exception):
+                reason = f"{type(error).__name__}: {error}"
+                self._ends(RunOutcome(end=RunEnd.FAILED, reason=reason))
+            else:
+                self._ends(RunOutcome(end=RunEnd.CANCELLED))
             if isinstance(error, Exception | anyio.get_cancelled_exc_class()):
                 await self._end()
             else:
@@ -268,7 +296,8 @@ class _Run:
         """``finish`` every extension, close the spend ledger, send ``AgentEnd`` (once)."""
         state = self.state
         if state.extensions.takes("finish") and not self._ended:
-            await state.extensions.finish(self._outcome())
+            finished = replace(self._final(), messages=tuple(state.new_messages))
+            await state.extensions.finish(finished)
         self._end_now()
 
     def _end_now(self) -> None:
@@ -277,7 +306,44 @@ class _Run:
         self._ended = True
         state = self.state
         state.spend.close()
-        state.emit(AgentEnd(messages=list(state.new_messages), stats=state.stats))
+        self.outcome = self._final()
+        state.emit(
+            AgentEnd(messages=list(state.new_messages), stats=state.stats, outcome=self.outcome)
+        )
+
+    def _final(self) -> RunOutcome:
+        """How the run ended: as recorded, else it completed."""
+        if self._ending is None:
+            self._ends(RunOutcome(end=RunEnd.COMPLETED))
+        assert self._ending is not None
+        return self._ending
+
+    def _ends(self, outcome: RunOutcome) -> None:
+        """Record how the run ends: the latest ending wins, except over a failure."""
+        if self._ending is not None and self._ending.end is RunEnd.FAILED:
+            return
+        if outcome.stop_reason is None:
+            reply = last_assistant(self.state.new_messages)
+            if reply is not None:
+                outcome = replace(outcome, stop_reason=reply.stop_reason)
+        self._ending = outcome
+
+    def _stop(self, cause: StopCause, reason: str, *, extension: str | None = None) -> None:
+        """End the run with ``[Agent stopped: <reason>]``, stopped by ``cause``."""
+        self.state.append_marker(stopped_marker(reason))
+        self._ends(RunOutcome(end=RunEnd.STOPPED, cause=cause, reason=reason, extension=extension))
+
+    def _cancelled(self, *, mark: bool) -> None:
+        """End a run the token ended: the wall-time limit (always marked), or a cancel
+        (marked when ``mark``: the model had replied, so the history says it stopped)."""
+        state = self.state
+        limit = state.tracker.limits.max_duration
+        if state.timed_out and limit is not None:
+            self._stop(StopCause.TIME_LIMIT, f"time limit reached ({limit:.0f}s)")
+            return
+        if mark:
+            state.append_marker(CANCELLED_MARKER)
+        self._ends(RunOutcome(end=RunEnd.CANCELLED))
 
     async def _deadline(self, seconds: float) -> None:
         """The wall-time limit also ends a turn in progress (a long stream or tool)."""
@@ -308,44 +374,28 @@ class _Run:
         if state.produced_reply or replied:
             state.append_marker(CANCELLED_MARKER)
 
-    def _outcome(self) -> RunOutcome:
-        """How the run ended, for the extensions' ``finish``."""
-        state = self.state
-        new = tuple(state.new_messages)
-        if self._rejected is not None:
-            return RunOutcome(end=RunEnd.REJECTED, reason=self._rejected, messages=new)
-        if self._paused is not None:
-            return RunOutcome(end=RunEnd.PAUSED, messages=new, pending=self._paused)
-        last = new[-1] if new else None
-        reply = last_assistant(new)
-        if reply is not None and reply.stop_reason is StopReason.ERROR:
-            return RunOutcome(
-                end=RunEnd.FAILED,
-                reason=reply.error_message,
-                extension=self._failed,
-                messages=new,
-            )
-        if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX):
-            if last.text == CANCELLED_MARKER:
-                return RunOutcome(end=RunEnd.CANCELLED, messages=new)
-            reason = last.text.removeprefix(AGENT_STOPPED_PREFIX).removesuffix("]")
-            return RunOutcome(end=RunEnd.STOPPED, reason=reason, messages=new)
-        if reply is not None and reply.stop_reason is StopReason.ABORTED:
-            return RunOutcome(end=RunEnd.CANCELLED, messages=new)
-        return RunOutcome(end=RunEnd.COMPLETED, messages=new)
-
     def _fail_run(self, extension: str, reason: str) -> None:
         """End the run as failed by a required extension (once), inside a turn of its own."""
         if self._failed is not None:
             return
         self._failed = extension
         state = self.state
+        error = f"{EXTENSION_FAILED_PREFIX}{extension}] {reason}"
         message = AssistantMessage(
             stop_reason=StopReason.ERROR,
             model=state.config.model.id,
             provider=state.config.model.provider,
-            error_message=f"{EXTENSION_FAILED_PREFIX}{extension}] {reason}",
+            error_message=error,
             error_kind=ErrorKind.OTHER,
+        )
+        self._ends(
+            RunOutcome(
+                end=RunEnd.FAILED,
+                reason=error,
+                extension=extension,
+                error_kind=ErrorKind.OTHER,
+                stop_reason=StopReason.ERROR,
+            )
         )
         if not state.turn_open:
             state.turn += 1
@@ -389,7 +439,7 @@ class _Run:
         """The prompts the run may take (with warnings added), or ``None`` when refused."""
         verdict = await judge_input(self.state, prompts)
         if isinstance(verdict, str):
-            self._rejected = verdict
+            self._ends(RunOutcome(end=RunEnd.REJECTED, reason=verdict))
             self.state.emit(InputRejected(reason=verdict))
             return None
         return verdict
@@ -414,12 +464,11 @@ class _Run:
                 self._fail_run(failure.extension, failure.reason)
                 return
             if state.cancel.cancelled:
-                if state.produced_reply or state.timed_out:
-                    state.append_marker(state.stop_marker())
+                self._cancelled(mark=state.produced_reply)
                 return
-            stop = tracker.exceeded()
-            if stop is not None:
-                state.append_marker(f"{AGENT_STOPPED_PREFIX}{stop}]")
+            limit = tracker.exceeded()
+            if limit is not None:
+                self._stop(*limit)
                 return
             if settings.turn_delay and state.turn > 0:
                 with state.cancel.scope():
@@ -437,7 +486,7 @@ class _Run:
                     if halt.failed:
                         self._fail_run(halt.extension, halt.reason)
                     else:
-                        state.append_marker(f"{AGENT_STOPPED_PREFIX}{halt.reason}]")
+                        self._stop(halt.cause, halt.reason, extension=halt.extension)
                     return
                 if extensions.failure is not None:
                     self._fail_run(extensions.failure.extension, extensions.failure.reason)
@@ -461,7 +510,15 @@ class _Run:
             if reply.stop_reason in _ENDS_RUN:
                 state.end_turn(reply)
                 if reply.stop_reason is StopReason.ABORTED:
-                    state.append_marker(state.stop_marker())
+                    self._cancelled(mark=True)
+                elif reply.stop_reason is StopReason.ERROR:
+                    self._ends(
+                        RunOutcome(
+                            end=RunEnd.FAILED,
+                            reason=reply.error_message,
+                            error_kind=reply.error_kind or ErrorKind.OTHER,
+                        )
+                    )
                 return
             calls = reply.tool_calls
             if calls:
@@ -469,10 +526,11 @@ class _Run:
                 if repeated is not None:
                     results = self.calls.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
                     state.end_turn(reply, results)
-                    stop, marker = self.repeats.verdict(calls, repeated)
-                    state.append_marker(marker)
+                    stop, text = self.repeats.verdict(calls, repeated)
                     if stop:
+                        self._stop(StopCause.LOOP, text)
                         return
+                    state.append_marker(text)
                     continue
                 results, steering = await self.tools.run_calls(calls)
                 state.end_turn(reply, results)
@@ -504,7 +562,7 @@ class _Run:
         pending = PendingApproval.from_messages(state.context.messages)
         if pending is None:  # pragma: no cover - the calls were just held
             return False
-        self._paused = pending
+        self._ends(RunOutcome(end=RunEnd.PAUSED, pending=pending))
         state.emit(RunPaused(pending=pending))
         return True
 
