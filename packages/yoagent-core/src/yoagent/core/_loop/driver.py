@@ -38,7 +38,6 @@ from yoagent.core._types.markers import (
     CANCELLED_MARKER,
     EXTENSION_FAILED_PREFIX,
     EXTENSION_MESSAGE_PREFIX,
-    stopped_marker,
 )
 from yoagent.core._types.messages import (
     AgentMessage,
@@ -53,6 +52,7 @@ from yoagent.core._types.outcome import RunEnd, RunOutcome, StopCause
 from yoagent.core._types.stats import SessionStats
 
 from .compactor import Compactor
+from .ending import Ending
 from .input import judge_input
 from .model_call import call_model
 from .repeats import RepeatGuard
@@ -181,8 +181,7 @@ class LoopRun:
         self._stop_continues = 0
         self._failed: str | None = None
         """The extension that failed the run, once one did."""
-        self._ending: RunOutcome | None = None
-        """How the run ends, once something ended it (``None``: it completes)."""
+        self.ending = Ending(state)
         self.outcome: RunOutcome | None = None
         """How the run ended, once it has (as ``AgentEnd`` carries it)."""
         self._ended = False
@@ -205,9 +204,9 @@ class LoopRun:
             self._close_abnormally()
             if isinstance(error, Exception):
                 reason = f"{type(error).__name__}: {error}"
-                self._ends(RunOutcome(end=RunEnd.FAILED, reason=reason))
+                self.ending.record(RunOutcome(end=RunEnd.FAILED, reason=reason))
             else:
-                self._ends(RunOutcome(end=RunEnd.CANCELLED))
+                self.ending.record(RunOutcome(end=RunEnd.CANCELLED))
             if isinstance(error, Exception | anyio.get_cancelled_exc_class()):
                 await self._end()
             else:
@@ -296,7 +295,7 @@ class LoopRun:
         """``finish`` every extension, close the spend ledger, send ``AgentEnd`` (once)."""
         state = self.state
         if state.extensions.takes("finish") and not self._ended:
-            finished = replace(self._final(), messages=tuple(state.new_messages))
+            finished = replace(self.ending.final(), messages=tuple(state.new_messages))
             await state.extensions.finish(finished)
         self._end_now()
 
@@ -306,44 +305,10 @@ class LoopRun:
         self._ended = True
         state = self.state
         state.spend.close()
-        self.outcome = self._final()
+        self.outcome = self.ending.final()
         state.emit(
             AgentEnd(messages=list(state.new_messages), stats=state.stats, outcome=self.outcome)
         )
-
-    def _final(self) -> RunOutcome:
-        """How the run ended: as recorded, else it completed."""
-        if self._ending is None:
-            self._ends(RunOutcome(end=RunEnd.COMPLETED))
-        assert self._ending is not None
-        return self._ending
-
-    def _ends(self, outcome: RunOutcome) -> None:
-        """Record how the run ends: the latest ending wins, except over a failure."""
-        if self._ending is not None and self._ending.end is RunEnd.FAILED:
-            return
-        if outcome.stop_reason is None:
-            reply = last_assistant(self.state.new_messages)
-            if reply is not None:
-                outcome = replace(outcome, stop_reason=reply.stop_reason)
-        self._ending = outcome
-
-    def _stop(self, cause: StopCause, reason: str, *, extension: str | None = None) -> None:
-        """End the run with ``[Agent stopped: <reason>]``, stopped by ``cause``."""
-        self.state.append_marker(stopped_marker(reason))
-        self._ends(RunOutcome(end=RunEnd.STOPPED, cause=cause, reason=reason, extension=extension))
-
-    def _cancelled(self, *, mark: bool) -> None:
-        """End a run the token ended: the wall-time limit (always marked), or a cancel
-        (marked when ``mark``: the model had replied, so the history says it stopped)."""
-        state = self.state
-        limit = state.tracker.limits.max_duration
-        if state.timed_out and limit is not None:
-            self._stop(StopCause.TIME_LIMIT, f"time limit reached ({limit:.0f}s)")
-            return
-        if mark:
-            state.append_marker(CANCELLED_MARKER)
-        self._ends(RunOutcome(end=RunEnd.CANCELLED))
 
     async def _deadline(self, seconds: float) -> None:
         """The wall-time limit also ends a turn in progress (a long stream or tool)."""
@@ -388,7 +353,7 @@ class LoopRun:
             error_message=error,
             error_kind=ErrorKind.OTHER,
         )
-        self._ends(
+        self.ending.record(
             RunOutcome(
                 end=RunEnd.FAILED,
                 reason=error,
@@ -439,7 +404,7 @@ class LoopRun:
         """The prompts the run may take (with warnings added), or ``None`` when refused."""
         verdict = await judge_input(self.state, prompts)
         if isinstance(verdict, str):
-            self._ends(RunOutcome(end=RunEnd.REJECTED, reason=verdict))
+            self.ending.record(RunOutcome(end=RunEnd.REJECTED, reason=verdict))
             self.state.emit(InputRejected(reason=verdict))
             return None
         return verdict
@@ -464,11 +429,11 @@ class LoopRun:
                 self._fail_run(failure.extension, failure.reason)
                 return
             if state.cancel.cancelled:
-                self._cancelled(mark=state.produced_reply)
+                self.ending.by_token(mark=state.produced_reply)
                 return
             limit = tracker.exceeded()
             if limit is not None:
-                self._stop(*limit)
+                self.ending.stop(*limit)
                 return
             if settings.turn_delay and state.turn > 0:
                 with state.cancel.scope():
@@ -486,7 +451,7 @@ class LoopRun:
                     if halt.failed:
                         self._fail_run(halt.extension, halt.reason)
                     else:
-                        self._stop(halt.cause, halt.reason, extension=halt.extension)
+                        self.ending.stop(halt.cause, halt.reason, extension=halt.extension)
                     return
                 if extensions.failure is not None:
                     self._fail_run(extensions.failure.extension, extensions.failure.reason)
@@ -510,9 +475,9 @@ class LoopRun:
             if reply.stop_reason in _ENDS_RUN:
                 state.end_turn(reply)
                 if reply.stop_reason is StopReason.ABORTED:
-                    self._cancelled(mark=True)
+                    self.ending.by_token(mark=True)
                 elif reply.stop_reason is StopReason.ERROR:
-                    self._ends(
+                    self.ending.record(
                         RunOutcome(
                             end=RunEnd.FAILED,
                             reason=reply.error_message,
@@ -528,7 +493,7 @@ class LoopRun:
                     state.end_turn(reply, results)
                     stop, text = self.repeats.verdict(calls, repeated)
                     if stop:
-                        self._stop(StopCause.LOOP, text)
+                        self.ending.stop(StopCause.LOOP, text)
                         return
                     state.append_marker(text)
                     continue
@@ -562,7 +527,7 @@ class LoopRun:
         pending = PendingApproval.from_messages(state.context.messages)
         if pending is None:  # pragma: no cover - the calls were just held
             return False
-        self._ends(RunOutcome(end=RunEnd.PAUSED, pending=pending))
+        self.ending.record(RunOutcome(end=RunEnd.PAUSED, pending=pending))
         state.emit(RunPaused(pending=pending))
         return True
 
