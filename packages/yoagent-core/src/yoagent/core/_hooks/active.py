@@ -10,8 +10,9 @@ extension does not override is never called (it would answer its no-op anyway).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -85,6 +86,9 @@ class _Started:
     observing: bool = True
 
 
+_NO_CHAINS: Mapping[str, list[_Started]] = MappingProxyType({hook: [] for hook in HOOKS})
+
+
 def _overrides(hooks: RunHooks, hook: str) -> bool:
     """Whether ``hooks`` has its own ``hook`` (a subclass's method, or one set on it)."""
     return getattr(type(hooks), hook) is not getattr(RunHooks, hook) or hook in getattr(
@@ -132,7 +136,9 @@ class ActiveExtensions:
     def __init__(self, cancel: CancelToken) -> None:
         self._cancel = cancel
         self.started: list[_Started] = []
-        self._chains: dict[str, list[_Started]] = {hook: [] for hook in HOOKS}
+        self._chains: Mapping[str, list[_Started]] = _NO_CHAINS
+        """Each hook point's chain (built by :meth:`start`; a run without extensions
+        shares the empty one)."""
         self.failure: Failure | None = None
         """The first failure of a required extension (the run fails on it, once)."""
         self.filters_tool_output = False
@@ -184,10 +190,10 @@ class ActiveExtensions:
             )
             active.filters_tool_output = active.filters_tool_output or filters
         active.started.sort(key=lambda started: started.rank)
-        for started in active.started:
-            for hook in HOOKS:
-                if _overrides(started.hooks, hook):
-                    active._chains[hook].append(started)
+        active._chains = {
+            hook: [started for started in active.started if _overrides(started.hooks, hook)]
+            for hook in HOOKS
+        }
         return active
 
     def takes(self, hook: str) -> bool:

@@ -35,8 +35,9 @@ class Ending:
     def final(self) -> RunOutcome:
         """How the run ended: as recorded, else it completed."""
         if self.outcome is None:
-            self.record(RunOutcome(end=RunEnd.COMPLETED))
-        assert self.outcome is not None
+            reply = last_assistant(self.state.new_messages)
+            stop_reason = reply.stop_reason if reply is not None else None
+            self.outcome = RunOutcome(end=RunEnd.COMPLETED, stop_reason=stop_reason)
         return self.outcome
 
     def stop(self, cause: StopCause, reason: str, *, extension: str | None = None) -> None:

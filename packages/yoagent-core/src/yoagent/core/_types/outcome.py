@@ -74,7 +74,8 @@ class RunOutcome:
     """What a paused run waits on."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "messages", tuple(self.messages))
+        if not isinstance(self.messages, tuple):
+            object.__setattr__(self, "messages", tuple(self.messages))
         if self.stop_reason is None:
             reply = last_assistant(self.messages)
             if reply is not None:
