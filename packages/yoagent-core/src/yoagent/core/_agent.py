@@ -143,9 +143,7 @@ class Agent:
         self._delegated_from: ToolContext | None = None
         self.last_run_stats = SessionStats()
         """Spend of the latest run."""
-        self.last_outcome: RunOutcome | None = None
-        """How the latest run ended (as its ``AgentEnd`` said); ``None`` before the first
-        run, or when the run was refused before it began (a busy agent, a bad resume)."""
+        self._last_outcome: RunOutcome | None = None
         self.stats = SessionStats()
         """Spend of every run since construction or :meth:`reset`."""
 
@@ -237,6 +235,14 @@ class Agent:
         return list(self._messages)
 
     @property
+    def last_outcome(self) -> RunOutcome | None:
+        """How the latest run ended (what its ``AgentEnd`` said), also when it raised;
+        ``None`` before the first run and after :meth:`reset`. A call refused before any
+        run began (a busy agent, nothing to continue from, a resume that does not fit)
+        leaves it as it was."""
+        return self._last_outcome
+
+    @property
     def pending(self) -> PendingApproval | None:
         """The tool calls the history waits on: set when a run paused (a hook deferred
         calls), until :meth:`resume` answers them or a new run goes on past them."""
@@ -260,7 +266,7 @@ class Agent:
         self._steering.clear()
         self._follow_ups.clear()
         self.last_run_stats = SessionStats()
-        self.last_outcome = None
+        self._last_outcome = None
         self.stats = SessionStats()
 
     def steer(self, message: str | AgentMessage) -> None:
@@ -351,7 +357,8 @@ class Agent:
             new = await run.run()
         finally:
             self._cancel = None
-            self.last_outcome = run.outcome if run is not None else None
+            if run is not None:  # else no run began (nothing to continue from)
+                self._last_outcome = run.outcome
             self.last_run_stats = stats
             self.stats.merge(stats)
             if parent is not None:
