@@ -24,13 +24,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.compaction import (
-    ContextConfig,
     compact_messages,
-    estimate_messages,
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
+from yoagent.core._context.estimate import estimate_messages
 from yoagent.core._types.content import TextContent, ToolCall
 from yoagent.core._types.messages import (
     AgentMessage,

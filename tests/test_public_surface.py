@@ -136,6 +136,7 @@ CORE = [
     "SkillError",
     "SkillProblem",
     "SkillSet",
+    "StopCause",
     "StopReason",
     "StopRun",
     "StreamConfig",

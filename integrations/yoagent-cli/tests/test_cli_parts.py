@@ -14,13 +14,18 @@ from prompt_toolkit.document import Document
 from yoagent.cli.changes import ChangeTracker
 from yoagent.cli.completion import PromptCompleter
 from yoagent.cli.instructions import find_instructions, instructions_section, write_starter
+from yoagent.cli.oneshot import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, judge
 from yoagent.cli.problems import base_url_problem, explain_failure, origin
 from yoagent.cli.session_store import SessionStore
 from yoagent.cli.settings import SettingsError, load_settings
 from yoagent.cli.turns import settle
 from yoagent.core import (
+    AgentEnd,
     AssistantMessage,
     ModelConfig,
+    RunEnd,
+    RunOutcome,
+    StopCause,
     StopReason,
     TextContent,
     ThinkingLevel,
@@ -321,3 +326,16 @@ def test_prune_deletes_old_sessions_then_the_oldest_past_the_size_cap(tmp_path: 
     (tmp_path / "big.jsonl").write_bytes(b"x" * 600_000)
     gone = store.prune(max_total_mb=1, keep={"big"})
     assert [info.id for info in gone] == ["mid"]  # the oldest that may go
+
+
+def test_judge_reads_how_the_run_ended_from_its_outcome_not_its_last_message() -> None:
+    answer = AssistantMessage(content=[TextContent(text="half done")])
+    marker = UserMessage.from_text("[Agent stopped: turn limit reached (1 turns)]")
+    stopped = RunOutcome(end=RunEnd.STOPPED, cause=StopCause.TURN_LIMIT, reason="x")
+    limit = judge(AgentEnd(messages=[answer, marker], outcome=stopped))
+    assert (limit.code, limit.reason, limit.problem) == (EXIT_FAILED, "limit", marker.text)
+    cancelled = judge(AgentEnd(messages=[answer], outcome=RunOutcome(end=RunEnd.CANCELLED)))
+    assert (cancelled.code, cancelled.reason) == (EXIT_INTERRUPTED, "interrupted")
+    # A user message that merely reads like a marker is not a stop.
+    looks_stopped = judge(AgentEnd(messages=[answer, marker]))
+    assert (looks_stopped.code, looks_stopped.answer) == (EXIT_OK, "half done")

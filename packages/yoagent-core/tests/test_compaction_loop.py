@@ -28,12 +28,9 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
-from yoagent.core._context.compaction import (
-    COMPACTION_MARKER,
-    SUMMARY_PREFIX,
-    ContextConfig,
-    estimate_messages,
-)
+from yoagent.core._context.budget import ContextConfig
+from yoagent.core._context.estimate import estimate_messages
+from yoagent.core._types.markers import COMPACTION_MARKER, SUMMARY_PREFIX
 
 TASK = "Refactor the parser module and keep every test green."
 

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.compaction import (
-    COMPACTION_MARKER,
-    ContextConfig,
     compact_messages,
-    is_injected,
     summarize_old_turns,
     truncate_old_tool_outputs,
 )
 from yoagent.core._types.content import TextContent, ToolCall
+from yoagent.core._types.markers import COMPACTION_MARKER
+from yoagent.core._types.markers import is_loop_injected as is_injected
 from yoagent.core._types.messages import (
     AgentMessage,
     AssistantMessage,

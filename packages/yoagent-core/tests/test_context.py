@@ -5,25 +5,25 @@ from __future__ import annotations
 import pytest
 
 from yoagent.core import is_compaction_message
+from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.compaction import (
-    COMPACTION_MARKER,
-    IMAGE_TOKENS,
-    SUMMARY_PREFIX,
-    ContextConfig,
-    ContextTracker,
     compact_after_overflow,
     compact_messages,
+    truncate_old_tool_outputs,
+)
+from yoagent.core._context.estimate import (
+    IMAGE_TOKENS,
     estimate_messages,
     estimate_text,
     estimate_tokens,
-    is_injected,
-    latest_ask,
-    safe_head_end,
-    truncate_old_tool_outputs,
 )
+from yoagent.core._context.tracker import ContextTracker
+from yoagent.core._context.units import latest_ask, safe_head_end
 from yoagent.core._types import markers as loop
 from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.content import ImageContent, TextContent, ToolCall
+from yoagent.core._types.markers import COMPACTION_MARKER, SUMMARY_PREFIX
+from yoagent.core._types.markers import is_loop_injected as is_injected
 from yoagent.core._types.messages import (
     AgentMessage,
     AssistantMessage,

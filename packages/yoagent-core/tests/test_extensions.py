@@ -754,3 +754,83 @@ async def test_a_hook_answering_something_it_may_not_is_a_failure_not_a_crash() 
     agent.with_extension(Ext("confused", lambda run: Confused(), mode=ExtensionMode.REQUIRED))
     with pytest.raises(RunFailedError, match=r"returned list, not a verdict|is not a tool"):
         await agent.prompt("go")
+
+
+# --- one chain per hook point: the older knobs are links of it ---------------------------------
+
+
+async def test_a_middleware_denial_ends_the_chain_before_any_extension_is_asked() -> None:
+    log: list[str] = []
+
+    def refuse(request: ToolCallRequest) -> ToolDecision:
+        return Deny("not today")
+
+    agent = Agent.from_provider(
+        two_turns(), ModelConfig.mock(), tools=[echo], tool_middleware=[refuse]
+    )
+    agent.with_extension(Ext("x", lambda run: Log(log)))
+    await agent.prompt("go")
+    assert not [entry for entry in log if "before_tool" in entry]
+    result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert result.text == "Tool call denied: not today"  # a knob's verdict carries no name
+
+
+async def test_a_required_before_model_failure_fails_the_run_before_the_model_is_called() -> None:
+    provider = two_turns()
+    agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[echo])
+    agent.with_extension(
+        Ext("strict", lambda run: Raises("before_model"), mode=ExtensionMode.REQUIRED)
+    )
+    with pytest.raises(RunFailedError, match=r"strict\] before_model raised"):
+        await agent.prompt("go")
+    assert provider.requests == []
+
+
+async def test_an_abort_in_before_model_closes_a_turn_as_one_in_a_turn_hook_does() -> None:
+    holder: list[Agent] = []
+
+    class AbortNow(RunHooks):
+        async def before_model(self, turn: TurnContext) -> ModelVerdict:
+            holder[0].abort()
+            return Proceed()
+
+    def abort_now(turn: TurnContext) -> list[str]:
+        holder[0].abort()
+        return []
+
+    seen: list[list[str]] = []
+    for install in ("extension", "turn hook"):
+        recorder = Recorder()
+        provider = MockProvider([text_reply("never")])
+        agent = Agent.from_provider(
+            provider, ModelConfig.mock(), turn_hooks=[abort_now] if install == "turn hook" else []
+        )
+        if install == "extension":
+            agent.with_extension(Ext("stop", lambda run: AbortNow()))
+        holder[:] = [agent]
+        await agent.prompt("go", on_event=recorder)
+        assert provider.requests == []
+        reply = agent.messages[1]
+        assert isinstance(reply, AssistantMessage) and reply.stop_reason is StopReason.ABORTED
+        seen.append([t for t in recorder.types if t not in ("message_start", "message_end")])
+    assert seen[0] == seen[1] == ["agent_start", "turn_start", "turn_end", "agent_end"]
+
+
+async def test_a_hook_set_on_the_hooks_object_itself_is_called() -> None:
+    notes: list[int] = []
+
+    async def before_model(turn: TurnContext) -> ModelVerdict:
+        notes.append(turn.turn)
+        return Proceed(notes=["set on the object"])
+
+    def start(run: RunContext) -> RunHooks:
+        hooks = RunHooks()
+        hooks.before_model = before_model  # type: ignore[method-assign]
+        return hooks
+
+    provider = MockProvider.text("ok")
+    agent = Agent.from_provider(provider, ModelConfig.mock())
+    agent.with_extension(Ext("plain", start))
+    await agent.prompt("go")
+    assert notes == [1]
+    assert provider.requests[0].turn_notes == ("set on the object",)

@@ -23,10 +23,15 @@ from yoagent.core import (
     MessageEnd,
     ProviderError,
     ProviderRetry,
+    RunEnd,
     RunFailedError,
+    RunOutcome,
+    StopCause,
     StopReason,
     TextContent,
+    ToolCall,
     ToolExecutionStart,
+    UserMessage,
 )
 from yoagent.gasp import (
     AgentRepo,
@@ -203,6 +208,38 @@ async def test_a_run_that_fails_through_prompt_is_recorded_and_committed(
     assert recording.outcome == "error"
     assert recording.result() is not None and recording.commit is not None
     assert len(recorder.graph().of_kind("model_call")) == 1
+
+
+async def test_the_outcome_is_read_from_agent_end_not_from_marker_text(
+    recorder: Recorder,
+) -> None:
+    """A stop is what ``AgentEnd.outcome`` says; a user message that merely reads like a
+    stop marker changes nothing."""
+    looped = AssistantMessage(
+        content=[ToolCall(id="c1", name="read_file", arguments={"path": "x"})],
+        stop_reason=StopReason.TOOL_USE,
+    )
+    stopped = RunOutcome(end=RunEnd.STOPPED, cause=StopCause.LOOP, reason="loop detected")
+    recording = recorder.recording("loops")
+    for event in (
+        AgentStart(),
+        MessageEnd(message=looped),
+        MessageEnd(message=UserMessage.from_text("[Agent stopped: cancelled]")),
+        AgentEnd(outcome=stopped),
+    ):
+        recording(event)
+    recording.close()
+    assert recording.outcome == "loop_aborted:read_file"
+
+
+async def test_a_run_cancelled_before_the_model_answered_is_recorded_aborted(
+    recorder: Recorder,
+) -> None:
+    recording = recorder.recording("cancelled early")
+    for event in (AgentStart(), AgentEnd(outcome=RunOutcome(end=RunEnd.CANCELLED))):
+        recording(event)
+    recording.close()
+    assert recording.outcome == "aborted"
 
 
 async def test_one_recording_records_one_run(recorder: Recorder) -> None:

@@ -12,7 +12,6 @@ server that cannot be reached leaves no session behind.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TextIO
@@ -20,11 +19,10 @@ from typing import TextIO
 from yoagent.core import (
     Agent,
     AgentEnd,
-    AgentMessage,
+    RunEnd,
     RunFailedError,
     StopReason,
     UserMessage,
-    is_loop_injected,
     last_assistant,
 )
 
@@ -54,10 +52,10 @@ class Outcome:
     reason: str = "success"
 
 
-def judge(messages: Sequence[AgentMessage], agent: Agent | None = None) -> Outcome:
-    """The outcome of a run from the messages it added (``agent`` names the model in a
-    failure's explanation)."""
-    last_reply = last_assistant(messages)
+def judge(end: AgentEnd, agent: Agent | None = None) -> Outcome:
+    """The outcome of a run from its ``AgentEnd`` (``agent`` names the model in a failure's
+    explanation)."""
+    last_reply = last_assistant(end.messages)
     if last_reply is None:
         return Outcome(EXIT_FAILED, problem="the model was not called", reason="error")
     stop = last_reply.stop_reason
@@ -74,9 +72,14 @@ def judge(messages: Sequence[AgentMessage], agent: Agent | None = None) -> Outco
         return Outcome(
             EXIT_FAILED, answer=last_reply.text, problem="the model refused", reason="refusal"
         )
-    final = messages[-1]
-    if isinstance(final, UserMessage) and is_loop_injected(final):
-        return Outcome(EXIT_FAILED, answer=last_reply.text, problem=final.text, reason="limit")
+    ending = end.outcome
+    if ending.end is RunEnd.CANCELLED:
+        return Outcome(EXIT_INTERRUPTED, problem="interrupted", reason="interrupted")
+    if ending.end is RunEnd.STOPPED:
+        # What the model read of it, the stop marker closing the history, says it best.
+        final = end.messages[-1]
+        problem = final.text if isinstance(final, UserMessage) else ending.reason or "stopped"
+        return Outcome(EXIT_FAILED, answer=last_reply.text, problem=problem, reason="limit")
     return Outcome(EXIT_OK, answer=last_reply.text)
 
 
@@ -148,7 +151,7 @@ async def run_once(
             reason="interrupted" if interrupts.count else "error",
         )
     else:
-        outcome = judge(end.messages, agent)
+        outcome = judge(end, agent)
     if (interrupts.count or signals.signal is not None) and outcome.code != EXIT_OK:
         code = signals.exit_code if signals.signal is not None else EXIT_INTERRUPTED
         outcome = Outcome(code, problem="interrupted", reason="interrupted")

@@ -6,17 +6,11 @@ from typing import TYPE_CHECKING
 
 from ._agent import Agent, AgentBusyError, PromptInput
 from ._cancel import CancelToken
-from ._context.compaction import (
-    CompactionResult,
-    ContextConfig,
-    ContextTracker,
-    compact_after_overflow,
-    compact_messages,
-    estimate_messages,
-    estimate_text,
-    estimate_tokens,
-)
+from ._context.budget import ContextConfig
+from ._context.compaction import CompactionResult, compact_after_overflow, compact_messages
+from ._context.estimate import estimate_messages, estimate_text, estimate_tokens
 from ._context.llm_compaction import LlmCompaction
+from ._context.tracker import ContextTracker
 from ._hooks.basic import (
     Allow,
     ApprovalDecision,
@@ -44,9 +38,7 @@ from ._hooks.extension import (
     ModelVerdict,
     Proceed,
     RunContext,
-    RunEnd,
     RunHooks,
-    RunOutcome,
     StopRun,
     ToolOutput,
 )
@@ -67,7 +59,7 @@ from ._loop.settings import (
     ToolExecution,
 )
 from ._loop.state import EventSink
-from ._loop.tool_runner import SUB_AGENT_STATS_KEY
+from ._loop.tool_call import SUB_AGENT_STATS_KEY
 from ._provider.keys import FALLBACK_KEY_VARIABLES, key_variables, resolve_api_key, with_env_key
 from ._provider.pricing import (
     AUTOLOAD_GROUP,
@@ -187,6 +179,7 @@ from ._types.messages import (
     message_adapter,
     messages_adapter,
 )
+from ._types.outcome import RunEnd, RunOutcome, StopCause
 from ._types.retry import RetryConfig
 from ._types.stats import (
     CompactionSpend,
@@ -322,6 +315,7 @@ __all__ = [
     "SkillError",
     "SkillProblem",
     "SkillSet",
+    "StopCause",
     "StopReason",
     "StopRun",
     "StreamConfig",

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast, overload
 
 from ._cancel import CancelToken
-from ._context.compaction import ContextTracker
+from ._context.tracker import ContextTracker
 from ._hooks.extension import Extension, check_extension
-from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.driver import LoopRun
 from ._loop.resume import Decisions, check_decisions
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions, RunSettings, settings_with
 from ._loop.state import EventSink
@@ -32,6 +32,7 @@ from ._types.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from ._types.outcome import RunOutcome
 from ._types.stats import SessionStats
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
@@ -40,6 +41,17 @@ if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagen
 ModelT = TypeVar("ModelT", bound="BaseModel")
 PromptInput = str | AgentMessage | Sequence[AgentMessage]
 """A prompt: text, a message, or several messages."""
+
+
+class AgentOptions(RunOptions, total=False):
+    """The keyword options of :class:`Agent` (and of its ``from_*`` constructors): what
+    it starts with, and the fields of :class:`RunSettings`."""
+
+    system_prompt: str
+    tools: Sequence[AgentTool | Callable[..., Any]]
+    messages: Sequence[AgentMessage]
+    settings: RunSettings | None
+    shared_state: SharedState | None
 
 
 class AgentBusyError(YoagentError, RuntimeError):
@@ -88,8 +100,10 @@ def run_failure(new_messages: list[AgentMessage]) -> RunFailedError | None:
 class Agent:
     """An agent: a model, a system prompt, tools, and the history of one conversation.
 
-    Build it with :meth:`from_config` (the provider comes from the registry, the key from
-    the provider's environment variable) or :meth:`from_provider`. How runs behave is one
+    Build it on a provider you have (``Agent(provider, config)``, or :meth:`from_provider`,
+    the same) or with :meth:`from_config` (the provider comes from the registry, the key
+    from the provider's environment variable); both build it through ``__init__``, with
+    the same keyword options (:class:`AgentOptions`). How runs behave is one
     :class:`RunSettings` (``settings=``, or its fields as keywords). One run at a time:
     :meth:`prompt` runs to completion (raising :class:`RunFailedError` when the run
     fails), :meth:`stream` gives the same run's events. While a run goes on,
@@ -128,6 +142,8 @@ class Agent:
         self._context_tracker = ContextTracker()
         self._delegated_from: ToolContext | None = None
         self.last_run_stats = SessionStats()
+        """Spend of the latest run."""
+        self._last_outcome: RunOutcome | None = None
         self.stats = SessionStats()
         """Spend of every run since construction or :meth:`reset`."""
 
@@ -139,14 +155,10 @@ class Agent:
         config: ModelConfig,
         *,
         registry: ProviderRegistry | None = None,
-        system_prompt: str = "",
-        tools: Sequence[AgentTool | Callable[..., Any]] = (),
-        messages: Sequence[AgentMessage] = (),
-        settings: RunSettings | None = None,
-        shared_state: SharedState | None = None,
-        **options: Unpack[RunOptions],
+        **options: Unpack[AgentOptions],
     ) -> Agent:
-        """An agent on the provider registered for ``config.api``.
+        """An agent on the provider registered for ``config.api`` (``options``: those of
+        :class:`Agent` itself).
 
         An empty ``config.api_key`` is filled from the provider's environment variable
         (e.g. ``ANTHROPIC_API_KEY``), else ``YOAGENT_API_KEY`` / ``API_KEY``. When none is
@@ -157,43 +169,17 @@ class Agent:
         chosen = registry or default_registry()
         factory = chosen.factory(resolved.api)  # a missing provider is the first thing to say
         require_api_key(resolved)
-        agent = cls(
-            factory(resolved),
-            resolved,
-            system_prompt=system_prompt,
-            tools=tools,
-            messages=messages,
-            settings=settings,
-            shared_state=shared_state,
-            **options,
-        )
+        agent = cls(factory(resolved), resolved, **options)
         agent._registry = chosen
         return agent
 
     @classmethod
     def from_provider(
-        cls,
-        provider: StreamProvider,
-        config: ModelConfig,
-        *,
-        system_prompt: str = "",
-        tools: Sequence[AgentTool | Callable[..., Any]] = (),
-        messages: Sequence[AgentMessage] = (),
-        settings: RunSettings | None = None,
-        shared_state: SharedState | None = None,
-        **options: Unpack[RunOptions],
+        cls, provider: StreamProvider, config: ModelConfig, **options: Unpack[AgentOptions]
     ) -> Agent:
-        """An agent on a provider you built (a custom one, or a test double)."""
-        return cls(
-            provider,
-            config,
-            system_prompt=system_prompt,
-            tools=tools,
-            messages=messages,
-            settings=settings,
-            shared_state=shared_state,
-            **options,
-        )
+        """An agent on a provider you built (a custom one, or a test double): the same as
+        ``Agent(provider, config, **options)``."""
+        return cls(provider, config, **options)
 
     def set_model(self, config: ModelConfig) -> None:
         """Switch model for later runs.
@@ -249,6 +235,14 @@ class Agent:
         return list(self._messages)
 
     @property
+    def last_outcome(self) -> RunOutcome | None:
+        """How the latest run ended (what its ``AgentEnd`` said), also when it raised;
+        ``None`` before the first run and after :meth:`reset`. A call refused before any
+        run began (a busy agent, nothing to continue from, a resume that does not fit)
+        leaves it as it was."""
+        return self._last_outcome
+
+    @property
     def pending(self) -> PendingApproval | None:
         """The tool calls the history waits on: set when a run paused (a hook deferred
         calls), until :meth:`resume` answers them or a new run goes on past them."""
@@ -272,6 +266,7 @@ class Agent:
         self._steering.clear()
         self._follow_ups.clear()
         self.last_run_stats = SessionStats()
+        self._last_outcome = None
         self.stats = SessionStats()
 
     def steer(self, message: str | AgentMessage) -> None:
@@ -354,17 +349,16 @@ class Agent:
         cancel = CancelToken()
         self._cancel = cancel
         stats = SessionStats()
+        run: LoopRun | None = None
         try:
-            if decisions is not None:
-                new = await agent_loop_resume(
-                    decisions, context, config, emit, cancel=cancel, stats=stats
-                )
-            elif prompts is None:
-                new = await agent_loop_continue(context, config, emit, cancel=cancel, stats=stats)
-            else:
-                new = await agent_loop(prompts, context, config, emit, cancel=cancel, stats=stats)
+            run = LoopRun.prepare(
+                prompts, context, config, emit, cancel, stats, decisions=decisions
+            )
+            new = await run.run()
         finally:
             self._cancel = None
+            if run is not None:  # else no run began (nothing to continue from)
+                self._last_outcome = run.outcome
             self.last_run_stats = stats
             self.stats.merge(stats)
             if parent is not None:

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from ._hooks.extension import Extension, check_extension
-from ._loop.driver import agent_loop
+from ._loop.driver import LoopRun
 from ._loop.settings import (
     AgentContext,
     AgentLoopConfig,
@@ -29,9 +29,9 @@ from ._tools.contract import AgentTool, ToolContext, ToolError, ToolResult
 from ._tools.function_tool import as_tools
 from ._tools.model_tool import ModelTool
 from ._types.config import ModelConfig
-from ._types.events import AgentEvent, InputRejected, MessageEnd, ToolExecutionStart
+from ._types.events import AgentEvent, MessageEnd, ToolExecutionStart
 from ._types.limits import ExecutionLimits
-from ._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER, LOOP_ABORT_PREFIX
+from ._types.markers import stopped_marker
 from ._types.messages import (
     AgentMessage,
     AssistantMessage,
@@ -39,6 +39,7 @@ from ._types.messages import (
     UserMessage,
     last_assistant,
 )
+from ._types.outcome import RunEnd, RunOutcome, StopCause
 from ._types.stats import SessionStats
 
 SUB_AGENT_LIMITS = ExecutionLimits(max_turns=10, max_total_tokens=1_000_000, max_duration=300.0)
@@ -52,24 +53,20 @@ DEFAULT_MAX_DEPTH = 2
 no further."""
 
 
-def _outcome(messages: Sequence[AgentMessage]) -> ToolResult:
+def _answer(messages: Sequence[AgentMessage], outcome: RunOutcome) -> ToolResult:
     """The child's answer, or a ToolError when it failed, refused or was cancelled."""
     reply = last_assistant(messages)
-    last = messages[-1] if messages else None
-    marker = (
-        last.text
-        if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX)
-        else None
-    )
-    if marker is not None and marker != CANCELLED_MARKER and reply is None:
+    stopped = outcome.end is RunEnd.STOPPED
+    marker = stopped_marker(outcome.reason or "") if stopped else None
+    if marker is not None and reply is None:
         raise ToolError(f"the sub-agent stopped before answering: {marker}")
-    if reply is None or reply.stop_reason is StopReason.ABORTED or marker == CANCELLED_MARKER:
+    if reply is None or reply.stop_reason is StopReason.ABORTED or outcome.end is RunEnd.CANCELLED:
         raise ToolError("the sub-agent was cancelled before it finished")
     if reply.stop_reason is StopReason.ERROR:
         raise ToolError(f"the sub-agent failed: {reply.error_message or 'unknown error'}")
     if reply.stop_reason is StopReason.REFUSAL:
         raise ToolError(f"the sub-agent refused: {reply.text or reply.error_message or ''}".strip())
-    if marker is not None and marker.startswith(LOOP_ABORT_PREFIX):
+    if marker is not None and outcome.cause is StopCause.LOOP:
         raise ToolError(f"the sub-agent stopped: {marker}")
     text = reply.text
     if marker is not None:  # a limit: what it did so far is still worth returning
@@ -241,29 +238,23 @@ class SubAgentTool(ModelTool[SubAgentTask]):
             tool_output_sink=SharedStateSink(self.shared_state) if self.shared_state else None,
         ).delegated_from(ctx)
         stats = SessionStats()
-        rejected: list[str] = []
 
         def relay(event: AgentEvent) -> None:
-            if isinstance(event, InputRejected):
-                rejected.append(event.reason)
-            elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
                 if event.message.text:
                     ctx.update(ToolResult.from_text(event.message.text))
             elif isinstance(event, ToolExecutionStart):
                 ctx.progress(f"{self.name} → {event.tool_name}")
             ctx.report_event(event)
 
+        prompt = [UserMessage.from_text(task)]
+        context = await self._context()
+        run = LoopRun.prepare(prompt, context, config, relay, ctx.cancel.child(), stats)
         try:
-            messages = await agent_loop(
-                [UserMessage.from_text(task)],
-                await self._context(),
-                config,
-                relay,
-                cancel=ctx.cancel.child(),
-                stats=stats,
-            )
+            messages = await run.run()
         finally:
             ctx.report_delegated_run(stats)
-        if rejected:
-            raise ToolError(f"the sub-agent refused the task: {rejected[0]}")
-        return _outcome(messages)
+        assert run.outcome is not None
+        if run.outcome.end is RunEnd.REJECTED:
+            raise ToolError(f"the sub-agent refused the task: {run.outcome.reason}")
+        return _answer(messages, run.outcome)

@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yoagent.core import (
-    AGENT_STOPPED_PREFIX,
-    CANCELLED_MARKER,
-    LOOP_ABORT_PREFIX,
     AgentEnd,
     AgentEvent,
     AgentStart,
@@ -22,12 +19,14 @@ from yoagent.core import (
     InputRejected,
     MessageEnd,
     ProviderRetry,
+    RunEnd,
+    RunOutcome,
     SessionStats,
+    StopCause,
     StopReason,
     TextContent,
     ToolExecutionEnd,
     ToolExecutionStart,
-    UserMessage,
 )
 
 from .envelope import STATE_OPS_APPLIED, Actor, Event, new_id
@@ -137,11 +136,9 @@ def stats_metadata(stats: SessionStats) -> dict[str, Any]:
     return metadata
 
 
-def _loop_outcome(text: str) -> str:
-    """``loop_aborted:<tools>`` from the loop's abort marker."""
-    rest = text[len(LOOP_ABORT_PREFIX) :].removeprefix(":").strip()
-    names = rest.split(" called with", 1)[0]
-    tools = ",".join(name.strip() for name in names.split(",") if name.strip())
+def _loop_outcome(names: list[str]) -> str:
+    """``loop_aborted:<tools>``: the tools the model kept calling (its last reply's)."""
+    tools = ",".join(sorted({name.strip() for name in names if name.strip()}))
     tools = "".join(ch for ch in tools if ch.isprintable() and not ch.isspace())
     return f"loop_aborted:{tools}" if tools else "loop_aborted"
 
@@ -163,6 +160,8 @@ class RunMapper:
     open_calls: dict[str, OpenCall] = field(default_factory=dict[str, OpenCall])
     """This run's tool calls still running, by call id."""
     _held: tuple[AssistantMessage, int] | None = None
+    _called: list[str] = field(default_factory=list[str])
+    """The tools the latest reply called (what a loop stop names)."""
 
     @property
     def started(self) -> bool:
@@ -189,12 +188,11 @@ class RunMapper:
         if isinstance(event, MessageEnd):
             message = event.message
             if isinstance(message, AssistantMessage):
+                self._called = [call.name for call in message.tool_calls]
                 if message.stop_reason is StopReason.ERROR:
                     self._held = (message, ts)
                 else:
                     entries += self._model_call(message, ts)
-            elif isinstance(message, UserMessage):
-                self._note_marker(message.text)
         elif isinstance(event, ToolExecutionStart):
             entries += self._tool_called(event, ts)
         elif isinstance(event, ToolExecutionEnd):
@@ -202,18 +200,19 @@ class RunMapper:
         elif isinstance(event, InputRejected):
             self.outcome = "rejected"
         elif isinstance(event, AgentEnd):
+            self.note_end(event.outcome)
             entries += self.finish(ts, stats_metadata(event.stats))
-        elif getattr(event, "type", None) == "loop_detected" and getattr(event, "aborted", False):
-            self.outcome = _loop_outcome(f"{LOOP_ABORT_PREFIX}: {getattr(event, 'tool_name', '')}")
         return entries
 
-    def _note_marker(self, text: str) -> None:
-        if text.startswith(LOOP_ABORT_PREFIX):
-            self.outcome = _loop_outcome(text)
-        elif text.startswith(CANCELLED_MARKER):
+    def note_end(self, outcome: RunOutcome) -> None:
+        """What the run's end says beyond its last reply: a stop, a cancel, a rejection."""
+        if outcome.end is RunEnd.STOPPED:
+            loop = outcome.cause is StopCause.LOOP
+            self.outcome = _loop_outcome(self._called) if loop else "stopped"
+        elif outcome.end is RunEnd.CANCELLED:
             self.outcome = "aborted"
-        elif text.startswith(AGENT_STOPPED_PREFIX):
-            self.outcome = "stopped"
+        elif outcome.end is RunEnd.REJECTED:
+            self.outcome = "rejected"
 
     def _start(self, ts: int) -> list[Entry]:
         run_id = new_id("run")

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from yoagent.core import AgentEvent
+from yoagent.core import AgentEvent, RunOutcome
 
 from ._appender import Appender
 from ._mapping import Entry, RunMapper
@@ -44,7 +44,8 @@ class RunWriter:
     def done(self) -> bool:
         return not self._thread.is_alive()
 
-    def put(self, event: AgentEvent) -> None:
+    def put(self, event: AgentEvent | RunOutcome) -> None:
+        """Queue an event, or how the run ended (for the run's end, when it comes)."""
         if not self.closing:
             self.queue.put((event, now_ms()))
 
@@ -117,8 +118,11 @@ class RunWriter:
             except Exception as error:
                 self._fail(error)
 
-    def _map(self, event: AgentEvent, ts: int) -> list[Entry]:
+    def _map(self, event: AgentEvent | RunOutcome, ts: int) -> list[Entry]:
         mapper = self.mapper
+        if isinstance(event, RunOutcome):
+            mapper.note_end(event)
+            return []
         started = mapper.started
         entries = mapper.take(event, ts)
         if not started and mapper.started:

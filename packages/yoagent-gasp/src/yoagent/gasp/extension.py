@@ -143,6 +143,7 @@ class _RecordingHooks(RunHooks):
 
     async def finish(self, outcome: RunOutcome) -> None:
         recording = self._recording
+        recording.note_outcome(outcome)  # its AgentEnd comes after this hook
         try:
             # Abandoned (not cancelled) if core's finish bound runs out: the writer goes on
             # and commits; the next run, or close(), waits for it.

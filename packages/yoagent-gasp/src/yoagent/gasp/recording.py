@@ -9,7 +9,7 @@ from types import TracebackType
 
 import anyio
 
-from yoagent.core import AgentEvent
+from yoagent.core import AgentEvent, RunOutcome
 
 from ._errors import GaspError
 from ._run_writer import RunWriter
@@ -52,6 +52,11 @@ class Recording:
                 self._forward = None
                 logger.exception("the forwarded event consumer raised; it gets no more events")
         self._writer.put(event)
+
+    def note_outcome(self, outcome: RunOutcome) -> None:
+        """How the run ended, when the recording must close before its ``AgentEnd``
+        arrives (an extension's ``finish`` comes first). Never raises."""
+        self._writer.put(outcome)
 
     # --- the handle ----------------------------------------------------------------------
 

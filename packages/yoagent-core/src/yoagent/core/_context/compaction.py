@@ -1,402 +1,40 @@
-"""Context management: token estimates, the compaction budget, and tiered compaction.
+"""Tiered compaction: fit a history into :meth:`ContextConfig.budget`, cutting only
+between units.
 
-Three pieces the loop combines before every request:
-
-- :func:`estimate_tokens` / :func:`estimate_messages` — a fast chars-per-token heuristic;
-- :class:`ContextTracker` — the provider's real usage figure for the last request plus an
-  estimate of what was appended since, and a calibration factor (real / estimated);
-- :func:`compact_messages` — tiered compaction down to :meth:`ContextConfig.budget`:
-  level 1 truncates old tool outputs, level 2 replaces old turns with a mechanical summary,
-  level 3 drops middle turns behind a marker.
-
-Everything here is pure: no I/O, no clock, no randomness.
+Level 1 truncates old tool outputs, level 2 replaces old turns with a summary, level 3
+drops middle turns behind a marker. Pure: no I/O, no clock, no randomness.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
 
-from yoagent.core._types.config import ModelConfig
-from yoagent.core._types.content import ImageContent, TextContent, ThinkingContent, ToolCall
-from yoagent.core._types.markers import (
-    AGENT_STOPPED_PREFIX,
-    COMPACTION_MARKER,
-    SUMMARY_PREFIX,
-    is_loop_injected,
-)
+from yoagent.core._types.content import ImageContent, TextContent
+from yoagent.core._types.markers import COMPACTION_MARKER, SUMMARY_PREFIX, is_loop_injected
 from yoagent.core._types.messages import (
     AgentMessage,
     AssistantMessage,
     CustomMessage,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 
-CHARS_PER_TOKEN = 4
-"""The heuristic's ratio: UTF-8 bytes per token (English prose ~4, code ~3.5)."""
-IMAGE_TOKENS = 1_000
-"""The fixed cost of one image block (most APIs bill a mid-sized image at ~1k tokens)."""
-MESSAGE_OVERHEAD_TOKENS = 4
-"""Role and framing tokens every message costs on the wire."""
-TOOL_CALL_OVERHEAD_TOKENS = 8
-"""Framing of one tool call (id, type) beyond its name and JSON arguments."""
-TOOL_RESULT_OVERHEAD_TOKENS = 8
-"""Framing of one tool result (call id, type) beyond its tool name and content."""
-
-# Kept under these names here too: compaction is where most callers look for them.
-_AGENT_STOPPED_PREFIX = AGENT_STOPPED_PREFIX
-
-InjectedPredicate = Callable[[AgentMessage], bool]
+from .budget import ContextConfig
+from .units import (
+    InjectedPredicate,
+    last_assistant_index,
+    latest_ask,
+    newest_turn_start,
+    snap,
+    unit_starts,
+)
 
 Summarizer = Callable[[Sequence[AgentMessage]], "tuple[str, int] | None"]
 """Level 2's hook for better summaries: given the span about to be summarized, returns
 ``(text, covered)`` — a summary of the span's first ``covered`` messages — or ``None``.
 The rest of the span gets the mechanical summary lines (see ``LlmCompaction``)."""
-
-
-is_injected = is_loop_injected
-"""True for a user message the loop or compaction wrote, not the user (see ``markers``)."""
-
-
-# ---------------------------------------------------------------------------
-# Token estimation
-# ---------------------------------------------------------------------------
-
-
-def estimate_text(text: str) -> int:
-    """Estimated tokens of ``text``: its UTF-8 length / :data:`CHARS_PER_TOKEN`, rounded up."""
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    return (size + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-
-
-_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
-# One encoder for every estimate: ``json.dumps`` with options builds a new one per call.
-
-
-def _arguments_json(arguments: object) -> str:
-    try:
-        return _ARGUMENTS_ENCODER.encode(arguments)
-    except (TypeError, ValueError, RecursionError):
-        # Too deep or not JSON: a rough size is all an estimate needs (``str`` of a deeply
-        # nested value would recurse just the same).
-        return "x" * _rough_size(arguments)
-
-
-def _rough_size(value: object) -> int:
-    """Characters of ``value``'s JSON, roughly, without recursion (any depth)."""
-    size, pending = 0, [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            entries = cast("dict[object, object]", item)
-            pending.extend(entries.keys())
-            pending.extend(entries.values())
-            size += 2 + 2 * len(entries)
-        elif isinstance(item, list | tuple):
-            members = cast("list[object]", item)
-            pending.extend(members)
-            size += 2 + len(members)
-        else:
-            size += len(str(item)) + 2
-    return size
-
-
-def _block_tokens(block: object) -> int:
-    if isinstance(block, TextContent):
-        return estimate_text(block.text)
-    if isinstance(block, ImageContent):
-        return IMAGE_TOKENS
-    if isinstance(block, ToolCall):
-        return (
-            estimate_text(block.name)
-            + estimate_text(_arguments_json(block.arguments))
-            + TOOL_CALL_OVERHEAD_TOKENS
-        )
-    if isinstance(block, ThinkingContent):
-        return estimate_text(block.thinking) + estimate_text(block.redacted or "")
-    return 0
-
-
-def estimate_tokens(message: AgentMessage) -> int:
-    """Estimated tokens ``message`` costs in a request.
-
-    Text and thinking by length, an image :data:`IMAGE_TOKENS`, a tool call its name plus
-    its JSON arguments. Custom messages cost 0: they never reach a model.
-    """
-    if isinstance(message, CustomMessage):
-        return 0
-    total = MESSAGE_OVERHEAD_TOKENS
-    for block in message.content:
-        total += _block_tokens(block)
-    if isinstance(message, ToolResultMessage):
-        total += estimate_text(message.tool_name) + TOOL_RESULT_OVERHEAD_TOKENS
-    return total
-
-
-def estimate_messages(messages: Sequence[AgentMessage]) -> int:
-    """Estimated tokens of a whole history (the sum of :func:`estimate_tokens`)."""
-    return sum(estimate_tokens(message) for message in messages)
-
-
-# ---------------------------------------------------------------------------
-# Budget
-# ---------------------------------------------------------------------------
-
-
-@dataclass(slots=True, kw_only=True, frozen=True)
-class ContextConfig:
-    """How much of the context window the history may use, and how to compact it.
-
-    Defaults suit a coding agent on a 200k-token model; :meth:`for_model` fills the window
-    and output reserve from a :class:`~yoagent.core.ModelConfig`.
-    """
-
-    context_window: int = 200_000
-    """The model's context window in tokens (input + output)."""
-    reserve_output_tokens: int = 16_384
-    """Room kept for the reply (and its reasoning); never given to the history."""
-    system_prompt_tokens: int = 0
-    """Tokens of what every request sends besides the history: system prompt and tool
-    definitions. The loop sets it (e.g. with :func:`estimate_text` of both)."""
-    min_free_fraction: float = 0.2
-    """Headroom floor: the history never fills more than ``1 - min_free_fraction`` of the
-    window, whatever the reserve. It absorbs the heuristic's error (code and non-English
-    text run denser than 4 bytes/token) until the tracker has calibrated it."""
-    target_fraction: float = 0.6
-    """Level 3 cuts down to this fraction of the budget (hysteresis: the next turns do not
-    compact again at once, which would rewrite the prompt cache every turn)."""
-    keep_first: int = 2
-    """Messages at the start always kept (the task, and usually the first reply); a head
-    ending inside a tool call's results is shortened to the call's start."""
-    keep_recent: int = 10
-    """Messages at the end kept in full by level 2 and guaranteed by level 3; never less
-    than the newest turn. 0 protects nothing at the end (not even the newest turn)."""
-    tool_output_max_chars: int = 2_000
-    """Level 1 cuts each old tool-output text block to this many characters (head + tail,
-    where commands print what matters); old tool-output images become a placeholder."""
-    summary_line_max_chars: int = 200
-    """Level 2 clips each summary line to this many characters."""
-    summary_max_lines: int = 200
-    """Level 2 keeps at most this many summary lines (the newest), so repeated compaction
-    cannot grow the summary without end."""
-    budget_tokens: int | None = None
-    """An explicit budget for the history, overriding the one derived from the window."""
-    calibration: float = 1.0
-    """Multiplies every estimate (real tokens / estimated tokens, from
-    :attr:`ContextTracker.calibration`)."""
-
-    def __post_init__(self) -> None:
-        for name in (
-            "context_window",
-            "reserve_output_tokens",
-            "system_prompt_tokens",
-            "keep_first",
-            "keep_recent",
-            "tool_output_max_chars",
-            "summary_line_max_chars",
-            "summary_max_lines",
-        ):
-            value: int = getattr(self, name)
-            if value < 0:
-                raise ValueError(f"ContextConfig.{name} must be >= 0, got {value}")
-        if not 0.0 <= self.min_free_fraction < 1.0:
-            raise ValueError(
-                f"ContextConfig.min_free_fraction must be in [0, 1), got {self.min_free_fraction}"
-            )
-        if not 0.0 < self.target_fraction <= 1.0:
-            raise ValueError(
-                f"ContextConfig.target_fraction must be in (0, 1], got {self.target_fraction}"
-            )
-        if not self.calibration > 0.0 or math.isinf(self.calibration):
-            raise ValueError(f"ContextConfig.calibration must be > 0, got {self.calibration}")
-        if self.budget_tokens is not None and self.budget_tokens < 0:
-            raise ValueError(f"ContextConfig.budget_tokens must be >= 0, got {self.budget_tokens}")
-
-    @classmethod
-    def for_model(cls, model: ModelConfig, **overrides: Any) -> ContextConfig:
-        """A config for ``model``: its context window, its ``max_tokens`` as the reserve."""
-        fields: dict[str, Any] = {
-            "context_window": model.context_window,
-            "reserve_output_tokens": model.max_tokens,
-            **overrides,
-        }
-        return cls(**fields)
-
-    def budget(self) -> int:
-        """Tokens the history may use: window − reserve − system prompt, capped by the floor."""
-        if self.budget_tokens is not None:
-            return self.budget_tokens
-        usable = min(
-            self.context_window - self.reserve_output_tokens,
-            int(self.context_window * (1.0 - self.min_free_fraction)),
-        )
-        return max(0, usable - self.system_prompt_tokens)
-
-    def target(self) -> int:
-        """What level 3 cuts down to: ``target_fraction`` of the budget."""
-        return int(self.budget() * self.target_fraction)
-
-    def cost(self, message: AgentMessage) -> int:
-        """The calibrated estimate of one message, as compaction counts it."""
-        tokens = estimate_tokens(message)
-        if self.calibration == 1.0:
-            return tokens
-        return math.ceil(tokens * self.calibration)
-
-    def tokens(self, messages: Sequence[AgentMessage]) -> int:
-        """The calibrated estimate of a history, as compaction counts it."""
-        return sum(self.cost(message) for message in messages)
-
-
-# ---------------------------------------------------------------------------
-# Tracker
-# ---------------------------------------------------------------------------
-
-_MIN_CALIBRATION_SAMPLE = 1_000  # estimated tokens; smaller prefixes are too noisy to learn from
-
-
-class ContextTracker:
-    """How full the context is: the provider's real figure plus an estimate of what is new.
-
-    After each reply, :meth:`record_usage` stores the request's real input size. Then
-    :meth:`estimate` is that figure plus the (calibrated) estimate of the messages appended
-    since. With no figure yet, or after :meth:`reset` (history replaced or compacted), it
-    is a pure estimate. The first estimate after a figure also learns :attr:`calibration`
-    (real / estimated for the same messages, bounded to ``[min_calibration, max_calibration]``).
-    """
-
-    __slots__ = (
-        "_anchor_count",
-        "_anchor_last",
-        "_anchor_tokens",
-        "_calibrated",
-        "_calibration",
-        "_learned",
-        "_prefix",
-        "config",
-        "max_calibration",
-        "min_calibration",
-    )
-
-    def __init__(
-        self,
-        config: ContextConfig | None = None,
-        *,
-        min_calibration: float = 0.5,
-        max_calibration: float = 4.0,
-    ) -> None:
-        if not 0.0 < min_calibration <= 1.0 <= max_calibration:
-            raise ValueError("ContextTracker needs 0 < min_calibration <= 1 <= max_calibration")
-        self.config = config or ContextConfig()
-        self.min_calibration = min_calibration
-        self.max_calibration = max_calibration
-        self._calibration = 1.0
-        self._calibrated: tuple[ContextConfig, float, ContextConfig] | None = None
-        self._anchor_count: int | None = None
-        self._anchor_tokens = 0
-        self._anchor_last: AgentMessage | None = None
-        self._learned = True
-        # (count, last message, raw estimate) of the longest prefix estimated so far, so a
-        # growing history is estimated in O(new messages) per request, not O(history).
-        self._prefix: tuple[int, AgentMessage | None, int] = (0, None, 0)
-
-    @property
-    def calibration(self) -> float:
-        """Real tokens per estimated token, as last learned (1.0 until then)."""
-        return self._calibration
-
-    @property
-    def last_real_tokens(self) -> int | None:
-        """The last recorded real input size (history + system prompt), if still valid."""
-        return self._anchor_tokens if self._anchor_count is not None else None
-
-    def record_usage(self, usage: Usage, message_count: int) -> None:
-        """Record what the provider counted for a request built from ``message_count`` messages.
-
-        ``message_count`` is the length of the history the request was built from. The
-        figure is input + cache read + cache write; a reply reporting none is ignored.
-        """
-        real = usage.input + usage.cache_read + usage.cache_write
-        if real <= 0 or message_count < 0:
-            return
-        self._anchor_count = message_count
-        self._anchor_tokens = real
-        self._anchor_last = None
-        self._learned = False
-
-    def reset(self) -> None:
-        """Forget the real figure (the history was replaced or compacted); keep the calibration."""
-        self._anchor_count = None
-        self._anchor_last = None
-        self._learned = True
-        self._prefix = (0, None, 0)
-
-    def _raw_estimate(self, messages: Sequence[AgentMessage], count: int) -> int:
-        """Uncalibrated estimate of ``messages[:count]``, reusing the last prefix's figure."""
-        known, last, tokens = self._prefix
-        if not (0 < known <= count and messages[known - 1] is last):
-            known, tokens = 0, 0
-        tokens += estimate_messages(messages[known:count])
-        if count:
-            self._prefix = (count, messages[count - 1], tokens)
-        return tokens
-
-    def calibrated_config(self) -> ContextConfig:
-        """:attr:`config` with :attr:`calibration` applied: what to compact with."""
-        cached = self._calibrated
-        if cached is not None and cached[0] is self.config and cached[1] == self._calibration:
-            return cached[2]
-        calibrated = replace(self.config, calibration=self._calibration)
-        self._calibrated = (self.config, self._calibration, calibrated)
-        return calibrated
-
-    def _anchor_valid(self, messages: Sequence[AgentMessage]) -> bool:
-        count = self._anchor_count
-        if count is None or count > len(messages):
-            return False
-        if count == 0:
-            return True
-        last = messages[count - 1]
-        if self._anchor_last is None:
-            self._anchor_last = last
-            return True
-        return last is self._anchor_last
-
-    def _learn(self, messages: Sequence[AgentMessage], count: int) -> None:
-        self._learned = True
-        estimated = self._raw_estimate(messages, count)
-        if estimated < _MIN_CALIBRATION_SAMPLE:
-            return
-        real = self._anchor_tokens - self.config.system_prompt_tokens
-        ratio = real / estimated
-        self._calibration = min(self.max_calibration, max(self.min_calibration, ratio))
-
-    def estimate(self, messages: Sequence[AgentMessage]) -> int:
-        """Estimated tokens of ``messages`` in the next request (the history's share)."""
-        if not self._anchor_valid(messages):
-            self._anchor_count = None
-            return math.ceil(self._raw_estimate(messages, len(messages)) * self._calibration)
-        count = self._anchor_count
-        assert count is not None
-        if not self._learned:
-            self._learn(messages, count)
-        real = max(0, self._anchor_tokens - self.config.system_prompt_tokens)
-        return real + math.ceil(estimate_messages(messages[count:]) * self._calibration)
-
-    def needs_compaction(self, messages: Sequence[AgentMessage]) -> bool:
-        """True when the next request would exceed the budget."""
-        return self.estimate(messages) > self.config.budget()
-
-
-# ---------------------------------------------------------------------------
-# Compaction
-# ---------------------------------------------------------------------------
 
 
 @dataclass(slots=True, kw_only=True)
@@ -420,70 +58,6 @@ class CompactionResult:
         """True when the history changed (a level ran and cut something: level 3's last
         resort on a history with nothing left to cut changes nothing)."""
         return self.level > 0 and (self.dropped > 0 or self.tokens_after < self.tokens_before)
-
-
-def unit_starts(messages: Sequence[AgentMessage]) -> list[int]:
-    """Start index of every unit: an assistant message with the tool results after it, or
-    any other single message. Compaction cuts only between units."""
-    starts: list[int] = []
-    size = len(messages)
-    i = 0
-    while i < size:
-        starts.append(i)
-        if isinstance(messages[i], AssistantMessage):
-            end = i + 1
-            j = i + 1
-            while j < size and isinstance(messages[j], ToolResultMessage | CustomMessage):
-                if isinstance(messages[j], ToolResultMessage):
-                    end = j + 1
-                j += 1
-            i = end
-        else:
-            i += 1
-    return starts
-
-
-def _snap(starts: Sequence[int], index: int) -> int:
-    """The start of the unit holding ``index`` (0 for an empty history)."""
-    position = bisect_right(starts, index)
-    return starts[position - 1] if position > 0 else 0
-
-
-def safe_head_end(messages: Sequence[AgentMessage], keep_first: int) -> int:
-    """End of the kept head: ``keep_first`` messages, stepped back off a head that would
-    end inside a tool call's results (so the call and its results stay together)."""
-    size = len(messages)
-    if keep_first >= size:
-        return size
-    return _snap(unit_starts(messages), keep_first)
-
-
-def _last_assistant(messages: Sequence[AgentMessage]) -> int | None:
-    for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i], AssistantMessage):
-            return i
-    return None
-
-
-def newest_turn_start(messages: Sequence[AgentMessage], keep_recent: int) -> int | None:
-    """Where the newest turn starts: the last assistant message (the turn runs to the end).
-
-    ``None`` when there is no assistant message or ``keep_recent`` is 0.
-    """
-    if keep_recent <= 0:
-        return None
-    return _last_assistant(messages)
-
-
-def latest_ask(
-    messages: Sequence[AgentMessage], injected: InjectedPredicate = is_injected
-) -> int | None:
-    """Index of the latest real user message (skipping loop-injected ones), if any."""
-    for i in range(len(messages) - 1, -1, -1):
-        message = messages[i]
-        if isinstance(message, UserMessage) and not injected(message):
-            return i
-    return None
 
 
 def _truncate_text(text: str, max_chars: int) -> str:
@@ -553,7 +127,7 @@ def _summary_lines(
             text = message.text
             if text.startswith(SUMMARY_PREFIX):
                 lines.extend(line for line in text.split("\n")[1:] if line.strip())
-            elif is_injected(message):
+            elif is_loop_injected(message):
                 lines.append(f"- {_first_line(text, limit)}")
             else:
                 lines.append(f"- user: {_first_line(text, limit) or '(no text)'}")
@@ -581,8 +155,8 @@ def _guaranteed_tail_start(
     size = len(messages)
     if keep_recent <= 0:
         return size
-    tail = _snap(starts, max(0, size - keep_recent)) if size else 0
-    newest = _last_assistant(messages)
+    tail = snap(starts, max(0, size - keep_recent)) if size else 0
+    newest = last_assistant_index(messages)
     if newest is not None:
         tail = min(tail, newest)
     return max(tail, head_end)
@@ -592,7 +166,7 @@ def summary_span(messages: Sequence[AgentMessage], config: ContextConfig) -> tup
     """``(start, end)`` of the turns level 2 would summarize now (empty when start >= end)."""
     starts = unit_starts(messages)
     head_end = (
-        _snap(starts, config.keep_first) if config.keep_first < len(messages) else len(messages)
+        snap(starts, config.keep_first) if config.keep_first < len(messages) else len(messages)
     )
     return head_end, _guaranteed_tail_start(messages, starts, head_end, config.keep_recent)
 
@@ -600,7 +174,7 @@ def summary_span(messages: Sequence[AgentMessage], config: ContextConfig) -> tup
 def summarize_old_turns(
     messages: Sequence[AgentMessage],
     config: ContextConfig,
-    injected: InjectedPredicate = is_injected,
+    injected: InjectedPredicate = is_loop_injected,
     summarizer: Summarizer | None = None,
 ) -> list[AgentMessage]:
     """Level 2: replace the turns between the head and the recent tail with one summary.
@@ -667,10 +241,10 @@ class _Cut:
         for i, message in enumerate(messages):
             self.prefix[i + 1] = self.prefix[i] + config.cost(message)
             self.llm[i + 1] = self.llm[i] + (0 if isinstance(message, CustomMessage) else 1)
-        self.head = _snap(self.starts, config.keep_first) if config.keep_first < size else size
+        self.head = snap(self.starts, config.keep_first) if config.keep_first < size else size
         self.ask = latest_ask(messages, injected)
         self.marker_cost = config.cost(_marker(size, 0))
-        last = _last_assistant(messages)
+        last = last_assistant_index(messages)
         self.newest = (
             last if config.keep_recent > 0 and last is not None and last >= self.head else None
         )
@@ -760,7 +334,7 @@ def compact_messages(
     messages: Sequence[AgentMessage],
     config: ContextConfig,
     *,
-    injected: InjectedPredicate = is_injected,
+    injected: InjectedPredicate = is_loop_injected,
     summarizer: Summarizer | None = None,
 ) -> CompactionResult:
     """Compact ``messages`` to fit ``config.budget()``, trying each level in turn.
@@ -774,7 +348,7 @@ def compact_messages(
     start; the last resort is marker + request. A tool call never loses its results.
 
     ``injected`` tells loop-written user messages from real requests (default
-    :func:`is_injected`); ``summarizer`` may supply level 2's text (see :data:`Summarizer`).
+    :func:`is_loop_injected`); ``summarizer`` may supply level 2's text (see :data:`Summarizer`).
     Custom messages cost nothing and go with the span they sit in.
     """
     budget = config.budget()
@@ -814,7 +388,7 @@ def compact_after_overflow(
     messages: Sequence[AgentMessage],
     config: ContextConfig,
     *,
-    injected: InjectedPredicate = is_injected,
+    injected: InjectedPredicate = is_loop_injected,
     summarizer: Summarizer | None = None,
 ) -> CompactionResult:
     """Compaction after the provider refused a request as too long.

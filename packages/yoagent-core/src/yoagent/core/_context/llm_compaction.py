@@ -31,7 +31,8 @@ from yoagent.core._types.messages import (
 )
 from yoagent.core._types.stats import RunSpend
 
-from .compaction import ContextConfig, summary_span
+from .budget import ContextConfig
+from .compaction import summary_span
 
 SUMMARY_INSTRUCTIONS = (
     "You compress the early part of a coding agent's conversation so the agent can keep "

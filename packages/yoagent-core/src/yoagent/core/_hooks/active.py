@@ -1,15 +1,18 @@
 """One run's started extensions, and the one place each of their hooks is called.
 
-Every call is raced against the run's cancel (a cancelled hook gives its no-op answer)
-and contained: what an extension raises is its failure, which fails the run once when
-the extension is required and is logged when it is advisory. The loop asks
-:attr:`ActiveExtensions.failure` at fixed points and ends the run on it.
+Each hook point walks one chain: the knobs' extensions (see ``knobs``), then the
+extensions proper. Every call is raced against the run's cancel (a cancelled hook gives
+its no-op answer) and contained: what an extension raises is its failure, which fails
+the run once when the extension is required and is logged when it is advisory. The loop
+asks :attr:`ActiveExtensions.failure` at fixed points and ends the run on it. A hook an
+extension does not override is never called (it would answer its no-op anyway).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -20,6 +23,7 @@ from yoagent.core._tools.contract import AgentTool, ToolResult
 from yoagent.core._tools.function_tool import as_tools
 from yoagent.core._types.events import AgentEvent
 from yoagent.core._types.messages import AssistantMessage
+from yoagent.core._types.outcome import RunOutcome, StopCause
 
 from .basic import (
     Allow,
@@ -44,7 +48,6 @@ from .extension import (
     Proceed,
     RunContext,
     RunHooks,
-    RunOutcome,
     StopRun,
     ToolOutput,
 )
@@ -52,6 +55,19 @@ from .extension import (
 T = TypeVar("T")
 
 WITHHELD = "Tool output withheld: the run was cancelled before it could be checked."
+
+
+HOOKS = (
+    "tools",
+    "on_input",
+    "before_model",
+    "before_tool",
+    "after_tool",
+    "on_stop",
+    "on_event",
+    "finish",
+)
+"""The hook points of :class:`RunHooks`."""
 
 
 @dataclass(slots=True)
@@ -62,8 +78,22 @@ class _Started:
     rechecks: bool
     hooks: RunHooks
     inherited: bool
-    last: bool = False
+    rank: int
+    """0: a knob that goes first; 1: an extension; 2: one that ``runs_last``; 3: a knob
+    that goes after them all."""
+    prefix: str
+    """What its verdicts' reasons start with (its name; nothing for a knob)."""
     observing: bool = True
+
+
+_NO_CHAINS: Mapping[str, list[_Started]] = MappingProxyType({hook: [] for hook in HOOKS})
+
+
+def _overrides(hooks: RunHooks, hook: str) -> bool:
+    """Whether ``hooks`` has its own ``hook`` (a subclass's method, or one set on it)."""
+    return getattr(type(hooks), hook) is not getattr(RunHooks, hook) or hook in getattr(
+        hooks, "__dict__", ()
+    )
 
 
 @dataclass(slots=True, frozen=True)
@@ -89,6 +119,7 @@ class Halt:
     extension: str
     reason: str
     failed: bool
+    cause: StopCause = StopCause.EXTENSION
 
 
 def _mode(extension: Extension) -> ExtensionMode:
@@ -96,14 +127,18 @@ def _mode(extension: Extension) -> ExtensionMode:
 
 
 class ActiveExtensions:
-    """The started extensions of one run, in dispatch order: inherited, tree, own — then,
-    in that same order, those that set ``runs_last``."""
+    """The started extensions of one run, in dispatch order: the leading knobs (input
+    filters, tool middleware), inherited, tree, own — then, in that same order, those that
+    set ``runs_last`` — then the trailing knobs (turn hooks)."""
 
-    __slots__ = ("_cancel", "failure", "filters_tool_output", "started")
+    __slots__ = ("_cancel", "_chains", "failure", "filters_tool_output", "started")
 
     def __init__(self, cancel: CancelToken) -> None:
         self._cancel = cancel
         self.started: list[_Started] = []
+        self._chains: Mapping[str, list[_Started]] = _NO_CHAINS
+        """Each hook point's chain (built by :meth:`start`; a run without extensions
+        shares the empty one)."""
         self.failure: Failure | None = None
         """The first failure of a required extension (the run fails on it, once)."""
         self.filters_tool_output = False
@@ -116,20 +151,26 @@ class ActiveExtensions:
         *,
         inherited: Sequence[Extension] = (),
         own: Sequence[Extension] = (),
+        leading: Sequence[Extension] = (),
+        trailing: Sequence[Extension] = (),
     ) -> ActiveExtensions:
-        """Call every extension's ``start_run`` (inherited ones first), then put those
-        that set ``runs_last`` after the others (a stable sort: each group keeps its order)."""
+        """Call every extension's ``start_run`` (inherited ones first), then order them:
+        ``leading`` knobs, the extensions, those that set ``runs_last``, ``trailing``
+        knobs (a stable sort: each group keeps its order)."""
         active = cls(cancel)
-        for extension, is_inherited in [
-            *((e, True) for e in inherited),
-            *((e, False) for e in own),
+        for extension, is_inherited, rank in [
+            *((e, False, 0) for e in leading),
+            *((e, True, 1) for e in inherited),
+            *((e, False, 1) for e in own),
+            *((e, False, 3) for e in trailing),
         ]:
             name = str(getattr(extension, "name", "") or type(extension).__name__)
             try:
                 mode = _mode(extension)
                 filters = bool(getattr(extension, "filters_tool_output", False))
                 rechecks = bool(getattr(extension, "rechecks_modified_calls", False))
-                last = bool(getattr(extension, "runs_last", False))
+                if rank == 1 and getattr(extension, "runs_last", False):
+                    rank = 2
                 hooks = cast(object, extension.start_run(replace(run, inherited=is_inherited)))
                 if not isinstance(hooks, RunHooks):
                     raise TypeError(f"start_run returned {type(hooks).__name__}, not RunHooks")
@@ -143,15 +184,21 @@ class ActiveExtensions:
                     error,
                 )
                 continue
+            prefix = f"{name}: " if rank in (1, 2) else ""
             active.started.append(
-                _Started(name, mode, filters, rechecks, hooks, is_inherited, last)
+                _Started(name, mode, filters, rechecks, hooks, is_inherited, rank, prefix)
             )
             active.filters_tool_output = active.filters_tool_output or filters
-        active.started.sort(key=lambda started: started.last)
+        active.started.sort(key=lambda started: started.rank)
+        active._chains = {
+            hook: [started for started in active.started if _overrides(started.hooks, hook)]
+            for hook in HOOKS
+        }
         return active
 
-    def __bool__(self) -> bool:
-        return bool(self.started)
+    def takes(self, hook: str) -> bool:
+        """Whether any started extension has its own ``hook`` (one of :data:`HOOKS`)."""
+        return bool(self._chains[hook])
 
     # --- failures --------------------------------------------------------------------------
 
@@ -181,7 +228,7 @@ class ActiveExtensions:
     async def tools(self) -> list[AgentTool]:
         """The run's own extensions' tools (an inherited extension offers none here)."""
         offered: list[AgentTool] = []
-        for started in self.started:
+        for started in self._chains["tools"]:
             if started.inherited:
                 continue
 
@@ -191,10 +238,10 @@ class ActiveExtensions:
             offered.extend(await self._call(started, "tools", ask, ()))
         return offered
 
-    async def on_input(self, text: str) -> FilterResult:
-        """The first rejection, else the warnings joined, else ``Pass``."""
+    async def on_input(self, text: str) -> Reject | list[str]:
+        """The first rejection, else every warning, in order."""
         warnings: list[str] = []
-        for started in self.started:
+        for started in self._chains["on_input"]:
 
             async def ask(hooks: RunHooks = started.hooks) -> FilterResult:
                 return _checked(await hooks.on_input(text), "on_input", Pass | Warn | Reject)
@@ -204,12 +251,12 @@ class ActiveExtensions:
                 return verdict
             if isinstance(verdict, Warn):
                 warnings.append(verdict.message)
-        return Warn("\n".join(warnings)) if warnings else Pass()
+        return warnings
 
     async def before_model(self, turn: TurnContext) -> tuple[list[str], Halt | None]:
         """Every extension's notes, in order, and the first stop or failure."""
         notes: list[str] = []
-        for started in self.started:
+        for started in self._chains["before_model"]:
 
             async def ask(hooks: RunHooks = started.hooks) -> ModelVerdict:
                 verdict = await hooks.before_model(turn)
@@ -217,7 +264,7 @@ class ActiveExtensions:
 
             verdict = await self._call(started, "before_model", ask, Proceed())
             if isinstance(verdict, StopRun):
-                return notes, Halt(started.name, verdict.reason, failed=False)
+                return notes, Halt(started.name, verdict.reason, False, verdict.cause)
             if isinstance(verdict, FailRun):
                 return notes, Halt(started.name, verdict.reason, failed=True)
             notes.extend(verdict.notes)
@@ -230,29 +277,30 @@ class ActiveExtensions:
         already decided the call on a resume, so a deferral counts as approval). When an
         extension rewrote the call, the extensions before the last rewriter that ask for
         it judge the final call again (a rewrite then is a denial: the chain must settle)."""
+        chain = self._chains["before_tool"]
         current = request
         last_modifier: int | None = None
-        for index, started in enumerate(self.started):
+        for index, started in enumerate(chain):
             decision = await self._judge(started, current, "before_tool")
             if isinstance(decision, Deny):
-                return Deny(f"{started.name}: {decision.reason}")
+                return Deny(f"{started.prefix}{decision.reason}")
             if isinstance(decision, Modify):
                 current = replace(current, arguments=decision.arguments)
                 last_modifier = index
             elif isinstance(decision, Defer) and not answered:
-                return Held(f"{started.name}: {decision.reason}", current.arguments)
+                return Held(f"{started.prefix}{decision.reason}", current.arguments)
         if last_modifier is None:
             return Allow()
-        for started in self.started[:last_modifier]:
+        for started in chain[:last_modifier]:
             if not started.rechecks:
                 continue
             decision = await self._judge(started, current, "before_tool (recheck)")
             if isinstance(decision, Deny):
-                return Deny(f"{started.name}: {decision.reason}")
+                return Deny(f"{started.prefix}{decision.reason}")
             if isinstance(decision, Modify):
-                return Deny(f"{started.name}: rewrote the call again on its recheck")
+                return Deny(f"{started.prefix}rewrote the call again on its recheck")
             if isinstance(decision, Defer) and not answered:
-                return Held(f"{started.name}: {decision.reason}", current.arguments)
+                return Held(f"{started.prefix}{decision.reason}", current.arguments)
         return Modify(current.arguments)
 
     async def _judge(self, started: _Started, request: ToolCallRequest, hook: str) -> ToolDecision:
@@ -272,7 +320,7 @@ class ActiveExtensions:
 
     async def after_tool(self, request: ToolCallRequest, output: ToolOutput) -> None:
         """Let each extension inspect or rewrite ``output``, in order."""
-        for started in self.started:
+        for started in self._chains["after_tool"]:
 
             async def ask(hooks: RunHooks = started.hooks) -> bool:
                 await hooks.after_tool(request, output)
@@ -296,7 +344,7 @@ class ActiveExtensions:
     ) -> list[tuple[_Started, ContinueRun]]:
         """The extensions that want the run to go on, with their messages."""
         wanted: list[tuple[_Started, ContinueRun]] = []
-        for started in self.started:
+        for started in self._chains["on_stop"]:
 
             async def ask(hooks: RunHooks = started.hooks) -> ContinueRun | None:
                 verdict = await hooks.on_stop(reply, turn)
@@ -309,7 +357,7 @@ class ActiveExtensions:
 
     def on_event(self, event: AgentEvent) -> None:
         """Tell every observing extension; one that raises observes no more this run."""
-        for started in self.started:
+        for started in self._chains["on_event"]:
             if not started.observing:
                 continue
             try:
@@ -321,7 +369,7 @@ class ActiveExtensions:
     async def finish(self, outcome: RunOutcome) -> None:
         """Every extension's ``finish``, each bounded by :data:`FINISH_TIMEOUT`; runs even
         when the run was cancelled (shielded)."""
-        for started in self.started:
+        for started in self._chains["finish"]:
             with anyio.CancelScope(shield=True), anyio.move_on_after(FINISH_TIMEOUT) as bound:
                 try:
                     await started.hooks.finish(outcome)

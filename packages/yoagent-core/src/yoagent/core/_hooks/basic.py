@@ -97,7 +97,8 @@ the reason as the call's error result), or run it with other arguments."""
 class ToolMiddleware(Protocol):
     """Approves, denies, rewrites or defers every tool call before it runs.
 
-    Middleware runs in a chain, in installation order; a ``Modify`` is what the next one
+    Middleware runs in a chain, in installation order, before every extension's
+    ``before_tool`` (each is a link of that one chain); a ``Modify`` is what the next one
     sees; a ``Deny`` or a ``Defer`` ends the chain. A middleware that raises is a denial
     carrying its error.
     """

@@ -8,6 +8,7 @@ import threading
 from yoagent.core._provider.pricing import add_usd, cost_of, resolve_cost
 from yoagent.core._types.config import CostConfig, ModelConfig
 from yoagent.core._types.messages import Usage
+from yoagent.core._types.outcome import RunOutcome, StopCause
 from yoagent.core._types.stats import RunSpend
 
 from .basic import TurnContext
@@ -17,7 +18,6 @@ from .extension import (
     Proceed,
     RunContext,
     RunHooks,
-    RunOutcome,
     StopRun,
 )
 
@@ -151,7 +151,7 @@ class _BudgetHooks(RunHooks):
         spent = self._update()
         limit = self.budget.limit_usd
         if spent >= limit:
-            return StopRun(f"budget reached (${spent:.4f} of ${limit:.2f} spent)")
+            return StopRun(f"budget reached (${spent:.4f} of ${limit:.2f} spent)", StopCause.BUDGET)
         return Proceed()
 
     async def finish(self, outcome: RunOutcome) -> None:

@@ -10,16 +10,16 @@ and run recorders plug in here without changing the loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
 from yoagent.core._cancel import CancelToken
 from yoagent.core._tools.contract import AgentTool, ToolResult
-from yoagent.core._types.approval import PendingApproval
 from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.events import AgentEvent
-from yoagent.core._types.messages import AgentMessage, AssistantMessage, StopReason
+from yoagent.core._types.messages import AssistantMessage
+from yoagent.core._types.outcome import RunOutcome, StopCause
 from yoagent.core._types.stats import RunSpend
 
 from .basic import Allow, FilterResult, Pass, ToolCallRequest, ToolDecision, TurnContext
@@ -72,9 +72,17 @@ class Proceed:
 
 @dataclass(slots=True, frozen=True)
 class StopRun:
-    """``before_model``: end the run now, with ``[Agent stopped: <reason>]``."""
+    """``before_model``: end the run now, with ``[Agent stopped: <reason>]``.
+
+    ``cause`` is what ``RunOutcome.cause`` says stopped it: ``EXTENSION``, or ``BUDGET``
+    for an extension that enforces a spending limit.
+    """
 
     reason: str
+    cause: StopCause = StopCause.EXTENSION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cause", StopCause(self.cause))
 
 
 @dataclass(slots=True, frozen=True)
@@ -102,53 +110,17 @@ class ToolOutput:
     is_error: bool = False
 
 
-class RunEnd(StrEnum):
-    """How a run ended, as ``finish`` is told."""
-
-    COMPLETED = "completed"
-    STOPPED = "stopped"
-    """A limit, a budget, a loop or an extension stopped it (``reason`` says which)."""
-    REJECTED = "rejected"
-    """An input filter or ``on_input`` refused the prompt (``reason``)."""
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-    """The model call failed, or a required extension did (``reason``, ``extension``)."""
-    PAUSED = "paused"
-    """A hook deferred tool calls: the run waits for a resume (``pending``)."""
-
-
-@dataclass(slots=True, kw_only=True, frozen=True)
-class RunOutcome:
-    """What ``finish`` learns about the run's end."""
-
-    end: RunEnd
-    reason: str | None = None
-    extension: str | None = None
-    """The extension that failed or stopped the run, when one did."""
-    messages: Sequence[AgentMessage] = field(default_factory=tuple[AgentMessage, ...])
-    """The messages the run added."""
-    pending: PendingApproval | None = None
-    """What a paused run waits on."""
-
-    @property
-    def stop_reason(self) -> StopReason | None:
-        """The stop reason of the run's last reply, if it made one."""
-        for message in reversed(self.messages):
-            if isinstance(message, AssistantMessage):
-                return message.stop_reason
-        return None
-
-
 # --- the hooks ------------------------------------------------------------------------------
 
 
 class RunHooks:
     """One run's hooks. Subclass and override what you need; the defaults do nothing.
 
-    Order against the older hooks: input filters run before :meth:`on_input`, tool
-    middleware before :meth:`before_tool`, and :meth:`before_model` notes come before turn
-    hooks' notes. Every hook is raced against the run's cancel: a cancelled hook counts as
-    its no-op answer (``before_tool`` then denies, ``after_tool`` withholds the output).
+    Each hook point walks one chain. The older knobs are links of it: each input filter
+    and tool middleware comes before every extension, each turn hook after them all (a
+    ``before_model`` that only adds notes). Every hook is raced against the run's cancel: a
+    cancelled hook counts as its no-op answer (``before_tool`` then denies, ``after_tool``
+    withholds the output). A hook left as its no-op default is not called at all.
     """
 
     async def tools(self) -> Sequence[AgentTool]:

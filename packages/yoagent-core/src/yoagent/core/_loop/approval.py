@@ -1,4 +1,4 @@
-"""Judging a tool call before it runs: the tool middleware, then the extensions.
+"""Judging a tool call before it runs: one ``before_tool`` chain (tool middleware first).
 
 The chain's answer is the arguments to run the call with, why it may not run, or the
 call held for approval (a hook deferred it). On a resume the caller's decision answers
@@ -10,16 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from yoagent.core._hooks.active import Held
-from yoagent.core._hooks.basic import (
-    ApprovalDecision,
-    Defer,
-    Deny,
-    Modify,
-    ToolCallRequest,
-    middleware_callable,
-    resolve,
-)
-from yoagent.core._logging import logger
+from yoagent.core._hooks.basic import ApprovalDecision, Deny, Modify, ToolCallRequest
 from yoagent.core._types.approval import PendingCall
 from yoagent.core._types.content import ToolCall
 
@@ -31,13 +22,12 @@ NO_WAITING_IN_DELEGATED_RUN = (
 
 
 class ApprovalChain:
-    """One run's tool middleware and extensions, asked about each call in that order."""
+    """One run's ``before_tool`` chain (tool middleware first: see ``_hooks.knobs``)."""
 
-    __slots__ = ("middleware", "state")
+    __slots__ = ("state",)
 
     def __init__(self, state: RunState) -> None:
         self.state = state
-        self.middleware = [middleware_callable(m) for m in state.settings.tool_middleware]
 
     def request(self, call: ToolCall, arguments: dict[str, Any]) -> ToolCallRequest:
         """``call`` with ``arguments`` as a hook sees it, with the history it was made in."""
@@ -54,33 +44,20 @@ class ApprovalChain:
         self, call: ToolCall, answer: ApprovalDecision | None = None
     ) -> dict[str, Any] | str | PendingCall:
         """The arguments to run ``call`` with, why it may not run, or the call held for
-        approval. A denial or a deferral ends the chain. ``answer`` is the caller's
-        decision on a resume (``Allow`` or ``Modify``): a deferral then counts as approval."""
-        arguments = call.arguments
-        if answer is not None and isinstance(answer, Modify):
-            arguments = answer.arguments
-        for before_tool in self.middleware:
-            try:
-                decision = await resolve(before_tool(self.request(call, arguments)))
-            except Exception as error:  # a raising middleware is a denial, never a crash
-                logger.exception("tool middleware failed on %s", call.id)
-                return f"Tool call denied: middleware failed: {type(error).__name__}: {error}"
-            if isinstance(decision, Deny):
-                return f"Tool call denied: {decision.reason}"
-            if isinstance(decision, Modify):
-                arguments = decision.arguments
-            elif isinstance(decision, Defer) and answer is None:
-                return self._hold(call, arguments, decision.reason)
+        approval. ``answer`` is the caller's decision on a resume (``Allow`` or
+        ``Modify``): a deferral then counts as approval."""
+        arguments = answer.arguments if isinstance(answer, Modify) else call.arguments
         extensions = self.state.extensions
-        if extensions:
-            request = self.request(call, arguments)
-            verdict = await extensions.before_tool(request, answered=answer is not None)
-            if isinstance(verdict, Deny):
-                return f"Tool call denied: {verdict.reason}"
-            if isinstance(verdict, Modify):
-                arguments = verdict.arguments
-            elif isinstance(verdict, Held):
-                return self._hold(call, verdict.arguments, verdict.reason)
+        if not extensions.takes("before_tool"):
+            return arguments
+        request = self.request(call, arguments)
+        verdict = await extensions.before_tool(request, answered=answer is not None)
+        if isinstance(verdict, Deny):
+            return f"Tool call denied: {verdict.reason}"
+        if isinstance(verdict, Modify):
+            return verdict.arguments
+        if isinstance(verdict, Held):
+            return self._hold(call, verdict.arguments, verdict.reason)
         return arguments
 
     def _hold(self, call: ToolCall, arguments: dict[str, Any], reason: str) -> PendingCall | str:

@@ -10,13 +10,10 @@ from dataclasses import replace
 import anyio
 from anyio.abc import TaskGroup
 
-from yoagent.core._context.compaction import (
-    ContextConfig,
-    ContextTracker,
-    compact_after_overflow,
-    compact_messages,
-    estimate_text,
-)
+from yoagent.core._context.budget import ContextConfig
+from yoagent.core._context.compaction import compact_after_overflow, compact_messages
+from yoagent.core._context.estimate import estimate_text
+from yoagent.core._context.tracker import ContextTracker
 from yoagent.core._logging import logger
 from yoagent.core._provider.protocol import ToolDefinition
 from yoagent.core._types.markers import is_loop_injected

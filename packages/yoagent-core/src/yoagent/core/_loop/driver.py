@@ -9,6 +9,7 @@ model call, the tool runner and compaction are its collaborators, sharing one
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import anyio
@@ -17,7 +18,8 @@ import anyio.lowlevel
 from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._hooks.basic import ApprovalDecision, TurnContext
-from yoagent.core._hooks.extension import ExtensionMode, RunContext, RunEnd, RunOutcome
+from yoagent.core._hooks.extension import Extension, ExtensionMode, RunContext
+from yoagent.core._hooks.knobs import knob_extensions
 from yoagent.core._logging import logger
 from yoagent.core._provider.pricing import cost_of, resolve_cost
 from yoagent.core._tools.contract import AgentTool
@@ -33,7 +35,6 @@ from yoagent.core._types.events import (
     TurnStart,
 )
 from yoagent.core._types.markers import (
-    AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
     EXTENSION_FAILED_PREFIX,
     EXTENSION_MESSAGE_PREFIX,
@@ -47,10 +48,12 @@ from yoagent.core._types.messages import (
     context_messages,
     last_assistant,
 )
+from yoagent.core._types.outcome import RunEnd, RunOutcome, StopCause
 from yoagent.core._types.stats import SessionStats
 
 from .compactor import Compactor
-from .input import judge_input, unless_cancelled_or
+from .ending import Ending
+from .input import judge_input
 from .model_call import call_model
 from .repeats import RepeatGuard
 from .resume import Decisions, check_decisions
@@ -58,6 +61,7 @@ from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
 from .telemetry import SPAN_AGENT_LOOP, describe_spend, mark_error, start_span
+from .tool_call import ToolCalls
 from .tool_runner import ToolRunner
 
 NOT_RUN_REPEATED = "Not run: the same tool calls were repeated {count} times in a row."
@@ -79,11 +83,11 @@ async def agent_loop(
     """Run the agent on new ``prompts``: append them to ``context.messages``, then loop.
 
     Returns the messages this run added (the history is appended to in place, so a
-    cancelled or failed run keeps what it did). ``emit`` receives every event; ``cancel``
-    stops the run; ``stats`` accumulates what it spent.
+    cancelled or failed run keeps what it did). ``emit`` receives every event (the last,
+    ``AgentEnd``, says how the run ended); ``cancel`` stops the run; ``stats`` accumulates
+    what it spent.
     """
-    run = _Run(context, config, emit, cancel, stats)
-    return await run.run(list(prompts))
+    return await LoopRun.prepare(prompts, context, config, emit, cancel, stats).run()
 
 
 async def agent_loop_continue(
@@ -95,13 +99,7 @@ async def agent_loop_continue(
     stats: SessionStats | None = None,
 ) -> list[AgentMessage]:
     """Resume from the history as it is; it must end on a user message or tool results."""
-    sendable = context_messages(context.messages)
-    if not sendable or isinstance(sendable[-1], AssistantMessage):
-        raise ValueError(
-            "nothing to continue from: the history must end with a user message or tool results"
-        )
-    run = _Run(context, config, emit, cancel, stats)
-    return await run.run(None)
+    return await LoopRun.prepare(None, context, config, emit, cancel, stats).run()
 
 
 async def agent_loop_resume(
@@ -122,14 +120,46 @@ async def agent_loop_resume(
     Returns the messages this run added (the results first). Raises ``ResumeError``,
     before anything runs, when nothing is held or the decisions do not fit.
     """
-    answers = check_decisions(context.messages, decisions)
-    run = _Run(context, config, emit, cancel, stats)
-    run.resuming(answers)
-    return await run.run(None)
+    run = LoopRun.prepare(None, context, config, emit, cancel, stats, decisions=decisions)
+    return await run.run()
 
 
-class _Run:
-    """One run, from ``AgentStart`` to ``AgentEnd``."""
+class LoopRun:
+    """One run, from ``AgentStart`` to ``AgentEnd``: new prompts, a continue, or a resume.
+
+    Build it with :meth:`prepare`, await :meth:`run` once; :attr:`outcome` then says how
+    it ended (also when ``run`` raised).
+    """
+
+    @classmethod
+    def prepare(
+        cls,
+        prompts: Sequence[AgentMessage] | None,
+        context: AgentContext,
+        config: AgentLoopConfig,
+        emit: EventSink | None = None,
+        cancel: CancelToken | None = None,
+        stats: SessionStats | None = None,
+        *,
+        decisions: Decisions | None = None,
+    ) -> LoopRun:
+        """A run on new ``prompts``; with ``None``, one that continues the history (which
+        must end on a user message or tool results), or resumes it with ``decisions``
+        (checked now: ``ResumeError``)."""
+        answers: Mapping[str, ApprovalDecision] | None = None
+        if decisions is not None:
+            answers = check_decisions(context.messages, decisions)
+        elif prompts is None:
+            sendable = context_messages(context.messages)
+            if not sendable or isinstance(sendable[-1], AssistantMessage):
+                raise ValueError(
+                    "nothing to continue from: the history must end with a user message "
+                    "or tool results"
+                )
+        run = cls(context, config, emit, cancel, stats)
+        run._prompts = list(prompts) if prompts is not None else None
+        run._answers = answers
+        return run
 
     def __init__(
         self,
@@ -142,7 +172,8 @@ class _Run:
         self.state = state = RunState(
             context, config, emit or ignore_event, cancel or CancelToken(), stats or SessionStats()
         )
-        self.tools = ToolRunner(state)
+        self.calls = ToolCalls(state)
+        self.tools = ToolRunner(state, self.calls)
         self.compactor = Compactor(state)
         self.sourced = SourcedTools(state.settings.tool_sources)
         self.extension_tools: list[AgentTool] = []
@@ -150,27 +181,32 @@ class _Run:
         self._stop_continues = 0
         self._failed: str | None = None
         """The extension that failed the run, once one did."""
-        self._rejected: str | None = None
+        self.ending = Ending(state)
+        self.outcome: RunOutcome | None = None
+        """How the run ended, once it has (as ``AgentEnd`` carries it)."""
         self._ended = False
+        self._prompts: list[AgentMessage] | None = None
+        """The new prompts (``None``: the run continues or resumes the history)."""
         self._answers: Mapping[str, ApprovalDecision] | None = None
-        """The caller's decisions, when this run resumes a paused one."""
-        self._paused: PendingApproval | None = None
-        """What the run waits on, once it paused."""
-
-    def resuming(self, answers: Mapping[str, ApprovalDecision]) -> None:
-        """Make this run a resume: first the held calls, per ``answers``, then the turns."""
-        self._answers = answers
+        """The caller's decisions, when this run resumes a paused one: first the held
+        calls, per these, then the turns."""
 
     # --- the run ---------------------------------------------------------------------------
 
-    async def run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
+    async def run(self) -> list[AgentMessage]:
+        """Run it; returns the messages it added."""
         try:
             with ungrouped():
-                return await self._run(prompts)
+                return await self._run(self._prompts)
         except BaseException as error:
             # An outer cancellation, a KeyboardInterrupt, a bug: whatever ends the run early
             # still leaves a history a model accepts, and every opened event closed.
             self._close_abnormally()
+            if isinstance(error, Exception):
+                reason = f"{type(error).__name__}: {error}"
+                self.ending.record(RunOutcome(end=RunEnd.FAILED, reason=reason))
+            else:
+                self.ending.record(RunOutcome(end=RunEnd.CANCELLED))
             if isinstance(error, Exception | anyio.get_cancelled_exc_class()):
                 await self._end()
             else:
@@ -183,7 +219,13 @@ class _Run:
         delegation = state.config.delegation
         inherited = delegation.inherited if delegation is not None else ()
         own = (*settings.tree_extensions, *settings.extensions)
-        if not inherited and not own:
+        leading: tuple[Extension, ...] = ()
+        trailing: tuple[Extension, ...] = ()
+        if settings.tool_middleware or settings.input_filters or settings.turn_hooks:
+            leading, trailing = knob_extensions(
+                settings.tool_middleware, settings.input_filters, settings.turn_hooks
+            )
+        if not (inherited or own or leading or trailing):
             return
         texts = tuple(m.text for m in prompts or () if isinstance(m, UserMessage) and m.text)
         context = RunContext(
@@ -197,7 +239,16 @@ class _Run:
             parent_run_id=delegation.parent_run_id if delegation is not None else None,
             delegated_by=delegation.call_id if delegation is not None else None,
         )
-        state.observe(ActiveExtensions.start(state.cancel, context, inherited=inherited, own=own))
+        state.observe(
+            ActiveExtensions.start(
+                state.cancel,
+                context,
+                inherited=inherited,
+                own=own,
+                leading=leading,
+                trailing=trailing,
+            )
+        )
 
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         state = self.state
@@ -243,8 +294,9 @@ class _Run:
     async def _end(self) -> None:
         """``finish`` every extension, close the spend ledger, send ``AgentEnd`` (once)."""
         state = self.state
-        if state.extensions and not self._ended:
-            await state.extensions.finish(self._outcome())
+        if state.extensions.takes("finish") and not self._ended:
+            finished = replace(self.ending.final(), messages=tuple(state.new_messages))
+            await state.extensions.finish(finished)
         self._end_now()
 
     def _end_now(self) -> None:
@@ -253,7 +305,10 @@ class _Run:
         self._ended = True
         state = self.state
         state.spend.close()
-        state.emit(AgentEnd(messages=list(state.new_messages), stats=state.stats))
+        self.outcome = self.ending.final()
+        state.emit(
+            AgentEnd(messages=list(state.new_messages), stats=state.stats, outcome=self.outcome)
+        )
 
     async def _deadline(self, seconds: float) -> None:
         """The wall-time limit also ends a turn in progress (a long stream or tool)."""
@@ -276,7 +331,7 @@ class _Run:
                 if isinstance(m, ToolResultMessage)
             }
             unanswered = [call for call in last.tool_calls if call.id not in answered]
-            for result in self.tools.abandon(unanswered):
+            for result in self.calls.abandon(unanswered):
                 state.append(result)
         if state.turn_open and last is not None:
             state.end_turn(last)
@@ -284,44 +339,28 @@ class _Run:
         if state.produced_reply or replied:
             state.append_marker(CANCELLED_MARKER)
 
-    def _outcome(self) -> RunOutcome:
-        """How the run ended, for the extensions' ``finish``."""
-        state = self.state
-        new = tuple(state.new_messages)
-        if self._rejected is not None:
-            return RunOutcome(end=RunEnd.REJECTED, reason=self._rejected, messages=new)
-        if self._paused is not None:
-            return RunOutcome(end=RunEnd.PAUSED, messages=new, pending=self._paused)
-        last = new[-1] if new else None
-        reply = last_assistant(new)
-        if reply is not None and reply.stop_reason is StopReason.ERROR:
-            return RunOutcome(
-                end=RunEnd.FAILED,
-                reason=reply.error_message,
-                extension=self._failed,
-                messages=new,
-            )
-        if isinstance(last, UserMessage) and last.text.startswith(AGENT_STOPPED_PREFIX):
-            if last.text == CANCELLED_MARKER:
-                return RunOutcome(end=RunEnd.CANCELLED, messages=new)
-            reason = last.text.removeprefix(AGENT_STOPPED_PREFIX).removesuffix("]")
-            return RunOutcome(end=RunEnd.STOPPED, reason=reason, messages=new)
-        if reply is not None and reply.stop_reason is StopReason.ABORTED:
-            return RunOutcome(end=RunEnd.CANCELLED, messages=new)
-        return RunOutcome(end=RunEnd.COMPLETED, messages=new)
-
     def _fail_run(self, extension: str, reason: str) -> None:
         """End the run as failed by a required extension (once), inside a turn of its own."""
         if self._failed is not None:
             return
         self._failed = extension
         state = self.state
+        error = f"{EXTENSION_FAILED_PREFIX}{extension}] {reason}"
         message = AssistantMessage(
             stop_reason=StopReason.ERROR,
             model=state.config.model.id,
             provider=state.config.model.provider,
-            error_message=f"{EXTENSION_FAILED_PREFIX}{extension}] {reason}",
+            error_message=error,
             error_kind=ErrorKind.OTHER,
+        )
+        self.ending.record(
+            RunOutcome(
+                end=RunEnd.FAILED,
+                reason=error,
+                extension=extension,
+                error_kind=ErrorKind.OTHER,
+                stop_reason=StopReason.ERROR,
+            )
         )
         if not state.turn_open:
             state.turn += 1
@@ -336,7 +375,7 @@ class _Run:
     async def _offer_tools(self, *, first: bool) -> None:
         """The run's tools: the agent's own, then its sources', then its extensions'."""
         state = self.state
-        if first and state.extensions:
+        if first and state.extensions.takes("tools"):
             self.extension_tools = await state.extensions.tools()
         elif not first and not (
             state.settings.tool_sources and await self.sourced.refresh(state.cancel)
@@ -356,8 +395,8 @@ class _Run:
                     continue
                 taken.add(tool.name)
                 tools.append(tool)
-        self.tools.set_tools(tools)
-        self.compactor.tools_changed(self.tools.definitions)
+        self.calls.set_tools(tools)
+        self.compactor.tools_changed(self.calls.definitions)
 
     # --- input -----------------------------------------------------------------------------
 
@@ -365,7 +404,7 @@ class _Run:
         """The prompts the run may take (with warnings added), or ``None`` when refused."""
         verdict = await judge_input(self.state, prompts)
         if isinstance(verdict, str):
-            self._rejected = verdict
+            self.ending.record(RunOutcome(end=RunEnd.REJECTED, reason=verdict))
             self.state.emit(InputRejected(reason=verdict))
             return None
         return verdict
@@ -390,12 +429,11 @@ class _Run:
                 self._fail_run(failure.extension, failure.reason)
                 return
             if state.cancel.cancelled:
-                if state.produced_reply or state.timed_out:
-                    state.append_marker(state.stop_marker())
+                self.ending.by_token(mark=state.produced_reply)
                 return
-            stop = tracker.exceeded()
-            if stop is not None:
-                state.append_marker(f"{AGENT_STOPPED_PREFIX}{stop}]")
+            limit = tracker.exceeded()
+            if limit is not None:
+                self.ending.stop(*limit)
                 return
             if settings.turn_delay and state.turn > 0:
                 with state.cancel.scope():
@@ -406,24 +444,25 @@ class _Run:
                 await self._offer_tools(first=False)
             self.compactor.compact()
             notes: list[str] = []
-            if state.extensions:
-                notes, halt = await state.extensions.before_model(self._turn_context(1))
+            extensions = state.extensions
+            if extensions.takes("before_model"):
+                notes, halt = await extensions.before_model(self._turn_context(1))
                 if halt is not None:
                     if halt.failed:
                         self._fail_run(halt.extension, halt.reason)
                     else:
-                        state.append_marker(f"{AGENT_STOPPED_PREFIX}{halt.reason}]")
+                        self.ending.stop(halt.cause, halt.reason, extension=halt.extension)
                     return
-                if state.cancel.cancelled:
-                    continue
+                if extensions.failure is not None:
+                    self._fail_run(extensions.failure.extension, extensions.failure.reason)
+                    return
+            # A cancel meanwhile still opens the turn: the model call ends it, sending nothing.
             state.turn += 1
             tracker.turns += 1
             state.emit(TurnStart(turn=state.turn))
             state.turn_open = True
-            if settings.turn_hooks:
-                notes.extend(await self._turn_notes())
             reply, sent_count = await call_model(
-                state, notes, self.tools.definitions, self.compactor
+                state, notes, self.calls.definitions, self.compactor
             )
             state.append(reply)
             # The figure belongs to the history the answered attempt was built from.
@@ -436,24 +475,33 @@ class _Run:
             if reply.stop_reason in _ENDS_RUN:
                 state.end_turn(reply)
                 if reply.stop_reason is StopReason.ABORTED:
-                    state.append_marker(state.stop_marker())
+                    self.ending.by_token(mark=True)
+                elif reply.stop_reason is StopReason.ERROR:
+                    self.ending.record(
+                        RunOutcome(
+                            end=RunEnd.FAILED,
+                            reason=reply.error_message,
+                            error_kind=reply.error_kind or ErrorKind.OTHER,
+                        )
+                    )
                 return
             calls = reply.tool_calls
             if calls:
                 repeated = self.repeats.seen(calls)
                 if repeated is not None:
-                    results = self.tools.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
+                    results = self.calls.refuse(calls, NOT_RUN_REPEATED.format(count=repeated))
                     state.end_turn(reply, results)
-                    stop, marker = self.repeats.verdict(calls, repeated)
-                    state.append_marker(marker)
+                    stop, text = self.repeats.verdict(calls, repeated)
                     if stop:
+                        self.ending.stop(StopCause.LOOP, text)
                         return
+                    state.append_marker(text)
                     continue
                 results, steering = await self.tools.run_calls(calls)
                 state.end_turn(reply, results)
                 for message in steering:
                     state.append(message)
-                if self.tools.deferred and self._pause():
+                if self.calls.deferred and self._pause():
                     return
                 continue
             self.repeats.reset()  # a turn without calls breaks any repetition
@@ -463,7 +511,7 @@ class _Run:
                 for message in queued:
                     state.append(message)
                 continue
-            if not state.extensions or reply.stop_reason is not StopReason.STOP:
+            if reply.stop_reason is not StopReason.STOP or not state.extensions.takes("on_stop"):
                 return
             if not await self._continue_on_stop(reply):
                 return
@@ -479,7 +527,7 @@ class _Run:
         pending = PendingApproval.from_messages(state.context.messages)
         if pending is None:  # pragma: no cover - the calls were just held
             return False
-        self._paused = pending
+        self.ending.record(RunOutcome(end=RunEnd.PAUSED, pending=pending))
         state.emit(RunPaused(pending=pending))
         return True
 
@@ -503,7 +551,7 @@ class _Run:
         state.end_turn(reply, results)
         for message in steering:
             state.append(message)
-        return not (self.tools.deferred and self._pause())
+        return not (self.calls.deferred and self._pause())
 
     def _turn_context(self, ahead: int = 0) -> TurnContext:
         state = self.state
@@ -511,19 +559,8 @@ class _Run:
             turn=state.turn + ahead,
             messages=tuple(state.context.messages),
             run_prompts=tuple(state.run_prompts),
-            tools=tuple(self.tools.definitions),
+            tools=tuple(self.calls.definitions),
         )
-
-    async def _turn_notes(self) -> list[str]:
-        state = self.state
-        notes: list[str] = []
-        context = self._turn_context()
-        for hook in state.settings.turn_hooks:
-            try:
-                notes.extend(await unless_cancelled_or(state.cancel, hook, context, ()))
-            except Exception:  # a broken hook must not end the run; it adds nothing
-                logger.exception("turn hook failed")
-        return notes
 
     async def _continue_on_stop(self, reply: AssistantMessage) -> bool:
         """Ask the extensions' ``on_stop``; True when the run goes on (their messages sent)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from yoagent.core._types.content import ToolCall
-from yoagent.core._types.markers import LOOP_ABORT_PREFIX, LOOP_NUDGE_PREFIX
+from yoagent.core._types.markers import LOOP_NUDGE_PREFIX
 
 
 class RepeatGuard:
@@ -46,7 +46,8 @@ class RepeatGuard:
         return self._count if self._count >= self._limit else None
 
     def verdict(self, calls: list[ToolCall], count: int) -> tuple[bool, str]:
-        """``(stop, marker)``: the first time a nudge for the model, then the stop marker."""
+        """``(False, nudge)`` the first time (a note for the model), then ``(True, reason)``
+        (why the run stops)."""
         names = ", ".join(sorted({call.name for call in calls}))
         if not self._nudged:
             self._nudged = True
@@ -55,6 +56,4 @@ class RepeatGuard:
                 "row; they were not run again. Try a different approach, or answer with what "
                 "you have.]"
             )
-        return True, (
-            f"{LOOP_ABORT_PREFIX}: {names} called with the same arguments {count} turns in a row]"
-        )
+        return True, f"loop detected: {names} called with the same arguments {count} turns in a row"

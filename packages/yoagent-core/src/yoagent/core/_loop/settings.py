@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, TypedDict, Unpack, cast
 
-from yoagent.core._context.compaction import ContextConfig, ContextTracker
+from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.llm_compaction import LlmCompaction
+from yoagent.core._context.tracker import ContextTracker
 from yoagent.core._hooks.basic import InputFilter, MiddlewareLike, TurnHook
 from yoagent.core._hooks.extension import Extension, check_extension
 from yoagent.core._provider.protocol import OutputSchema, StreamProvider

@@ -11,7 +11,6 @@ from yoagent.core._logging import logger
 from yoagent.core._types.approval import PendingCall, pending_call_of
 from yoagent.core._types.events import AgentEvent, MessageEnd, MessageStart, TurnEnd
 from yoagent.core._types.limits import ExecutionTracker
-from yoagent.core._types.markers import AGENT_STOPPED_PREFIX, CANCELLED_MARKER
 from yoagent.core._types.messages import (
     AgentMessage,
     AssistantMessage,
@@ -141,9 +140,9 @@ class RunState:
         self.tracing = tracing_enabled()
 
     def observe(self, extensions: ActiveExtensions) -> None:
-        """Route every later event through ``extensions`` as well (when there are any)."""
+        """Route every later event through ``extensions`` as well (when one observes them)."""
         self.extensions = extensions
-        if extensions:
+        if extensions.takes("on_event"):
             self.emit = _observed(self.emit, extensions)
 
     def quiet(self) -> None:
@@ -206,13 +205,6 @@ class RunState:
         for message in messages:
             if isinstance(message, UserMessage) and message.text:
                 self.run_prompts.append(message.text)
-
-    def stop_marker(self) -> str:
-        """The marker for a run the token ended: a cancel, or the wall-time limit."""
-        limit = self.tracker.limits.max_duration
-        if self.timed_out and limit is not None:
-            return f"{AGENT_STOPPED_PREFIX}time limit reached ({limit:.0f}s)]"
-        return CANCELLED_MARKER
 
     def end_turn(
         self, message: AssistantMessage, results: list[ToolResultMessage] | None = None

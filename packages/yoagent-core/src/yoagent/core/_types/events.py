@@ -10,6 +10,7 @@ from .approval import PendingApproval
 from .content import UserContent
 from .errors import ErrorKind
 from .messages import AgentMessage, AssistantMessage, ToolResultMessage
+from .outcome import RunEnd, RunOutcome
 from .stats import SessionStats
 from .tagged import Tagged
 
@@ -178,12 +179,21 @@ class TurnEnd:
     type: Literal["turn_end"] = "turn_end"
 
 
+def _completed() -> RunOutcome:
+    return RunOutcome(end=RunEnd.COMPLETED)
+
+
 @dataclass(slots=True, kw_only=True)
 class AgentEnd:
-    """A run ended. ``messages`` are the ones it added; ``stats`` what it spent."""
+    """A run ended. ``messages`` are the ones it added; ``stats`` what it spent;
+    ``outcome`` how it ended (its ``messages`` left empty: they are this event's).
+
+    An ``AgentEnd`` built by hand, or read from JSON written before the field existed,
+    says ``COMPLETED``."""
 
     messages: list[AgentMessage] = field(default_factory=list[AgentMessage])
     stats: SessionStats = field(default_factory=SessionStats)
+    outcome: RunOutcome = field(default_factory=_completed)
     type: Literal["agent_end"] = "agent_end"
 
 

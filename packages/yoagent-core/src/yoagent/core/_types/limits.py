@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from .messages import Usage
+from .outcome import StopCause
 
 
 @dataclass(slots=True, kw_only=True, frozen=True)
@@ -41,15 +42,22 @@ class ExecutionTracker:
         """Seconds since the run started."""
         return time.monotonic() - self._started
 
-    def exceeded(self) -> str | None:
-        """Why the run must stop before another request, or ``None``."""
+    def exceeded(self) -> tuple[StopCause, str] | None:
+        """Which limit stops the run before another request, and why in words; ``None``
+        while none does."""
         limits = self.limits
         if limits.max_turns is not None and self.turns >= limits.max_turns:
-            return f"turn limit reached ({limits.max_turns} turns)"
+            return StopCause.TURN_LIMIT, f"turn limit reached ({limits.max_turns} turns)"
         if limits.max_total_tokens is not None and self.tokens >= limits.max_total_tokens:
-            return f"token limit reached ({self.tokens} of {limits.max_total_tokens} tokens)"
+            return (
+                StopCause.TOKEN_LIMIT,
+                f"token limit reached ({self.tokens} of {limits.max_total_tokens} tokens)",
+            )
         if limits.max_duration is not None:
             elapsed = self.elapsed()
             if elapsed >= limits.max_duration:
-                return f"time limit reached ({elapsed:.0f}s of {limits.max_duration:.0f}s)"
+                return (
+                    StopCause.TIME_LIMIT,
+                    f"time limit reached ({elapsed:.0f}s of {limits.max_duration:.0f}s)",
+                )
         return None

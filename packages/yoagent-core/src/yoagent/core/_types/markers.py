@@ -24,6 +24,13 @@ EXTENSION_MESSAGE_PREFIX = "[Extension message: "
 EXTENSION_FAILED_PREFIX = "[Extension failed: "
 """The error of a run a required extension failed: ``[Extension failed: <name>] <why>``."""
 
+
+def stopped_marker(reason: str) -> str:
+    """The marker the loop appends when it stops a run on its own: ``[Agent stopped: <reason>]``
+    (the model reads it; code reads ``RunOutcome`` instead)."""
+    return f"{AGENT_STOPPED_PREFIX}{reason}]"
+
+
 _INJECTED = (
     AGENT_STOPPED_PREFIX,
     SUMMARY_PREFIX,
