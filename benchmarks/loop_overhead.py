@@ -45,7 +45,6 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolCall,
     ToolContext,
@@ -53,6 +52,7 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
+from yoagent.core.provider import StreamConfig
 
 TURNS = (10, 100)
 CALLS_PER_TURN = 3

@@ -25,9 +25,9 @@ from yoagent.core import (
     GoogleCompat,
     ModelConfig,
     OpenAiCompat,
-    StreamConfig,
     UserMessage,
 )
+from yoagent.core.provider import StreamConfig
 from yoagent.providers import (
     AnthropicProvider,
     GoogleProvider,

@@ -41,17 +41,16 @@ import anyio
 from yoagent.core import (
     Agent,
     AssistantMessage,
-    DeltaSink,
     ExecutionLimits,
     MockProvider,
     ModelConfig,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolCall,
     messages_adapter,
     tool,
 )
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.testing import Cassette, RecordingProvider, ReplayProvider
 
 TURNS = (10, 100)

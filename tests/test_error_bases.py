@@ -27,12 +27,12 @@ from yoagent.core import (
     ModelConfig,
     ProviderError,
     RetryConfig,
-    StreamConfig,
     ToolContext,
     ToolError,
     UserMessage,
     YoagentError,
 )
+from yoagent.core.provider import StreamConfig
 from yoagent.decision import DecisionError, DecisionModel
 from yoagent.gasp import AgentRepo, GaspError, RepositoryError, RestoreError, restore
 from yoagent.mcp import McpClient, McpError
@@ -123,7 +123,8 @@ def test_the_walk_sees_the_errors_it_must() -> None:
 
 
 def test_built_in_bases_are_kept() -> None:
-    from yoagent.core import ProviderNotFoundError, ResumeError
+    from yoagent.core import ResumeError
+    from yoagent.core.provider import ProviderNotFoundError
     from yoagent.gasp import LeaseError, OpsError
     from yoagent.pricing import PriceDataError
     from yoagent.providers.models import UnknownPresetError

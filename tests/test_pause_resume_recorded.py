@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from yoagent.core import (
-    HELD_RESULT,
     Agent,
     AgentEvent,
     Allow,
@@ -24,19 +23,19 @@ from yoagent.core import (
     ModelConfig,
     Session,
     StopReason,
-    StreamProvider,
     TextContent,
     ToolCall,
     ToolCallRequest,
     ToolDecision,
     ToolResultMessage,
-    context_messages,
     event_adapter,
     message_adapter,
     messages_adapter,
     tool,
-    validate_transcript,
 )
+from yoagent.core.context import context_messages
+from yoagent.core.extension import HELD_RESULT
+from yoagent.core.provider import StreamProvider, validate_transcript
 from yoagent.testing import Cassette, RecordingProvider, ReplayProvider, fork
 
 RAN: list[tuple[str, str]] = []

@@ -17,27 +17,25 @@ from typing import Any
 import pytest
 
 from yoagent.core import (
-    HELD_RESULT,
     Agent,
     Allow,
     ApiProtocol,
     AssistantMessage,
     Defer,
     Deny,
-    Message,
     MockProvider,
     ModelConfig,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolCall,
     ToolCallRequest,
     ToolDecision,
     ToolExecution,
-    context_messages,
     tool,
-    validate_transcript,
 )
+from yoagent.core.context import context_messages
+from yoagent.core.extension import HELD_RESULT
+from yoagent.core.provider import Message, StreamConfig, validate_transcript
 from yoagent.providers._anthropic_request import build_request_body as anthropic_body
 from yoagent.providers._bedrock_request import build_request_body as bedrock_body
 from yoagent.providers._completions_request import build_request_body as completions_body

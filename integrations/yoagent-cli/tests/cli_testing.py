@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yoagent.core import FALLBACK_KEY_VARIABLES, AgentMessage, Session
+from yoagent.core import AgentMessage, Session
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES
 from yoagent.providers import models
 
 YOAGENT = Path(sys.executable).parent / ("yoagent.exe" if os.name == "nt" else "yoagent")

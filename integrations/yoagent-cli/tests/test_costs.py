@@ -25,14 +25,13 @@ from yoagent.cli.status import Status, cost_lines, cost_text, cost_usd
 from yoagent.core import (
     Agent,
     ApiProtocol,
-    CompactionSpend,
     MockProvider,
     ModelConfig,
     SessionStats,
-    SubAgentSpend,
     Usage,
     resolve_cost,
 )
+from yoagent.core.extension import CompactionSpend, SubAgentSpend
 from yoagent.pricing.testing import reset_prices
 
 GPT = ModelConfig(api=ApiProtocol.OPENAI_COMPLETIONS, provider="openai", id="gpt-5.5")

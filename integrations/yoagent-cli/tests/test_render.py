@@ -10,7 +10,6 @@ from yoagent.cli.render import PlainRenderer, fold, format_arguments, tool_line
 from yoagent.cli.rich_render import RichRenderer
 from yoagent.cli.status import Status, status_line
 from yoagent.core import (
-    CANCELLED_MARKER,
     AgentEnd,
     AgentEvent,
     AssistantMessage,
@@ -29,6 +28,7 @@ from yoagent.core import (
     Usage,
     UserMessage,
 )
+from yoagent.core.extension import CANCELLED_MARKER
 
 
 def result(text: str, *, error: bool = False) -> ToolResultMessage:

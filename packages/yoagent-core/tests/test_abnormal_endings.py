@@ -11,7 +11,6 @@ import pytest
 from core_helpers import Recorder, call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
     Agent,
     AssistantMessage,
     ExecutionLimits,
@@ -21,11 +20,12 @@ from yoagent.core import (
     ToolError,
     ToolResultMessage,
     UserMessage,
-    context_messages,
     tool,
-    validate_transcript,
 )
 from yoagent.core._sub_agent import SubAgentTool
+from yoagent.core.context import context_messages
+from yoagent.core.extension import CANCELLED_MARKER
+from yoagent.core.provider import validate_transcript
 
 PAIRS = [
     ("tool_execution_start", "tool_execution_end"),

@@ -10,7 +10,6 @@ import pytest
 from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
     Agent,
     AgentBusyError,
     ApiProtocol,
@@ -20,14 +19,13 @@ from yoagent.core import (
     MockProvider,
     MockReply,
     ModelConfig,
-    ProviderNotFoundError,
-    ProviderRegistry,
     StopReason,
-    StreamConfig,
     Usage,
     UserMessage,
     tool,
 )
+from yoagent.core.extension import CANCELLED_MARKER
+from yoagent.core.provider import ProviderNotFoundError, ProviderRegistry, StreamConfig
 
 
 @tool

@@ -15,17 +15,15 @@ from yoagent.core import (
     CostConfig,
     MockProvider,
     ModelConfig,
-    RunContext,
-    RunHooks,
     SubAgentTool,
     ToolResultMessage,
-    TurnContext,
     Usage,
     UserMessage,
-    set_price_resolver,
     tool,
 )
-from yoagent.core import Proceed as Proceed
+from yoagent.core.extension import Proceed as Proceed
+from yoagent.core.extension import RunContext, RunHooks, TurnContext
+from yoagent.core.provider import set_price_resolver
 
 PRICE = CostConfig(input=1_000_000.0, output=1_000_000.0)  # $1 per token: easy sums
 MILLION = Usage(input=1, output=0)  # $1 at PRICE

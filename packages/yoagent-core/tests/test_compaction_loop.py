@@ -11,7 +11,6 @@ from yoagent.core import (
     Agent,
     AgentMessage,
     AssistantMessage,
-    DeltaSink,
     ErrorKind,
     ExecutionLimits,
     MockProvider,
@@ -21,7 +20,6 @@ from yoagent.core import (
     RetryConfig,
     RunFailedError,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolResultMessage,
     Usage,
@@ -31,6 +29,7 @@ from yoagent.core import (
 from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.estimate import estimate_messages
 from yoagent.core._types.markers import COMPACTION_MARKER, SUMMARY_PREFIX
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 TASK = "Refactor the parser module and keep every test green."
 

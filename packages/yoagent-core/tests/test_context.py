@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core import is_compaction_message
 from yoagent.core._context.budget import ContextConfig
 from yoagent.core._context.compaction import (
     compact_after_overflow,
@@ -33,6 +32,7 @@ from yoagent.core._types.messages import (
     Usage,
     UserMessage,
 )
+from yoagent.core.context import is_compaction_message
 
 
 def user(text: str) -> UserMessage:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core import OVERFLOW_PHRASES, ErrorKind, ProviderError, classify, parse_retry_after
+from yoagent.core import ErrorKind, ProviderError
+from yoagent.core.provider import OVERFLOW_PHRASES, classify, parse_retry_after
 
 
 @pytest.mark.parametrize("status", [429, 503, 529])

@@ -7,7 +7,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from yoagent.core import AgentTool, FunctionTool, ToolContext, ToolError, ToolResult, tool
+from yoagent.core import AgentTool, ToolContext, ToolError, ToolResult, tool
+from yoagent.core.loop import FunctionTool
 
 
 class Point(BaseModel):

@@ -78,7 +78,8 @@ def test_names_made_on_first_use_are_public_and_their_exceptions_named_from_core
     # validate_transcript, Skill) are named yoagent.core.X as the eager ones are.
     code = """
 import yoagent.core as core
-from yoagent.core import Session, Skill, validate_transcript
+from yoagent.core import Session, Skill
+from yoagent.core.provider import validate_transcript
 names = []
 try:
     validate_transcript([])
@@ -98,7 +99,8 @@ print(names, sorted({"Session", "MockProvider", "Budget", "ToolArguments"} - lis
     )
     names, missing = out.stdout.strip().rsplit("] ", 1)
     assert names == (
-        "['yoagent.core.TranscriptError', 'yoagent.core.SessionCorruptError', 'yoagent.core'"
+        "['yoagent.core.provider.TranscriptError', 'yoagent.core.session.SessionCorruptError',"
+        " 'yoagent.core'"
     )
     assert missing == "[]"
 

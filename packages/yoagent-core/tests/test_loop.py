@@ -7,11 +7,6 @@ import pytest
 from core_helpers import FAST_RETRY, Recorder, call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
-    LOOP_ABORT_PREFIX,
-    LOOP_NUDGE_PREFIX,
-    AgentContext,
-    AgentLoopConfig,
     AssistantMessage,
     CancelToken,
     ErrorKind,
@@ -34,11 +29,15 @@ from yoagent.core import (
     TurnEnd,
     Usage,
     UserMessage,
-    agent_loop,
-    agent_loop_continue,
-    is_loop_injected,
     tool,
 )
+from yoagent.core.extension import (
+    CANCELLED_MARKER,
+    LOOP_ABORT_PREFIX,
+    LOOP_NUDGE_PREFIX,
+    is_loop_injected,
+)
+from yoagent.core.loop import AgentContext, AgentLoopConfig, agent_loop, agent_loop_continue
 
 MODEL = ModelConfig.mock()
 
@@ -649,7 +648,7 @@ async def test_turn_hooks_add_notes_to_the_request_only() -> None:
 
 
 async def test_input_filters_reject_before_anything_is_sent(recorder: Recorder) -> None:
-    from yoagent.core import Pass, Reject
+    from yoagent.core.extension import Pass, Reject
 
     async def deny_secrets(text: str) -> object:
         return Reject("contains a secret") if "password" in text else Pass()
@@ -670,7 +669,7 @@ async def test_input_filters_reject_before_anything_is_sent(recorder: Recorder) 
 
 
 async def test_input_filter_warnings_are_appended_and_a_raising_filter_rejects() -> None:
-    from yoagent.core import Pass, Warn
+    from yoagent.core.extension import Pass, Warn
 
     def warn(text: str) -> object:
         return Warn("note: be careful")

@@ -12,18 +12,15 @@ from yoagent.core import (
     MockReply,
     ModelConfig,
     ProviderError,
-    StreamConfig,
-    StreamDelta,
     TextContent,
     TextDelta,
     ThinkingContent,
     ThinkingDelta,
     ToolCallDelta,
     ToolResultMessage,
-    TranscriptError,
     UserMessage,
-    validate_transcript,
 )
+from yoagent.core.provider import StreamConfig, StreamDelta, TranscriptError, validate_transcript
 
 
 def request(*messages: object) -> StreamConfig:

@@ -11,7 +11,6 @@ import pytest
 from core_helpers import Recorder, call, text_reply, tool_reply
 
 from yoagent.core import (
-    AGENT_STOPPED_PREFIX,
     Agent,
     AgentEnd,
     AssistantMessage,
@@ -20,32 +19,35 @@ from yoagent.core import (
     Defer,
     ErrorKind,
     ExecutionLimits,
-    ExtensionMode,
-    FailRun,
     MockProvider,
     MockReply,
     ModelConfig,
-    ModelVerdict,
-    Pass,
-    Proceed,
     ProviderError,
-    Reject,
     RetryConfig,
-    RunContext,
     RunEnd,
     RunFailedError,
-    RunHooks,
     RunOutcome,
     StopCause,
     StopReason,
-    StopRun,
     TextContent,
     ToolCallRequest,
     ToolDecision,
-    TurnContext,
     Usage,
     event_adapter,
     tool,
+)
+from yoagent.core.extension import (
+    AGENT_STOPPED_PREFIX,
+    ExtensionMode,
+    FailRun,
+    ModelVerdict,
+    Pass,
+    Proceed,
+    Reject,
+    RunContext,
+    RunHooks,
+    StopRun,
+    TurnContext,
 )
 
 

@@ -16,25 +16,19 @@ import trio
 from core_helpers import Recorder, call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
-    HELD_RESULT,
     Agent,
     AgentEnd,
-    AgentLoopConfig,
     Allow,
     ApprovalDecision,
     Defer,
     Deny,
-    ExtensionMode,
     MockProvider,
     ModelConfig,
     Modify,
     PendingApproval,
     PendingCall,
     ResumeError,
-    RunContext,
     RunEnd,
-    RunHooks,
     RunOutcome,
     RunPaused,
     StopReason,
@@ -46,14 +40,21 @@ from yoagent.core import (
     ToolExecutionEnd,
     ToolResultMessage,
     TurnEnd,
-    agent_loop_resume,
-    context_messages,
     event_adapter,
     messages_adapter,
     tool,
-    validate_transcript,
 )
-from yoagent.core import AgentContext as LoopContext
+from yoagent.core.context import context_messages
+from yoagent.core.extension import (
+    CANCELLED_MARKER,
+    HELD_RESULT,
+    ExtensionMode,
+    RunContext,
+    RunHooks,
+)
+from yoagent.core.loop import AgentContext as LoopContext
+from yoagent.core.loop import AgentLoopConfig, agent_loop_resume
+from yoagent.core.provider import validate_transcript
 
 
 class Tools:
@@ -808,8 +809,10 @@ import anyio
 
 from yoagent.core import (
     Agent, Allow, AssistantMessage, Defer, MockProvider, ModelConfig, TextContent,
-    ToolResultMessage, context_messages, messages_adapter, tool, validate_transcript,
+    ToolResultMessage, messages_adapter, tool,
 )
+from yoagent.core.context import context_messages
+from yoagent.core.provider import validate_transcript
 
 state, counts = Path(sys.argv[1]), Path(sys.argv[2])
 

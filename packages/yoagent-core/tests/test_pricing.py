@@ -15,13 +15,11 @@ from yoagent.core import (
     ModelConfig,
     SessionStats,
     Usage,
-    add_usd,
     cost_of,
-    price_resolver,
     resolve_cost,
-    set_price_resolver,
 )
 from yoagent.core._provider import pricing as slot
+from yoagent.core.provider import add_usd, price_resolver, set_price_resolver
 
 # gpt-5.5's shape: a band above 272K prompt tokens prices the whole request.
 TIERED = CostConfig(

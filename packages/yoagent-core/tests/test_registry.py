@@ -6,14 +6,9 @@ from importlib.metadata import EntryPoint, PackageNotFoundError
 
 import pytest
 
-from yoagent.core import (
-    ApiProtocol,
-    MockProvider,
-    ModelConfig,
-    ProviderNotFoundError,
-    ProviderRegistry,
-)
+from yoagent.core import ApiProtocol, MockProvider, ModelConfig
 from yoagent.core._provider import registry as registry_module
+from yoagent.core.provider import ProviderNotFoundError, ProviderRegistry
 
 
 def test_entry_points_are_read_once_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,7 +23,6 @@ from yoagent.core import (
     ProviderRetry,
     SessionStats,
     StopReason,
-    SubAgentSpend,
     TextContent,
     TextDelta,
     ThinkingContent,
@@ -42,6 +41,7 @@ from yoagent.core import (
     message_adapter,
     messages_adapter,
 )
+from yoagent.core.extension import SubAgentSpend
 
 text = st.text(max_size=40)
 ints = st.integers(min_value=0, max_value=2**53)

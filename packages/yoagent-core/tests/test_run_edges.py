@@ -17,7 +17,6 @@ import trio
 from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
     Agent,
     ApiProtocol,
     AssistantMessage,
@@ -28,12 +27,13 @@ from yoagent.core import (
     MockReply,
     ModelConfig,
     ProviderError,
-    ProviderRegistry,
     RunFailedError,
     StopReason,
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.extension import CANCELLED_MARKER
+from yoagent.core.provider import ProviderRegistry
 
 # --- runs never fail silently ---------------------------------------------------------------
 
@@ -261,7 +261,8 @@ def test_settings_refuse_none_as_a_policy_and_unknown_options() -> None:
 def test_the_run_options_are_exactly_the_settings_fields() -> None:
     import dataclasses
 
-    from yoagent.core import RunOptions, RunSettings
+    from yoagent.core import RunSettings
+    from yoagent.core.loop import RunOptions
 
     assert set(RunOptions.__annotations__) == {f.name for f in dataclasses.fields(RunSettings)}
 

@@ -12,7 +12,6 @@ from yoagent.core import (
     AssistantMessage,
     CustomMessage,
     Session,
-    SessionCorruptError,
     SessionError,
     StopReason,
     TextContent,
@@ -21,6 +20,7 @@ from yoagent.core import (
     UserMessage,
 )
 from yoagent.core import _session as session_module
+from yoagent.core.session import SessionCorruptError
 
 
 def user(text: str) -> UserMessage:

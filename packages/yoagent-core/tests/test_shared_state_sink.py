@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from core_helpers import call, text_reply, tool_reply
 
-from yoagent.core import (
-    Agent,
-    MemoryBackend,
-    MockProvider,
-    ModelConfig,
-    SharedState,
-    ToolResultMessage,
-    tool,
-)
+from yoagent.core import Agent, MockProvider, ModelConfig, SharedState, ToolResultMessage, tool
+from yoagent.core.state import MemoryBackend
 
 
 @tool

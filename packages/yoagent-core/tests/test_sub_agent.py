@@ -7,15 +7,11 @@ import pytest
 from core_helpers import FAST_RETRY, call, text_reply, tool_reply
 
 from yoagent.core import (
-    DEFAULT_MAX_DEPTH,
-    SUB_AGENT_LIMITS,
-    SUB_AGENT_STATS_KEY,
     Agent,
     AgentEnd,
     AgentEvent,
     AssistantMessage,
     CostConfig,
-    DeltaSink,
     ErrorKind,
     ExecutionLimits,
     MessageUpdate,
@@ -24,20 +20,21 @@ from yoagent.core import (
     ModelConfig,
     ModelTool,
     ProviderError,
-    Reject,
     RetryConfig,
-    StreamConfig,
     SubAgentEvent,
     TextDelta,
     ToolContext,
     ToolError,
     ToolResultMessage,
     Usage,
-    estimate_messages,
     event_adapter,
     tool,
 )
 from yoagent.core._sub_agent import SubAgentTool
+from yoagent.core.context import estimate_messages
+from yoagent.core.extension import Reject
+from yoagent.core.loop import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_STATS_KEY
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 
 def priced(id: str, rate: float) -> ModelConfig:
@@ -237,7 +234,8 @@ async def test_the_parents_cancel_reaches_the_child() -> None:
 
 
 async def test_from_config_uses_the_registry_and_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    from yoagent.core import ApiProtocol, ProviderRegistry
+    from yoagent.core import ApiProtocol
+    from yoagent.core.provider import ProviderRegistry
 
     monkeypatch.setenv("MISTRAL_API_KEY", "mk")
     seen: list[ModelConfig] = []

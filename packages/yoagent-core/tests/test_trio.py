@@ -6,7 +6,6 @@ import trio
 from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
     Agent,
     AssistantMessage,
     MockProvider,
@@ -16,6 +15,7 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
+from yoagent.core.extension import CANCELLED_MARKER
 
 
 @tool

@@ -5,9 +5,6 @@ from __future__ import annotations
 from core_helpers import call, text_reply, tool_reply
 
 from yoagent.core import (
-    CANCELLED_MARKER,
-    COMPACTION_MARKER,
-    SUMMARY_PREFIX,
     Agent,
     Allow,
     AssistantMessage,
@@ -17,11 +14,15 @@ from yoagent.core import (
     TextContent,
     ToolCallRequest,
     ToolDecision,
-    TurnContext,
     UserMessage,
+    tool,
+)
+from yoagent.core.context import COMPACTION_MARKER, SUMMARY_PREFIX
+from yoagent.core.extension import (
+    CANCELLED_MARKER,
+    TurnContext,
     UserRequestParts,
     UserRequestSource,
-    tool,
 )
 
 

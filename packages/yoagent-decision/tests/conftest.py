@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from decision_helpers import KEY_VARIABLES
 
-from yoagent.core import set_price_resolver
+from yoagent.core.provider import set_price_resolver
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import pytest
 import respx
 from decision_helpers import NO_RETRY, SECRET, price_table
 
-from yoagent.core import set_price_resolver
+from yoagent.core.provider import set_price_resolver
 from yoagent.decision import (
     Choice,
     DecisionError,

@@ -9,7 +9,8 @@ import anyio
 import pytest
 from decision_helpers import SpendLog
 
-from yoagent.core import Pass, Reject, Usage
+from yoagent.core import Usage
+from yoagent.core.extension import Pass, Reject
 from yoagent.decision import (
     BUILT_IN_CHECKS,
     DecisionError,

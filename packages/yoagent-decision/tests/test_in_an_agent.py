@@ -29,8 +29,6 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     Modify,
-    RunContext,
-    RunHooks,
     Skill,
     StopReason,
     SubAgentTool,
@@ -43,6 +41,7 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
+from yoagent.core.extension import RunContext, RunHooks
 from yoagent.decision import (
     Advisor,
     Choice,

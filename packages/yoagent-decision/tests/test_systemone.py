@@ -12,7 +12,8 @@ import pytest
 import respx
 from decision_helpers import FAST_RETRY, NO_RETRY, SECRET, price_table
 
-from yoagent.core import Usage, set_price_resolver
+from yoagent.core import Usage
+from yoagent.core.provider import set_price_resolver
 from yoagent.decision import (
     Choice,
     DecisionError,

@@ -19,7 +19,6 @@ from yoagent.core import (
     MockProvider,
     MockReply,
     ModelConfig,
-    Reject,
     StopReason,
     TextContent,
     ToolCall,
@@ -27,6 +26,7 @@ from yoagent.core import (
     Usage,
     tool,
 )
+from yoagent.core.extension import Reject
 from yoagent.gasp import Recorder, Recording
 
 CONFIG = ModelConfig(

@@ -22,7 +22,6 @@ from yoagent.core import (
     MockProvider,
     MockReply,
     ProviderError,
-    Reject,
     RunFailedError,
     SubAgentEvent,
     SubAgentTool,
@@ -33,6 +32,7 @@ from yoagent.core import (
     ToolResultMessage,
     TurnStart,
 )
+from yoagent.core.extension import Reject
 from yoagent.gasp import (
     AgentRepo,
     Lease,

@@ -8,7 +8,8 @@ import threading
 import pytest
 from pricing_helpers import config, table
 
-from yoagent.core import CostConfig, price_resolver, resolve_cost, set_price_resolver
+from yoagent.core import CostConfig, resolve_cost
+from yoagent.core.provider import price_resolver, set_price_resolver
 from yoagent.pricing import (
     InstallPolicy,
     PriceTable,

@@ -10,7 +10,8 @@ import httpx
 import respx
 from provider_helpers import BEDROCK_URL, Chunks, stream_config
 
-from yoagent.core import ApiProtocol, AssistantMessage, ModelConfig, StreamConfig, StreamDelta
+from yoagent.core import ApiProtocol, AssistantMessage, ModelConfig
+from yoagent.core.provider import StreamConfig, StreamDelta
 from yoagent.providers import BedrockProvider
 from yoagent.providers._eventstream import encode_frame
 

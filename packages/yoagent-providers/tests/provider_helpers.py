@@ -19,11 +19,9 @@ from yoagent.core import (
     GoogleCompat,
     ModelConfig,
     OpenAiCompat,
-    StreamConfig,
-    StreamDelta,
-    ToolDefinition,
     UserMessage,
 )
+from yoagent.core.provider import StreamConfig, StreamDelta, ToolDefinition
 from yoagent.providers import (
     AnthropicProvider,
     AzureOpenAiResponsesProvider,

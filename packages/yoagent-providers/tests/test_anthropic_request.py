@@ -15,15 +15,14 @@ from yoagent.core import (
     AssistantMessage,
     CacheConfig,
     ImageContent,
-    OutputSchema,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
     ToolCall,
-    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.provider import OutputSchema, ToolDefinition
 from yoagent.providers._anthropic_request import build_request_body
 
 READ = ToolDefinition(

@@ -26,7 +26,6 @@ from yoagent.core import (
     AnthropicCompat,
     ApiProtocol,
     ErrorKind,
-    OutputSchema,
     ProviderError,
     StopReason,
     TextContent,
@@ -36,6 +35,7 @@ from yoagent.core import (
     ToolCallDelta,
     Usage,
 )
+from yoagent.core.provider import OutputSchema
 
 
 async def test_text_reply_with_padding_crlf_and_pings() -> None:

@@ -29,7 +29,8 @@ from bedrock_fixtures import (
 )
 from provider_helpers import stream_config
 
-from yoagent.core import ErrorKind, ModelConfig, ProviderError, resolve_api_key, with_env_key
+from yoagent.core import ErrorKind, ModelConfig, ProviderError
+from yoagent.core.provider import resolve_api_key, with_env_key
 from yoagent.providers import BedrockProvider, models
 from yoagent.providers._aws_credentials import BearerAuth, region_from_host, resolve_auth
 

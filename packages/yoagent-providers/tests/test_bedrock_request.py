@@ -14,16 +14,15 @@ from yoagent.core import (
     AssistantMessage,
     CacheConfig,
     ImageContent,
-    OutputSchema,
     StopReason,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
     ToolCall,
-    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.provider import OutputSchema, ToolDefinition
 from yoagent.providers._bedrock_request import build_request_body
 
 CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"

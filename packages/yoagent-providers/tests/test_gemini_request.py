@@ -13,17 +13,16 @@ from yoagent.core import (
     AssistantMessage,
     GoogleCompat,
     ImageContent,
-    OutputSchema,
     StopReason,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
     ToolCall,
-    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
+from yoagent.core.provider import OutputSchema, ToolDefinition
 from yoagent.providers._gemini_request import build_request_body
 
 GEMINI = ApiProtocol.GOOGLE_GENERATIVE_AI

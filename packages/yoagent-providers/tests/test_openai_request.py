@@ -12,7 +12,6 @@ from yoagent.core import (
     AssistantMessage,
     ImageContent,
     OpenAiCompat,
-    OutputSchema,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -20,6 +19,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.provider import OutputSchema
 from yoagent.providers._completions_request import build_request_body
 
 

@@ -14,17 +14,16 @@ from yoagent.core import (
     CacheConfig,
     ImageContent,
     OpenAiCompat,
-    OutputSchema,
     StopReason,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
     ToolCall,
-    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
+from yoagent.core.provider import OutputSchema, ToolDefinition
 from yoagent.providers._responses_request import build_request_body
 
 OPENAI = ApiProtocol.OPENAI_RESPONSES

@@ -20,7 +20,8 @@ from provider_helpers import (
 )
 from stream_fixtures import anthropic_sse, anthropic_text, openai_sse, openai_text
 
-from yoagent.core import ApiProtocol, ErrorKind, ProviderError, ProviderRegistry
+from yoagent.core import ApiProtocol, ErrorKind, ProviderError
+from yoagent.core.provider import ProviderRegistry
 from yoagent.providers import AnthropicProvider, OpenAiCompletionsProvider, StreamLimits
 from yoagent.providers._http import event_loop_clock
 from yoagent.providers.testing import ScriptedReply, ScriptedSseServer

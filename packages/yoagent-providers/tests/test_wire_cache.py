@@ -19,14 +19,13 @@ from yoagent.core import (
     ImageContent,
     OpenAiCompat,
     ProviderError,
-    StreamDelta,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message, OutputSchema, ToolDefinition
+from yoagent.core.provider import Message, OutputSchema, StreamDelta, ToolDefinition
 from yoagent.providers import OpenAiCompletionsProvider
 from yoagent.providers._completions_request import (
     KEPT_JSON_MAX,

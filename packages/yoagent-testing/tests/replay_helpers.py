@@ -18,7 +18,6 @@ from yoagent.core import (
     RetryConfig,
     RunFailedError,
     StopReason,
-    StreamProvider,
     TextContent,
     ToolCall,
     ToolContext,
@@ -28,6 +27,7 @@ from yoagent.core import (
     event_adapter,
     message_adapter,
 )
+from yoagent.core.provider import StreamProvider
 
 FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.001, max_delay=0.001, jitter=0.0)
 

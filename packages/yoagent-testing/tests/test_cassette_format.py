@@ -10,7 +10,8 @@ import anyio
 import pytest
 from replay_helpers import CountingAdd, add_call, run_agent, text_reply, tool_reply
 
-from yoagent.core import MockProvider, ModelConfig, StreamConfig, UserMessage, message_adapter
+from yoagent.core import MockProvider, ModelConfig, UserMessage, message_adapter
+from yoagent.core.provider import StreamConfig
 from yoagent.testing import (
     FORMAT_VERSION,
     Cassette,

@@ -9,15 +9,8 @@ from typing import Any
 import pytest
 from replay_helpers import CountingAdd, add_call, run_agent, text_reply, tool_reply
 
-from yoagent.core import (
-    CacheConfig,
-    MockProvider,
-    ModelConfig,
-    StreamConfig,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from yoagent.core import CacheConfig, MockProvider, ModelConfig, ToolResultMessage, UserMessage
+from yoagent.core.provider import StreamConfig, ToolDefinition
 from yoagent.testing import (
     Cassette,
     Difference,

@@ -29,12 +29,12 @@ from yoagent.core import (
     ProviderError,
     ProviderRetry,
     StopReason,
-    StreamConfig,
     TextContent,
     TextDelta,
     ThinkingContent,
     UserMessage,
 )
+from yoagent.core.provider import StreamConfig
 from yoagent.testing import Cassette, RecordingProvider, ReplayProvider
 
 

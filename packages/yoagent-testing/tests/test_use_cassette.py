@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 from replay_helpers import CountingAdd, run_agent, two_turn_script
 
-from yoagent.core import (
-    ApiProtocol,
-    MockProvider,
-    ModelConfig,
-    ProviderRegistry,
-    StreamProvider,
-)
+from yoagent.core import ApiProtocol, MockProvider, ModelConfig
+from yoagent.core.provider import ProviderRegistry, StreamProvider
 from yoagent.testing import Cassette, CassetteError, RecordMode, UseCassette
 
 

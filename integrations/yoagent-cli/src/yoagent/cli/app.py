@@ -11,13 +11,13 @@ from yoagent.core import (
     AgentTool,
     ExecutionLimits,
     Extension,
-    MiddlewareLike,
     ModelConfig,
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
     ToolSource,
 )
+from yoagent.core.extension import MiddlewareLike
 from yoagent.decision import ToolGate
 from yoagent.tools import PathSandbox, default_tools
 

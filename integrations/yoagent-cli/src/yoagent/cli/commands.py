@@ -7,7 +7,8 @@ from datetime import datetime
 
 import anyio
 
-from yoagent.core import ContextConfig, SessionError, ThinkingLevel, compact_after_overflow
+from yoagent.core import ContextConfig, SessionError, ThinkingLevel
+from yoagent.core.context import compact_after_overflow
 
 from .config import OPENAI_COMPATIBLE, model_config, openai_compatible
 from .conversation import Conversation

@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from yoagent.core import (
-    Agent,
-    AgentMessage,
-    AssistantMessage,
-    SessionError,
-    UserMessage,
-    is_loop_injected,
-)
+from yoagent.core import Agent, AgentMessage, AssistantMessage, SessionError, UserMessage
+from yoagent.core.extension import is_loop_injected
 
 from .app import Options, file_sandbox, system_prompt_for
 from .changes import ChangeTracker

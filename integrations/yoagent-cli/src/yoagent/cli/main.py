@@ -14,14 +14,8 @@ from typing import TYPE_CHECKING, NoReturn
 import anyio
 from rich.console import Console
 
-from yoagent.core import (
-    AgentMessage,
-    Extension,
-    MissingApiKeyError,
-    ProviderNotFoundError,
-    SessionError,
-    ToolCallRequest,
-)
+from yoagent.core import AgentMessage, Extension, MissingApiKeyError, SessionError, ToolCallRequest
+from yoagent.core.provider import ProviderNotFoundError
 from yoagent.providers import models
 
 from .app import Options, build_agent

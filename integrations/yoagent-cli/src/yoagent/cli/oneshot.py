@@ -16,15 +16,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TextIO
 
-from yoagent.core import (
-    Agent,
-    AgentEnd,
-    RunEnd,
-    RunFailedError,
-    StopReason,
-    UserMessage,
-    last_assistant,
-)
+from yoagent.core import Agent, AgentEnd, RunEnd, RunFailedError, StopReason, UserMessage
+from yoagent.core.loop import last_assistant
 
 from .interrupt import exit_signals_call, sigint_calls
 from .json_output import JsonLines

@@ -17,7 +17,6 @@ from typing import Any, TextIO
 import anyio
 
 from yoagent.core import (
-    CANCELLED_MARKER,
     AgentEnd,
     AgentEvent,
     AssistantMessage,
@@ -33,8 +32,8 @@ from yoagent.core import (
     ToolExecutionStart,
     ToolResultMessage,
     UserMessage,
-    is_loop_injected,
 )
+from yoagent.core.extension import CANCELLED_MARKER, is_loop_injected
 
 from .safe_text import inert, inert_parts
 

@@ -22,7 +22,8 @@ from typing import Any, cast
 
 import platformdirs
 
-from yoagent.core import AgentMessage, Session, SessionError, UserMessage, is_loop_injected
+from yoagent.core import AgentMessage, Session, SessionError, UserMessage
+from yoagent.core.extension import is_loop_injected
 from yoagent.core.support import atomic_write
 
 SUFFIX = ".jsonl"

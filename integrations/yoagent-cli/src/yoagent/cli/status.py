@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage, last_assistant
+from yoagent.core import AgentMessage, AssistantMessage, SessionStats, Usage
+from yoagent.core.loop import last_assistant
 
 UNKNOWN = "cost unknown"
 

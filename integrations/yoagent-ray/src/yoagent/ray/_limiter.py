@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yoagent.ray._ray_api as _ray_api
-from yoagent.core import AssistantMessage, DeltaSink, StreamConfig, StreamProvider
+from yoagent.core import AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig, StreamProvider
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

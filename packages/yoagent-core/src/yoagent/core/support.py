@@ -10,11 +10,9 @@ re-exported by :mod:`yoagent.core`. A helper that a second package needs moves h
 the same change: no package keeps its own copy.
 """
 
-# --- text: scrubbing, URL display, the log scrub filter, surrogates, middle-cutting, warn_once
-# --- io: atomic_write, the process-group runner, the HTTP client factory
-import importlib
-from typing import TYPE_CHECKING
+import typing
 
+from ._namespace import Namespace as _Namespace
 from ._support.atomic import atomic_write
 from ._support.cut import CUT_MARKER, cut_middle
 from ._support.log_scrub import LogScrubGuard, scrub_logs
@@ -30,49 +28,12 @@ from ._support.secrets import (
 from ._support.surrogates import utf8_decode, utf8_safe, utf8_safe_json
 from ._support.urls import display_url
 from ._support.warn_once import reset_warn_once, warn_once
+from ._types.adapters import LazyTypeAdapter
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from ._support.http import HTTP_POOL_LIMITS, HTTP_TIMEOUT, http_client, shared_ssl_context
     from ._support.pipes import PipeCapture, Wakeup
     from ._support.process import RUN_ID_VARIABLE, ChildProcess, Command, spawn_process
-
-# Made on first use: the process runner costs ``subprocess`` (≈ 5 ms of import), and the
-# HTTP names need httpx, which core does not require (``yoagent-core[http]``).
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(("PipeCapture", "Wakeup"), "._support.pipes"),
-    **dict.fromkeys(
-        ("RUN_ID_VARIABLE", "ChildProcess", "Command", "spawn_process"), "._support.process"
-    ),
-    **dict.fromkeys(
-        ("HTTP_POOL_LIMITS", "HTTP_TIMEOUT", "http_client", "shared_ssl_context"),
-        "._support.http",
-    ),
-}
-
-
-def __getattr__(name: str) -> object:
-    """A name of :data:`_LAZY`, imported on first use."""
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        module = importlib.import_module(module_name, __package__)
-    except ModuleNotFoundError as error:
-        if error.name != "httpx":
-            raise
-        raise ModuleNotFoundError(
-            f"yoagent.core.support.{name} needs httpx: pip install 'yoagent-core[http]'",
-            name="httpx",
-        ) from None
-    value: object = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, those made on first use included."""
-    return sorted({*globals(), *_LAZY})
-
 
 __all__: list[str] = [
     "CUT_MARKER",
@@ -83,6 +44,7 @@ __all__: list[str] = [
     "RUN_ID_VARIABLE",
     "ChildProcess",
     "Command",
+    "LazyTypeAdapter",
     "LogScrubGuard",
     "PipeCapture",
     "Scrubber",
@@ -105,3 +67,23 @@ __all__: list[str] = [
     "utf8_safe_json",
     "warn_once",
 ]
+
+# Made on first use: the process runner costs ``subprocess`` (≈ 5 ms of import), and the
+# HTTP names need httpx, which core does not require (``yoagent-core[http]``).
+_names = _Namespace(
+    __name__,
+    globals(),
+    lazy={
+        **dict.fromkeys(("PipeCapture", "Wakeup"), "._support.pipes"),
+        **dict.fromkeys(
+            ("RUN_ID_VARIABLE", "ChildProcess", "Command", "spawn_process"), "._support.process"
+        ),
+        **dict.fromkeys(
+            ("HTTP_POOL_LIMITS", "HTTP_TIMEOUT", "http_client", "shared_ssl_context"),
+            "._support.http",
+        ),
+    },
+    needs={"._support.http": ("httpx", "yoagent-core[http]")},
+)
+__getattr__ = _names.getattr
+__dir__ = _names.dir

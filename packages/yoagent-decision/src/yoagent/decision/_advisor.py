@@ -15,14 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
-from yoagent.core import (
-    Extension,
-    ModelVerdict,
-    Proceed,
-    RunContext,
-    RunHooks,
-    TurnContext,
-)
+from yoagent.core import Extension
+from yoagent.core.extension import ModelVerdict, Proceed, RunContext, RunHooks, TurnContext
 
 from ._errors import DecisionError, DecisionErrorKind
 from ._model import DecisionModel

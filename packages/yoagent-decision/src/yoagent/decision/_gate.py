@@ -15,16 +15,8 @@ from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from yoagent.core import (
-    Allow,
-    Deny,
-    Extension,
-    ExtensionMode,
-    RunContext,
-    RunHooks,
-    ToolCallRequest,
-    ToolDecision,
-)
+from yoagent.core import Allow, Deny, Extension, ToolCallRequest, ToolDecision
+from yoagent.core.extension import ExtensionMode, RunContext, RunHooks
 
 from ._errors import DecisionError
 from ._fit import FitLimits, Fitted, TooLarge, fit_arguments

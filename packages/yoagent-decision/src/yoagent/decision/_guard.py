@@ -14,15 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 
-from yoagent.core import (
-    Extension,
-    ExtensionMode,
-    FilterResult,
-    Pass,
-    Reject,
-    RunContext,
-    RunHooks,
-)
+from yoagent.core import Extension
+from yoagent.core.extension import ExtensionMode, FilterResult, Pass, Reject, RunContext, RunHooks
 
 from ._errors import DecisionError
 from ._model import DecisionModel

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 import anyio
 import httpx
 
-from yoagent.core import RetryConfig, parse_retry_after
+from yoagent.core import RetryConfig
+from yoagent.core.provider import parse_retry_after
 from yoagent.core.support import REDACTED, Scrubber, display_url, http_client
 
 from ._errors import DecisionError, DecisionErrorKind

@@ -2,7 +2,7 @@
 price, or none.
 
 A decision package may not import yoagent-pricing (layers): list prices are looked up with
-``yoagent.core.price_resolver()(key, reported_id)`` under the keys ``typesafe``,
+``yoagent.core.provider.price_resolver()(key, reported_id)`` under the keys ``typesafe``,
 ``cloudflare`` and ``openai-decisions`` — only while requests go to the vendor's own host,
 and by the *reported* (versioned) model id: an alias or unlisted id is unpriced, never $0.
 Nothing is priced until the process installs a resolver (``yoagent.pricing.enable_bundled``).
@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from yoagent.core import CostConfig, cost_of, price_resolver
+from yoagent.core import CostConfig, cost_of
+from yoagent.core.provider import price_resolver
 from yoagent.core.support import warn_once
 
 from ._answers import Evaluation

@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 import anyio
 
-from yoagent.core import AgentEvent, Extension, RunContext, RunHooks, RunOutcome
+from yoagent.core import AgentEvent, Extension, RunOutcome
+from yoagent.core.extension import RunContext, RunHooks
 
 from .recorder import Recorder
 from .recording import Recording, RecordingError

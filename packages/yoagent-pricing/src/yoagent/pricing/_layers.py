@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from yoagent.core import CostConfig, set_price_resolver
+from yoagent.core import CostConfig
+from yoagent.core.provider import set_price_resolver
 from yoagent.core.support import reset_warn_once, warn_once
 
 from ._changes import PriceChange, diff

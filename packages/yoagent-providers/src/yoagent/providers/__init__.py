@@ -6,14 +6,14 @@ and presets. Providers share one connection pool per event loop and server unles
 their own ``http_client``.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+import importlib
+import typing
 
 from ._body import StreamLimits
 from ._errors import ProvidersError
 from ._pool import aclose_shared_clients
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from . import models
     from .anthropic import AnthropicProvider
     from .azure_openai import AzureOpenAiResponsesProvider
@@ -39,9 +39,9 @@ _LAZY = {
 def __getattr__(name: str) -> object:
     """The provider classes and :mod:`models`, imported on first use."""
     if name == "models":
-        value: object = import_module(".models", __name__)
+        value: object = importlib.import_module(".models", __name__)
     elif name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

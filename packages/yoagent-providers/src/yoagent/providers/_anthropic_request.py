@@ -19,7 +19,6 @@ from yoagent.core import (
     AssistantMessage,
     ImageContent,
     ModelConfig,
-    StreamConfig,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -27,7 +26,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message
+from yoagent.core.provider import Message, StreamConfig
 
 from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
 

@@ -12,16 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from yoagent.core import (
-    ApiProtocol,
-    AssistantMessage,
-    DeltaSink,
-    StopReason,
-    StreamConfig,
-    TextContent,
-    ToolCall,
-    Usage,
-)
+from yoagent.core import ApiProtocol, AssistantMessage, StopReason, TextContent, ToolCall, Usage
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._anthropic_request import forced_tool

@@ -14,7 +14,6 @@ from typing import Literal
 from yoagent.core import (
     ApiProtocol,
     AssistantMessage,
-    DeltaSink,
     StopReason,
     TextContent,
     TextDelta,
@@ -24,7 +23,7 @@ from yoagent.core import (
     ToolCallDelta,
     Usage,
 )
-from yoagent.core.provider import AssistantContent
+from yoagent.core.provider import AssistantContent, DeltaSink
 
 from ._tool_args import parse_tool_arguments
 

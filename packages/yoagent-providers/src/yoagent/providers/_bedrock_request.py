@@ -10,8 +10,6 @@ from yoagent.core import (
     ApiProtocol,
     AssistantMessage,
     ImageContent,
-    Message,
-    StreamConfig,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -19,6 +17,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
+from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._anthropic_request import thinking_budget

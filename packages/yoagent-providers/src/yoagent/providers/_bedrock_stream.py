@@ -17,16 +17,8 @@ import base64
 import binascii
 from typing import Any
 
-from yoagent.core import (
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StopReason,
-    StreamConfig,
-    Usage,
-    classify,
-)
+from yoagent.core import AssistantMessage, ErrorKind, ProviderError, StopReason, Usage
+from yoagent.core.provider import DeltaSink, StreamConfig, classify
 from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder

@@ -17,7 +17,6 @@ from yoagent.core import (
     ImageContent,
     ModelConfig,
     OpenAiCompat,
-    StreamConfig,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -25,7 +24,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message
+from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._http import encode_body, json_text, nested_too_deeply, utf8

@@ -10,15 +10,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from yoagent.core import (
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StopReason,
-    StreamConfig,
-    Usage,
-)
+from yoagent.core import AssistantMessage, ErrorKind, ProviderError, StopReason, Usage
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder

@@ -18,7 +18,6 @@ from yoagent.core import (
     AssistantMessage,
     GoogleCompat,
     ImageContent,
-    StreamConfig,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -26,7 +25,7 @@ from yoagent.core import (
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message
+from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._logging import logger

@@ -21,16 +21,8 @@ import re
 import secrets
 from typing import Any, cast
 
-from yoagent.core import (
-    ApiProtocol,
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StopReason,
-    StreamConfig,
-    Usage,
-)
+from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError, StopReason, Usage
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder

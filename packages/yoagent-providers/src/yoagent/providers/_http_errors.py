@@ -3,7 +3,7 @@
 HTTP statuses and error bodies, in-stream error events, transport failures (httpx's
 errors: :func:`httpx_errors` is where any of them becomes a ``ProviderError``) and bodies
 that end early all pass through here, so the rules hold everywhere: rate limits are
-checked before overflow phrases (``yoagent.core.classify``), an auth failure names the
+checked before overflow phrases (``yoagent.core.provider.classify``), an auth failure names the
 variable the key came from, and no text that leaves this module contains the key.
 """
 
@@ -17,7 +17,8 @@ from typing import Any, cast
 
 import httpx
 
-from yoagent.core import ErrorKind, ProviderError, classify, parse_retry_after
+from yoagent.core import ErrorKind, ProviderError
+from yoagent.core.provider import classify, parse_retry_after
 from yoagent.core.support import Scrubber
 
 from ._json import parse_json

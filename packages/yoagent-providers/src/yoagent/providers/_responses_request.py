@@ -21,14 +21,13 @@ from yoagent.core import (
     ApiProtocol,
     AssistantMessage,
     ImageContent,
-    StreamConfig,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from yoagent.core.provider import Message
+from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._completions_request import compat_of, reasoning_effort

@@ -20,14 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from yoagent.core import (
-    ApiProtocol,
-    AssistantMessage,
-    DeltaSink,
-    StopReason,
-    StreamConfig,
-    Usage,
-)
+from yoagent.core import ApiProtocol, AssistantMessage, StopReason, Usage
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._assembly import ReplyBuilder

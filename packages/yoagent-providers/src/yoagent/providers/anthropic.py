@@ -6,7 +6,8 @@ this module holds the URL and auth.
 
 from __future__ import annotations
 
-from yoagent.core import AssistantMessage, DeltaSink, StreamConfig
+from yoagent.core import AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._anthropic_request import build_request_body, compat_of
 from ._anthropic_stream import AnthropicReader

@@ -9,14 +9,8 @@ only to Azure.
 
 from __future__ import annotations
 
-from yoagent.core import (
-    ApiProtocol,
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StreamConfig,
-)
+from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._headers import merge_headers
 from ._http import HttpProvider

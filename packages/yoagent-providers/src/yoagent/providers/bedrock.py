@@ -18,14 +18,8 @@ from urllib.parse import quote
 
 import httpx
 
-from yoagent.core import (
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ModelConfig,
-    ProviderError,
-    StreamConfig,
-)
+from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
+from yoagent.core.provider import DeltaSink, StreamConfig
 from yoagent.core.support import header_secrets
 
 from ._aws_credentials import (

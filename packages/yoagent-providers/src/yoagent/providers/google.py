@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
+from yoagent.core import ApiProtocol, AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader

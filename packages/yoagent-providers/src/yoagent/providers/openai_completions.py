@@ -6,7 +6,8 @@ this module holds the URL and auth.
 
 from __future__ import annotations
 
-from yoagent.core import AssistantMessage, DeltaSink, StreamConfig
+from yoagent.core import AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._completions_request import ConvertedMessage, encode_request
 from ._completions_stream import CompletionsReader

@@ -6,7 +6,8 @@ The request body and the event stream are shared with Azure OpenAI
 
 from __future__ import annotations
 
-from yoagent.core import ApiProtocol, AssistantMessage, DeltaSink, StreamConfig
+from yoagent.core import ApiProtocol, AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._headers import merge_headers
 from ._http import HttpProvider

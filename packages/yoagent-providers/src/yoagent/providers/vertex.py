@@ -12,14 +12,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from yoagent.core import (
-    ApiProtocol,
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StreamConfig,
-)
+from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
+from yoagent.core.provider import DeltaSink, StreamConfig
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader

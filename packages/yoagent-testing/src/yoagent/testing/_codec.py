@@ -15,13 +15,13 @@ from yoagent.core import (
     ErrorKind,
     ImageContent,
     ProviderError,
-    StreamConfig,
     TextContent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
     message_adapter,
 )
+from yoagent.core.provider import StreamConfig
 
 from ._errors import TestingError
 from ._secrets import endpoint_json

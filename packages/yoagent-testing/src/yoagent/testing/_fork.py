@@ -6,14 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from yoagent.core import (
-    AgentMessage,
-    AssistantMessage,
-    Session,
-    StopReason,
-    StreamProvider,
-    ToolResultMessage,
-)
+from yoagent.core import AgentMessage, AssistantMessage, Session, StopReason, ToolResultMessage
+from yoagent.core.provider import StreamProvider
 
 from ._cassette import Cassette
 from ._match import Match

@@ -8,15 +8,8 @@ from pathlib import Path
 
 import anyio
 
-from yoagent.core import (
-    AgentTool,
-    AssistantMessage,
-    DeltaSink,
-    ErrorKind,
-    ProviderError,
-    StreamConfig,
-    StreamProvider,
-)
+from yoagent.core import AgentTool, AssistantMessage, ErrorKind, ProviderError
+from yoagent.core.provider import DeltaSink, StreamConfig, StreamProvider
 
 from ._cassette import Cassette
 from ._codec import Delta, JsonObject, delta_json, error_json, message_json, request_json

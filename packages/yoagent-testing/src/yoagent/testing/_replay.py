@@ -10,7 +10,8 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 
-from yoagent.core import AgentTool, AssistantMessage, DeltaSink, StreamConfig, StreamProvider
+from yoagent.core import AgentTool, AssistantMessage
+from yoagent.core.provider import DeltaSink, StreamConfig, StreamProvider
 
 from ._cassette import Cassette
 from ._codec import JsonObject, request_json

@@ -6,11 +6,9 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from yoagent.core import (
-    AgentTool,
-    AssistantMessage,
+from yoagent.core import AgentTool, AssistantMessage, ModelConfig
+from yoagent.core.provider import (
     DeltaSink,
-    ModelConfig,
     StreamConfig,
     StreamProvider,
     default_registry,

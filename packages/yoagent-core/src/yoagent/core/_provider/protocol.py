@@ -36,7 +36,7 @@ class StreamConfig:
     """Everything one model request needs.
 
     ``messages`` are already what the model may see (see
-    :func:`~yoagent.core.context_messages`). ``turn_notes`` are appended to the
+    :func:`~yoagent.core.context.context_messages`). ``turn_notes`` are appended to the
     latest user turn of this request only; they are never stored.
     """
 

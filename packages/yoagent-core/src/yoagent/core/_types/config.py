@@ -173,7 +173,7 @@ class ModelConfig:
     including ``/v1``). An empty ``api_key`` means "read it from the environment":
     ``key_variable`` (e.g. ``ANTHROPIC_API_KEY``, set by the presets), then
     ``YOAGENT_API_KEY`` / ``API_KEY``. ``cost`` prices usage; when ``None``, the
-    process-wide price resolver is asked (see :func:`yoagent.core.set_price_resolver`),
+    process-wide price resolver is asked (see :func:`yoagent.core.provider.set_price_resolver`),
     which is off by default.
     """
 

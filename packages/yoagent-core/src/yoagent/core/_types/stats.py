@@ -15,7 +15,7 @@ def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usag
 
     Usage with no cost is *unpriced*, and unpriced is sticky: the sum is ``None``.
     ``None`` with zero usage means "nothing spent" and adds nothing. The addition is
-    decimal (:func:`~yoagent.core.add_usd`), so totals do not drift.
+    decimal (:func:`~yoagent.core.provider.add_usd`), so totals do not drift.
     """
     a_unpriced = a is None and not a_usage.is_zero()
     b_unpriced = b is None and not b_usage.is_zero()

@@ -1,0 +1,51 @@
+"""The loop beneath :class:`~yoagent.core.Agent`: the functions that run one prompt, a
+continuation or a resume over a history you hold, their configuration, and the
+delegation settings of sub-agents.
+
+Most programs use ``Agent``; this namespace is for those who drive the loop themselves.
+"""
+
+import typing
+
+from ._agent import PromptInput
+from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions
+from ._loop.state import EventSink
+from ._loop.tool_call import SUB_AGENT_STATS_KEY
+from ._namespace import Namespace as _Namespace
+from ._tools.contract import Delegation
+from ._tools.function_tool import FunctionTool
+from ._types.messages import last_assistant
+
+if typing.TYPE_CHECKING:
+    from ._sub_agent import DEFAULT_MAX_DEPTH, SUB_AGENT_LIMITS, SUB_AGENT_SETTINGS
+
+__all__ = [  # noqa: RUF022
+    # --- running the loop
+    "agent_loop",
+    "agent_loop_continue",
+    "agent_loop_resume",
+    "AgentLoopConfig",
+    "AgentContext",
+    "RunOptions",
+    "PromptInput",
+    "EventSink",
+    "last_assistant",
+    # --- tools and delegation
+    "FunctionTool",
+    "Delegation",
+    "DEFAULT_MAX_DEPTH",
+    "SUB_AGENT_LIMITS",
+    "SUB_AGENT_SETTINGS",
+    "SUB_AGENT_STATS_KEY",
+]
+
+_names = _Namespace(
+    __name__,
+    globals(),
+    lazy=dict.fromkeys(
+        ("DEFAULT_MAX_DEPTH", "SUB_AGENT_LIMITS", "SUB_AGENT_SETTINGS"), "._sub_agent"
+    ),
+)
+__getattr__ = _names.getattr
+__dir__ = _names.dir
