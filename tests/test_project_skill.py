@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import warnings
 from pathlib import Path
 
 import yoagent.core
@@ -33,8 +34,10 @@ def _resolve(name: str) -> object:
             return target
         raise ImportError(name)
     target = yoagent.core
-    for attr in parts:
-        target = getattr(target, attr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # a moved name is not current API
+        for attr in parts:
+            target = getattr(target, attr)
     return target
 
 
