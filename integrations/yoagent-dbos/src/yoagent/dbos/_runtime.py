@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
 
@@ -44,7 +45,9 @@ class DurableRuntime:
     Launching recovers this worker's unfinished runs (from before a crash or a restart).
 
     ``executor_id`` names this worker; give each worker sharing a database its own
-    (the default, ``"local"``, suits one worker). With ``recover_after`` set, the
+    (the default, ``"local"``, suits one worker). ``worker=False`` makes a process that
+    starts, watches and answers runs but takes none from the queues. With
+    ``recover_after`` set, the
     workers on one database watch each other: one silent for that many seconds is taken
     for dead, and one of the others recovers its unfinished runs.
     """
@@ -60,6 +63,7 @@ class DurableRuntime:
         heartbeat: float = 5.0,
         polling_interval: float = 0.1,
         log_level: str = "WARNING",
+        worker: bool = True,
     ) -> None:
         self.database_url = (
             database_url or os.environ.get(DATABASE_URL_VARIABLE) or DEFAULT_DATABASE_URL
@@ -75,6 +79,7 @@ class DurableRuntime:
         self.heartbeat = heartbeat
         self.polling_interval = polling_interval
         self.log_level = log_level
+        self.worker = worker
         self._store: Store | None = None
         self._stop = threading.Event()
         self._watch: threading.Thread | None = None
@@ -94,17 +99,6 @@ class DurableRuntime:
         if _current is not None:
             raise DbosError("a durable runtime is running already: one per process")
         shown = display_url(self.database_url)
-        store = Store(self.database_url)
-        try:
-            store.prepare()
-        except DatabaseError:
-            store.close()
-            raise
-        except Exception as error:
-            store.close()
-            raise DatabaseError(
-                f"cannot use the system database {shown}: {_reason(error)}"
-            ) from None
         config: DBOSConfig = {
             "name": self.name,
             "system_database_url": self.database_url,
@@ -117,17 +111,31 @@ class DurableRuntime:
             config["application_version"] = self.application_version
         try:
             DBOS(config=config)
+            if not self.worker:
+                DBOS.listen_queues([])
             DBOS.launch()
         except Exception as error:
             DBOS.destroy()
-            store.close()
             raise DatabaseError(
-                f"cannot start DBOS on the system database {shown}: {_reason(error)}"
+                f"cannot use the system database {shown}: {_reason(error)}"
+            ) from None
+        store = Store(self.database_url)  # after DBOS, which creates the database
+        try:
+            store.prepare()
+        except Exception as error:
+            store.close()
+            DBOS.destroy()
+            if isinstance(error, DatabaseError):
+                raise
+            raise DatabaseError(
+                f"cannot use the system database {shown}: {_reason(error)}"
             ) from None
         self._store = store
         _current = self
         try:
-            _register_queues()
+            # In a thread of its own: DBOS refuses its blocking calls on a running loop's.
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(_register_queues).result()
         except Exception as error:
             self.shutdown()
             raise DatabaseError(f"cannot register the run queues: {_reason(error)}") from None
