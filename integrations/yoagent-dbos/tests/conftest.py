@@ -12,11 +12,11 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dbos_helpers import Postgres
 from scripted_server import ModelServer
 
 
@@ -44,17 +44,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-class Postgres:
-    """A PostgreSQL server of the session; :meth:`database` names a fresh database on it
-    (DBOS creates it on first use)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def database(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/yoagent_{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture(scope="session")
@@ -100,4 +89,3 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return postgres.database()
 
 
-Spawn = Callable[..., subprocess.Popen[bytes]]

@@ -6,7 +6,7 @@ tool calls are checkpointed steps: a run survives crashes, restarts and approval
 wait for days.
 """
 
-from ._agent import DurableAgent, DurableRun, RunQueue, RunResult, RunStatus
+from ._agent import DurableAgent, DurableRun, RunQueue, RunResult, RunStatus, get_run
 from ._approval import Decisions
 from ._errors import (
     CheckpointError,
@@ -40,5 +40,6 @@ __all__ = [
     "RunStatus",
     "SharedBudget",
     "UnsupportedLoopError",
+    "get_run",
     "idempotency_key",
 ]

@@ -203,7 +203,7 @@ class DurableAgent:
         except BaseException:
             _live.pop(run_id, None)
             raise
-        return DurableRun(run_id, self)
+        return DurableRun(run_id)
 
     async def enqueue(
         self,
@@ -225,40 +225,15 @@ class DurableAgent:
                 await DBOS.enqueue_workflow_async(chosen.name, self._workflow, request)
         except dbos_error.DBOSWorkflowIDInUseError:
             raise DbosError(f"the run id {run_id!r} is taken: look the run up with get()") from None
-        return DurableRun(run_id, self)
+        return DurableRun(run_id)
 
     async def get(self, run_id: str) -> DurableRun:
-        """The handle of an existing run (:class:`RunNotFoundError` when none has this id)."""
-        require_asyncio("DurableAgent.get")
-        if await DBOS.get_workflow_status_async(run_id) is None:
-            raise RunNotFoundError(run_id)
-        return DurableRun(run_id, self)
+        """:func:`get_run`: the handle of an existing run."""
+        return await get_run(run_id)
 
     async def resume(self, run_id: str, decisions: Decisions) -> None:
-        """Answer the approval run ``run_id`` waits for, from any process, like
-        ``Agent.resume``: ``Allow()`` / ``Deny(reason)`` for every held call, or a mapping
-        of held call ids to ``Allow``, ``Deny`` or ``Modify``.
-
-        Raises :class:`RunNotFoundError` (no such run), :class:`RunNotWaitingError`
-        (it runs, it finished, or this wait was answered already) or ``ResumeError`` (the
-        decisions do not fit the held calls) — nothing is sent then.
-        """
-        require_asyncio("DurableAgent.resume")
-        waiting = await self._waiting(run_id)
-        if waiting is None:
-            raise RunNotWaitingError(run_id, "it is running, not paused for approval")
-        _approval.check_fit(waiting.pending, decisions)
-        await _approval.deliver(run_id, waiting.round, decisions)
-
-    async def _waiting(self, run_id: str) -> _approval.Waiting | None:
-        status = await DBOS.get_workflow_status_async(run_id)
-        if status is None:
-            raise RunNotFoundError(run_id)
-        state = _status(status.status)
-        if state in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED):
-            raise RunNotWaitingError(run_id, f"it has {state.value}")
-        value = await DBOS.get_event_async(run_id, _approval.PENDING_EVENT, timeout_seconds=0)
-        return _approval.read_announcement(value)
+        """:meth:`DurableRun.resume` of run ``run_id``."""
+        await (await get_run(run_id)).resume(decisions)
 
     def _request(
         self, prompt: PromptInput, run_id: str | None, history: Sequence[AgentMessage] | None
@@ -328,9 +303,9 @@ class DurableAgent:
         events = EventLog(_live.pop(run_id, None))
         await events.load(run_id)
         steps = self._steps(run_id, events)
-        agent = self._fresh_agent(load_messages(request["history"]), steps)
+        start = load_messages(request["history"])
+        agent = self._fresh_agent(start, steps)
         stats = SessionStats()
-        new: list[AgentMessage] = []
         failure: dict[str, Any] | None = None
         left_pending: PendingApproval | None = None
         decisions: Decisions | None = None
@@ -338,11 +313,10 @@ class DurableAgent:
         while True:
             try:
                 if decisions is None:
-                    new += await agent.prompt(load_messages(request["prompt"]), on_event=events.emit)
-                else:
-                    new += await agent.resume(decisions, on_event=events.emit)
+                    await agent.prompt(load_messages(request["prompt"]), on_event=events.emit)
+                else:  # the results of the held calls take their placeholders' places
+                    await agent.resume(decisions, on_event=events.emit)
             except RunFailedError as error:
-                new += error.messages
                 failure = {"kind": error.kind.value, "message": error.message}
             except ResumeError as error:  # decisions that passed the sender's check only
                 failure = {"kind": ErrorKind.OTHER.value, "message": f"resume refused: {error}"}
@@ -362,9 +336,10 @@ class DurableAgent:
             await DBOS.close_stream_async(STREAM_KEY)
 
         await DBOS.run_step_async({"name": "yoagent.finish"}, finish)
+        history = agent.messages
         return {
-            "messages": dump_messages(new),
-            "history": dump_messages(agent.messages),
+            "messages": dump_messages(history[len(start) :]),
+            "history": dump_messages(history),
             "stats": _stats_adapter.dump_python(stats, mode="json"),
             "failure": failure,
             "pending": left_pending.to_json() if left_pending is not None else None,
@@ -459,12 +434,22 @@ class _Delegation(DurableTool):
         async def start() -> dict[str, Any]:
             with SetWorkflowID(child_id):  # a delegation started before rejoins: same id
                 handle = await DBOS.start_workflow_async(self.owner._delegation, request)  # pyright: ignore[reportPrivateUsage]
-            return await handle.get_result()
+            return await handle.get_result(polling_interval_sec=polling)
 
+        polling = current_runtime().polling_interval
         try:
             return await outside_workflow(start)
         finally:
             _delegating.pop(child_id, None)
+
+
+async def get_run(run_id: str) -> DurableRun:
+    """The handle of an existing run, from any process with a launched runtime (no
+    durable agent needed): :class:`RunNotFoundError` when no run has this id."""
+    require_asyncio("get_run")
+    if await DBOS.get_workflow_status_async(run_id) is None:
+        raise RunNotFoundError(run_id)
+    return DurableRun(run_id)
 
 
 @dataclass(slots=True, frozen=True)
@@ -472,14 +457,14 @@ class DurableRun:
     """A handle on one durable run, usable from any process with a launched runtime."""
 
     run_id: str
-    agent: DurableAgent
 
     async def result(self) -> RunResult:
         """Wait for the run's end; raises ``RunFailedError`` when it failed (like
         ``Agent.prompt``)."""
         require_asyncio("DurableRun.result")
         handle = await DBOS.retrieve_workflow_async(self.run_id)
-        data = cast("dict[str, Any]", await handle.get_result())
+        polling = current_runtime().polling_interval
+        data = cast("dict[str, Any]", await handle.get_result(polling_interval_sec=polling))
         messages = load_messages(data["messages"])
         failure = data["failure"]
         if failure is not None:
@@ -502,25 +487,47 @@ class DurableRun:
     async def status(self) -> RunStatus:
         """Where the run stands now."""
         require_asyncio("DurableRun.status")
-        status = await DBOS.get_workflow_status_async(self.run_id)
-        if status is None:
-            raise RunNotFoundError(self.run_id)
-        state = _status(status.status)
-        if state is RunStatus.RUNNING:
-            value = await DBOS.get_event_async(self.run_id, _approval.PENDING_EVENT, timeout_seconds=0)
-            if value is not None:
-                return RunStatus.WAITING
+        state = await self._state()
+        if state is RunStatus.RUNNING and await self._waiting() is not None:
+            return RunStatus.WAITING
         return state
 
     async def pending(self) -> PendingApproval | None:
         """The calls the run waits on for approval, or ``None`` when it does not wait."""
         require_asyncio("DurableRun.pending")
-        waiting = await self.agent._waiting(self.run_id)  # pyright: ignore[reportPrivateUsage]
+        waiting = await self._waiting()
         return waiting.pending if waiting is not None else None
 
     async def resume(self, decisions: Decisions) -> None:
-        """:meth:`DurableAgent.resume` for this run."""
-        await self.agent.resume(self.run_id, decisions)
+        """Answer the approval the run waits for, like ``Agent.resume``: ``Allow()`` /
+        ``Deny(reason)`` for every held call, or a mapping of held call ids to ``Allow``,
+        ``Deny`` or ``Modify``.
+
+        Raises :class:`RunNotFoundError` (no such run), :class:`RunNotWaitingError` (it
+        runs, it finished, or this wait was answered already) or ``ResumeError`` (the
+        decisions do not fit the held calls) — nothing is sent then.
+        """
+        require_asyncio("DurableRun.resume")
+        state = await self._state()
+        if state in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED):
+            raise RunNotWaitingError(self.run_id, f"it has {state.value}")
+        waiting = await self._waiting()
+        if waiting is None:
+            raise RunNotWaitingError(self.run_id, "it is running, not paused for approval")
+        _approval.check_fit(waiting.pending, decisions)
+        await _approval.deliver(
+            self.run_id, waiting.round, decisions, polling=current_runtime().polling_interval
+        )
+
+    async def _state(self) -> RunStatus:
+        status = await DBOS.get_workflow_status_async(self.run_id)
+        if status is None:
+            raise RunNotFoundError(self.run_id)
+        return _status(status.status)
+
+    async def _waiting(self) -> _approval.Waiting | None:
+        value = await DBOS.get_event_async(self.run_id, _approval.PENDING_EVENT, timeout_seconds=0)
+        return _approval.read_announcement(value)
 
 
 def queues() -> list[RunQueue]:

@@ -116,7 +116,7 @@ async def _deliver(run_id: str, round_: int, message: dict[str, Any]) -> None:
     await DBOS.send_async(run_id, message, topic(round_))
 
 
-async def deliver(run_id: str, round_: int, decisions: Decisions) -> None:
+async def deliver(run_id: str, round_: int, decisions: Decisions, *, polling: float) -> None:
     """Send ``decisions`` to the wait ``round_`` of run ``run_id``, once:
     :class:`RunNotWaitingError` when that wait has an answer already."""
     try:
@@ -126,4 +126,4 @@ async def deliver(run_id: str, round_: int, decisions: Decisions) -> None:
         raise RunNotWaitingError(
             run_id, f"its approval (round {round_}) was answered already"
         ) from None
-    await handle.get_result()
+    await handle.get_result(polling_interval_sec=polling)

@@ -3,7 +3,9 @@ the database given, and one action (started as ``python worker.py ARGS``).
 
     worker.py DB SERVER EXECUTOR EFFECTS start RUN_ID PROMPT OUT   start a run, wait, write
     worker.py DB SERVER EXECUTOR EFFECTS wait RUN_ID OUT           wait for a run (recovered)
-    worker.py DB SERVER EXECUTOR EFFECTS serve                     take queued runs until killed
+    worker.py DB SERVER EXECUTOR EFFECTS serve LIMIT [RUN=PROMPT ...]
+        enqueue the runs given, then take queued runs until killed (LIMIT: the provider's
+        max_concurrent across workers, or "-" for none)
 
 ``OUT`` receives the run's result as JSON. The ``effect`` tool appends its idempotency
 key to the file ``EFFECTS`` (one line per time it really ran).
@@ -33,7 +35,7 @@ from yoagent.core import (
 )
 from yoagent.dbos import DurableAgent, DurableRuntime, ProviderLimit, RunQueue, idempotency_key
 
-QUEUE = RunQueue("crash-runs", worker_concurrency=4)
+QUEUE = RunQueue("crash-runs", worker_concurrency=2)
 FAST_RETRIES = RetryConfig(max_retries=8, initial_delay=0.05, max_delay=0.2)
 
 
@@ -104,7 +106,7 @@ def write_result(out: Path, result: Any) -> None:
 
 async def main(argv: list[str]) -> None:
     database, server, executor, effects, action, *rest = argv
-    limit = int(rest.pop()) if action == "serve" and rest else None
+    limit = int(rest[0]) if action == "serve" and rest[0] != "-" else None
     durable = build(server, Path(effects), limit=limit)
     runtime = DurableRuntime(database, executor_id=executor, recover_after=2.0, heartbeat=0.5)
     with runtime:
@@ -117,6 +119,9 @@ async def main(argv: list[str]) -> None:
             run = await durable.get(run_id)
             write_result(Path(out), await run.result())
         else:
+            for item in rest[1:]:
+                run_id, prompt = item.split("=", 1)
+                await durable.enqueue(prompt, run_id=run_id)
             await asyncio.Event().wait()
 
 

@@ -1,0 +1,133 @@
+"""Helpers of the crash tests: worker processes, and this process watching them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from scripted_server import ModelServer
+
+from yoagent.dbos import DurableRuntime, RunNotFoundError, RunStatus, get_run
+
+class Postgres:
+    """A PostgreSQL server of the session; :meth:`database` names a fresh database on it
+    (DBOS creates it on first use)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def database(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/yoagent_{uuid.uuid4().hex[:12]}"
+
+
+WORKER = Path(__file__).with_name("dbos_worker.py")
+TIMEOUT = 60.0
+
+
+class Workers:
+    """Worker processes of one test (each killed at the end if still running)."""
+
+    def __init__(self, database: str, server: ModelServer, folder: Path) -> None:
+        self.database = database
+        self.server = server
+        self.folder = folder
+        self.effects = folder / "effects.txt"
+        self.effects.touch()
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def spawn(self, executor: str, *action: str) -> subprocess.Popen[bytes]:
+        log = (self.folder / f"{executor}-{len(self.processes)}.log").open("wb")
+        process = subprocess.Popen(
+            [sys.executable, str(WORKER), self.database, self.server.url, executor,
+             str(self.effects), *action],
+            cwd=self.folder,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        self.processes.append(process)
+        return process
+
+    async def finish(self, process: subprocess.Popen[bytes]) -> None:
+        code = await asyncio.to_thread(process.wait, TIMEOUT)
+        if code != 0:
+            logs = "\n".join(p.read_text() for p in sorted(self.folder.glob("*.log")))
+            raise AssertionError(f"worker exited {code}:\n{logs[-4000:]}")
+
+    def kill(self, process: subprocess.Popen[bytes]) -> None:
+        process.kill()  # SIGKILL: no cleanup of any kind
+        process.wait(TIMEOUT)
+
+    def effect_lines(self) -> list[str]:
+        return self.effects.read_text().splitlines()
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(TIMEOUT)
+
+
+@contextmanager
+def workers(database: str, server: ModelServer, folder: Path) -> Iterator[Workers]:
+    running = Workers(database, server, folder)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+async def held(event: Any) -> None:
+    assert await asyncio.to_thread(event.wait, TIMEOUT), "the worker never reached the hold"
+
+
+def result(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def other_database(database: str) -> str:
+    """A second, empty database beside ``database`` (a sibling file, or another database
+    on the same PostgreSQL server)."""
+    if database.startswith("sqlite:///"):
+        return database.removesuffix(".sqlite") + "-other.sqlite"
+    return database.rsplit("/", 1)[0] + "/yoagent_" + uuid.uuid4().hex[:12]
+
+
+@contextmanager
+def uncrashed(database: str, prompt: str, folder: Path) -> Iterator[Callable[[], Awaitable[dict[str, Any]]]]:
+    """A run of ``prompt`` nobody interrupts, in a worker of its own on its own server and
+    database, going on beside the test; the context gives the coroutine waiting for its
+    result."""
+    folder.mkdir()
+    with ModelServer() as server, workers(other_database(database), server, folder) as group:
+        out = folder / "control.json"
+        process = group.spawn("control", "start", "control", prompt, str(out))
+
+        async def finished() -> dict[str, Any]:
+            await group.finish(process)
+            return result(out)
+
+        yield finished
+
+@contextmanager
+def watching(database: str) -> Iterator[DurableRuntime]:
+    """A runtime in this process that takes no queued runs (the workers do)."""
+    with DurableRuntime(database, executor_id="tests", worker=False, recover_after=None) as runtime:
+        yield runtime
+
+
+async def wait_until_waiting(run_id: str) -> None:
+    for _ in range(int(TIMEOUT / 0.05)):
+        try:
+            if await (await get_run(run_id)).status() is RunStatus.WAITING:
+                return
+        except RunNotFoundError:
+            pass
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"run {run_id} never waited for approval")
