@@ -27,7 +27,6 @@ from yoagent.core import (
     AssistantMessage,
     Deny,
     ErrorKind,
-    LazyTypeAdapter,
     ModelConfig,
     PendingApproval,
     PromptInput,
@@ -43,7 +42,7 @@ from yoagent.core import (
 
 from . import _approval
 from ._approval import Decisions
-from ._codec import dump_messages, load_messages
+from ._codec import dump_messages, dump_stats, load_messages, load_stats
 from ._context import outside_workflow, require_asyncio
 from ._errors import DbosError, RunNotFoundError, RunNotWaitingError
 from ._events import STREAM_KEY, DurableEvent, EventLog, LiveSink, read_events
@@ -54,7 +53,6 @@ from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps
 FOREVER = 10 * 365 * 24 * 3600.0
 """An approval wait with no timeout: ten years."""
 
-_stats_adapter: LazyTypeAdapter[SessionStats] = LazyTypeAdapter(SessionStats)
 _agents: dict[str, DurableAgent] = {}
 _live: dict[str, LiveSink] = {}
 """``on_event`` of the runs this process started, until their workflow picks it up."""
@@ -340,7 +338,7 @@ class DurableAgent:
         return {
             "messages": dump_messages(history[len(start) :]),
             "history": dump_messages(history),
-            "stats": _stats_adapter.dump_python(stats, mode="json"),
+            "stats": dump_stats(stats),
             "failure": failure,
             "pending": left_pending.to_json() if left_pending is not None else None,
         }
@@ -415,7 +413,7 @@ class DurableAgent:
             await DBOS.close_stream_async(STREAM_KEY)
 
         await DBOS.run_step_async({"name": "yoagent.finish"}, finish)
-        outcome["delegated"] = [_stats_adapter.dump_python(s, mode="json") for s in reported]
+        outcome["delegated"] = [dump_stats(s) for s in reported]
         return outcome
 
 
@@ -473,7 +471,7 @@ class DurableRun:
         return RunResult(
             messages=messages,
             history=load_messages(data["history"]),
-            stats=_stats_adapter.validate_python(data["stats"]),
+            stats=load_stats(data["stats"]),
             pending=PendingApproval.from_json(pending) if pending is not None else None,
         )
 

@@ -14,6 +14,7 @@ from yoagent.core import (
     AgentMessage,
     AssistantMessage,
     LazyTypeAdapter,
+    SessionStats,
     ToolResult,
     event_adapter,
     message_adapter,
@@ -83,6 +84,19 @@ def dump_details(details: object) -> Any:
 
 
 _any_adapter: LazyTypeAdapter[Any] = LazyTypeAdapter(Any)
+
+
+_stats_adapter: LazyTypeAdapter[SessionStats] = LazyTypeAdapter(SessionStats)
+
+
+def dump_stats(stats: SessionStats) -> Any:
+    """What a run spent, as JSON data."""
+    return _stats_adapter.dump_python(stats, mode="json")
+
+
+def load_stats(data: Any) -> SessionStats:
+    """Spend written by :func:`dump_stats`."""
+    return _stats_adapter.validate_python(data)
 
 
 def dump_event(event: AgentEvent) -> Any:

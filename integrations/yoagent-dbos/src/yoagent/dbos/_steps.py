@@ -36,6 +36,7 @@ from ._codec import (
     dump_reply,
     dump_tool_result,
     load_reply,
+    load_stats,
     load_tool_result,
 )
 from ._errors import CheckpointError
@@ -182,6 +183,8 @@ class DurableTool:
             outcome = await DBOS.run_step_async(options, call)
         else:
             outcome = await reservation.run_async(options, call)
+        for stats in outcome.get("delegated", ()):  # a sub-agent's spend, checkpointed too
+            ctx.report_delegated_run(load_stats(stats))
         return outcome_result(outcome)
 
     async def call(self, arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:

@@ -1,0 +1,148 @@
+"""Approvals in one process: the wait, its timeout, and the answers that are refused."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import anyio
+import pytest
+from durable_fixtures import calls_then_text, defer, durable
+
+from yoagent.core import Allow, Deny, Modify, ResumeError, tool
+from yoagent.dbos import (
+    DurableRuntime,
+    RunNotFoundError,
+    RunNotWaitingError,
+    RunStatus,
+    get_run,
+)
+
+ran: list[int] = []
+
+
+@tool
+async def guarded(n: int) -> str:
+    """Needs a person's yes."""
+    ran.append(n)
+    return f"guarded {n}"
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    ran.clear()
+    return f"sqlite:///{tmp_path / 'system.sqlite'}"
+
+
+async def waiting(run_id: str) -> None:
+    with anyio.fail_after(10):
+        while await (await get_run(run_id)).status() is not RunStatus.WAITING:
+            await asyncio.sleep(0.02)
+
+
+async def test_an_answer_is_taken_once_and_a_second_one_is_refused(url: str) -> None:
+    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    with DurableRuntime(url):
+        run = await agent.start("go", run_id="r1")
+        await waiting("r1")
+        assert (await run.pending()).call_ids == ["call_0"]  # type: ignore[union-attr]
+        await run.resume({"call_0": Modify({"n": 7})})
+        with pytest.raises(RunNotWaitingError, match="run 'r1' is not waiting for approval"):
+            await run.resume(Deny("changed my mind"))
+        result = await run.result()
+
+    assert ran == [7]
+    assert result.messages[2].text == "guarded 7"  # pyright: ignore[reportAttributeAccessIssue]
+    assert result.messages[-1].text == "done"  # pyright: ignore[reportAttributeAccessIssue]
+
+
+async def test_decisions_that_do_not_fit_are_refused_and_nothing_is_sent(url: str) -> None:
+    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    with DurableRuntime(url):
+        run = await agent.start("go", run_id="r1")
+        await waiting("r1")
+        with pytest.raises(ResumeError, match="no held tool call has the id 'nope'"):
+            await run.resume({"nope": Allow()})
+        with pytest.raises(ResumeError, match="no decision for the held tool calls"):
+            await run.resume({})
+        assert await run.status() is RunStatus.WAITING  # still waiting: nothing was sent
+        await run.resume(Allow())
+        await run.result()
+
+    assert ran == [1]
+
+
+async def test_an_unknown_or_finished_run_cannot_be_resumed(url: str) -> None:
+    agent = durable(script=calls_then_text())
+    with DurableRuntime(url):
+        with pytest.raises(RunNotFoundError, match="no durable run has the id 'nope'"):
+            await get_run("nope")
+        with pytest.raises(RunNotFoundError):
+            await agent.resume("nope", Allow())
+        run = await agent.start("go", run_id="done")
+        await run.result()
+        with pytest.raises(RunNotWaitingError, match="it has finished"):
+            await run.resume(Allow())
+
+
+async def test_a_running_run_that_does_not_wait_refuses_an_answer(url: str) -> None:
+    release = asyncio.Event()
+
+    @tool
+    async def slow() -> str:
+        """Takes a while."""
+        await release.wait()
+        return "slow"
+
+    agent = durable([slow], script=calls_then_text(("slow", {})))
+    with DurableRuntime(url):
+        run = await agent.start("go", run_id="r1")
+        with anyio.fail_after(10):
+            while await run.status() is not RunStatus.RUNNING:
+                await asyncio.sleep(0.02)
+        with pytest.raises(RunNotWaitingError, match="it is running, not paused for approval"):
+            await run.resume(Allow())
+        release.set()
+        await run.result()
+
+
+async def test_an_approval_nobody_answers_times_out_as_the_policy_says(url: str) -> None:
+    denied = durable(
+        [guarded],
+        script=calls_then_text(("guarded", {"n": 1})),
+        settings=defer("guarded"),
+        approval_timeout=0.3,
+    )
+    stopped = durable(
+        [guarded],
+        script=calls_then_text(("guarded", {"n": 1})),
+        settings=defer("guarded"),
+        approval_timeout=0.3,
+        on_approval_timeout=None,
+    )
+    with DurableRuntime(url):
+        result = await denied.run("go", run_id="denied")
+        left = await stopped.run("go", run_id="stopped")
+
+    assert ran == []
+    held = result.messages[2]
+    assert held.is_error and "no one answered the approval in time" in held.text  # pyright: ignore[reportAttributeAccessIssue]
+    assert result.messages[-1].text == "done"  # pyright: ignore[reportAttributeAccessIssue]
+    assert left.pending is not None and left.pending.call_ids == ["call_0"]
+
+
+async def test_two_answers_racing_for_one_wait_are_taken_once(url: str) -> None:
+    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    with DurableRuntime(url):
+        run = await agent.start("go", run_id="r1")
+        await waiting("r1")
+        answers = await asyncio.gather(
+            run.resume({"call_0": Modify({"n": 2})}),
+            run.resume({"call_0": Modify({"n": 3})}),
+            return_exceptions=True,
+        )
+        await run.result()
+
+    refused = [a for a in answers if isinstance(a, RunNotWaitingError)]
+    assert len(refused) == 1 and "its approval (round 0) was answered already" in str(refused[0])
+    assert ran in ([2], [3])  # the answer that got through, once
