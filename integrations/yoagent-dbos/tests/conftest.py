@@ -67,7 +67,9 @@ def postgres() -> Iterator[Postgres]:
         subprocess.run([*as_user, *command], check=True, capture_output=True, timeout=120)
 
     run(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    options = (
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    )
     run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
     try:
         yield Postgres(port)
@@ -87,5 +89,3 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'system.sqlite'}"
     postgres: Postgres = request.getfixturevalue("postgres")
     return postgres.database()
-
-

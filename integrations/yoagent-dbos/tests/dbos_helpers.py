@@ -16,6 +16,7 @@ from scripted_server import ModelServer
 
 from yoagent.dbos import DurableRuntime, RunNotFoundError, RunStatus, get_run
 
+
 class Postgres:
     """A PostgreSQL server of the session; :meth:`database` names a fresh database on it
     (DBOS creates it on first use)."""
@@ -45,8 +46,15 @@ class Workers:
     def spawn(self, executor: str, *action: str) -> subprocess.Popen[bytes]:
         log = (self.folder / f"{executor}-{len(self.processes)}.log").open("wb")
         process = subprocess.Popen(
-            [sys.executable, str(WORKER), self.database, self.server.url, executor,
-             str(self.effects), *action],
+            [
+                sys.executable,
+                str(WORKER),
+                self.database,
+                self.server.url,
+                executor,
+                str(self.effects),
+                *action,
+            ],
             cwd=self.folder,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -100,7 +108,9 @@ def other_database(database: str) -> str:
 
 
 @contextmanager
-def uncrashed(database: str, prompt: str, folder: Path) -> Iterator[Callable[[], Awaitable[dict[str, Any]]]]:
+def uncrashed(
+    database: str, prompt: str, folder: Path
+) -> Iterator[Callable[[], Awaitable[dict[str, Any]]]]:
     """A run of ``prompt`` nobody interrupts, in a worker of its own on its own server and
     database, going on beside the test; the context gives the coroutine waiting for its
     result."""
@@ -114,6 +124,7 @@ def uncrashed(database: str, prompt: str, folder: Path) -> Iterator[Callable[[],
             return result(out)
 
         yield finished
+
 
 @contextmanager
 def watching(database: str) -> Iterator[DurableRuntime]:

@@ -30,7 +30,6 @@ from yoagent.core import (
     ToolCallRequest,
     ToolContext,
     ToolDecision,
-    ToolResult,
     tool,
 )
 from yoagent.dbos import DurableAgent, DurableRuntime, ProviderLimit, RunQueue, idempotency_key

@@ -11,6 +11,7 @@ from yoagent.core import (
     Agent,
     ApiProtocol,
     AssistantMessage,
+    Defer,
     MockProvider,
     ModelConfig,
     RunSettings,
@@ -20,7 +21,6 @@ from yoagent.core import (
     ToolCall,
     ToolCallRequest,
     ToolDecision,
-    Defer,
     ToolResultMessage,
     Usage,
 )

@@ -16,8 +16,8 @@ script; ``turn`` is the number of assistant replies already in the request:
 Every reply streams in several chunks and reports ``PROMPT_TOKENS`` / ``COMPLETION_TOKENS``.
 ``completed[key]`` counts the replies sent whole, by ``(prompt, turn)``. A hold
 (:meth:`hold`) makes the next matching request stop after ``chunks`` chunks until the
-client goes away (or :meth:`release` lets it go on); ``held`` is set when it got there. With ``max_concurrent`` set, a
-request above it gets a 429.
+client goes away (or :meth:`release` lets it go on); ``held`` is set when it got
+there. With a limit set (:meth:`set_limit`), a request above it gets a 429.
 """
 
 from __future__ import annotations
@@ -246,7 +246,12 @@ def _reply(text: str) -> Iterator[bytes]:
 
 def _tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> Iterator[bytes]:
     encoded = json.dumps(arguments)
-    head = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+    head = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": ""},
+    }
     yield _choice({"role": "assistant", "content": None, "tool_calls": [head]})
     for index in range(0, len(encoded), 4):
         piece = {"index": 0, "function": {"arguments": encoded[index : index + 4]}}

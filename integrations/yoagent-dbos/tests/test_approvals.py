@@ -36,12 +36,17 @@ def url(tmp_path: Path) -> str:
 
 async def waiting(run_id: str) -> None:
     with anyio.fail_after(10):
-        while await (await get_run(run_id)).status() is not RunStatus.WAITING:
-            await asyncio.sleep(0.02)
+        run = await get_run(run_id)
+        while True:
+            if await run.status() is RunStatus.WAITING:
+                return
+            await asyncio.sleep(0.02)  # the state is in the database: poll it
 
 
 async def test_an_answer_is_taken_once_and_a_second_one_is_refused(url: str) -> None:
-    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    agent = durable(
+        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
+    )
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")
@@ -57,7 +62,9 @@ async def test_an_answer_is_taken_once_and_a_second_one_is_refused(url: str) -> 
 
 
 async def test_decisions_that_do_not_fit_are_refused_and_nothing_is_sent(url: str) -> None:
-    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    agent = durable(
+        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
+    )
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")
@@ -98,8 +105,10 @@ async def test_a_running_run_that_does_not_wait_refuses_an_answer(url: str) -> N
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         with anyio.fail_after(10):
-            while await run.status() is not RunStatus.RUNNING:
-                await asyncio.sleep(0.02)
+            while True:
+                if await run.status() is RunStatus.RUNNING:
+                    break
+                await asyncio.sleep(0.02)  # the state is in the database: poll it
         with pytest.raises(RunNotWaitingError, match="it is running, not paused for approval"):
             await run.resume(Allow())
         release.set()
@@ -132,7 +141,9 @@ async def test_an_approval_nobody_answers_times_out_as_the_policy_says(url: str)
 
 
 async def test_two_answers_racing_for_one_wait_are_taken_once(url: str) -> None:
-    agent = durable([guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded"))
+    agent = durable(
+        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
+    )
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")

@@ -17,9 +17,10 @@ async def test_worker_killed_after_a_tool_call_is_recovered_without_repeating_it
     database_url: str, server: ModelServer, tmp_path: Path
 ) -> None:
     prompt = "effects 2 after-tool"
-    with uncrashed(database_url, prompt, tmp_path / "control") as control, workers(
-        database_url, server, tmp_path
-    ) as group:
+    with (
+        uncrashed(database_url, prompt, tmp_path / "control") as control,
+        workers(database_url, server, tmp_path) as group,
+    ):
         hold = server.hold(prompt, turn=1, chunks=2)  # the request after the first tool call
         out = tmp_path / "run.json"
         worker = group.spawn("w1", "start", "r1", prompt, str(out))
@@ -39,9 +40,10 @@ async def test_worker_killed_mid_stream_is_recovered_with_the_reply_asked_again(
     database_url: str, server: ModelServer, tmp_path: Path
 ) -> None:
     prompt = "effects 1 mid-stream"
-    with uncrashed(database_url, prompt, tmp_path / "control") as control, workers(
-        database_url, server, tmp_path
-    ) as group:
+    with (
+        uncrashed(database_url, prompt, tmp_path / "control") as control,
+        workers(database_url, server, tmp_path) as group,
+    ):
         hold = server.hold(prompt, turn=0, chunks=3)  # the first reply, half streamed
         out = tmp_path / "run.json"
         worker = group.spawn("w1", "start", "r1", prompt, str(out))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,14 +32,16 @@ async def add(a: int, b: int, ctx: ToolContext) -> str:
 
 
 @pytest.fixture
-def runtime_url(tmp_path: Path) -> Iterator[str]:
+def runtime_url(tmp_path: Path) -> str:
     effects.clear()
-    yield f"sqlite:///{tmp_path / 'system.sqlite'}"
+    return f"sqlite:///{tmp_path / 'system.sqlite'}"
 
 
 async def test_each_model_request_and_tool_call_is_a_checkpointed_step(runtime_url: str) -> None:
     agent = durable([add], script=calls_then_text(("add", {"a": 2, "b": 3})))
-    plain = Agent(MockProvider([calls_then_text(("add", {"a": 2, "b": 3}))] * 2), MODEL, tools=[add])
+    plain = Agent(
+        MockProvider([calls_then_text(("add", {"a": 2, "b": 3}))] * 2), MODEL, tools=[add]
+    )
     with DurableRuntime(runtime_url):
         result = await agent.run("add 2 and 3", run_id="r1")
         steps = [step["function_name"] for step in await DBOS.list_workflow_steps_async("r1")]
@@ -110,7 +111,9 @@ async def test_a_sub_agent_runs_as_a_workflow_of_its_own(runtime_url: str) -> No
     with DurableRuntime(runtime_url):
         result = await agent.run("go", run_id="r1")
         child = await DBOS.get_workflow_status_async("r1/call_0")
-        child_steps = [s["function_name"] for s in await DBOS.list_workflow_steps_async("r1/call_0")]
+        child_steps = [
+            s["function_name"] for s in await DBOS.list_workflow_steps_async("r1/call_0")
+        ]
         child_events = [item.event.type async for item in (await get_run("r1/call_0")).events()]
 
     assert child is not None and child.status == "SUCCESS"

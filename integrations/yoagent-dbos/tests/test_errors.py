@@ -19,7 +19,9 @@ def test_an_unreachable_database_is_named_without_its_password() -> None:
     with pytest.raises(DatabaseError) as caught:
         DurableRuntime(url).launch()
     message = str(caught.value)
-    assert message.startswith("cannot use the system database postgresql://someone:***@127.0.0.1:1/nowhere: ")
+    assert message.startswith(
+        "cannot use the system database postgresql://someone:***@127.0.0.1:1/nowhere: "
+    )
     assert "s3cret" not in message
     assert time.monotonic() - started < 30
 
@@ -30,7 +32,9 @@ def test_a_database_written_by_a_newer_version_is_refused(tmp_path: Path) -> Non
         pass
     with sqlite3.connect(tmp_path / "system.sqlite") as db:
         db.execute("UPDATE yoagent_meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(DatabaseError, match=r"newer yoagent-dbos .*schema 99; this version knows 1"):
+    with pytest.raises(
+        DatabaseError, match=r"newer yoagent-dbos .*schema 99; this version knows 1"
+    ):
         DurableRuntime(url).launch()
     with DurableRuntime(f"sqlite:///{tmp_path / 'other.sqlite'}"):  # nothing was left running
         pass

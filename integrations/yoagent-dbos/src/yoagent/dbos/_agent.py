@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, cast
 
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 from dbos import error as dbos_error
-
 from yoagent.core import (
     Agent,
     AgentEvent,
@@ -40,8 +39,17 @@ from yoagent.core import (
     tool,
 )
 
-from . import _approval
-from ._approval import Decisions
+from ._approval import (
+    PENDING_EVENT,
+    Decisions,
+    Waiting,
+    announcement,
+    check_fit,
+    decode,
+    deliver,
+    read_announcement,
+    topic,
+)
 from ._codec import dump_messages, dump_stats, load_messages, load_stats
 from ._context import outside_workflow, require_asyncio
 from ._errors import DbosError, RunNotFoundError, RunNotWaitingError
@@ -50,6 +58,8 @@ from ._limits import BudgetCheck, Limiter, ProviderLimit, SharedBudget
 from ._runtime import current_runtime
 from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps
 
+APPROVAL_TIMED_OUT = Deny("no one answered the approval in time")
+"""What an approval nobody answered within ``approval_timeout`` becomes, by default."""
 FOREVER = 10 * 365 * 24 * 3600.0
 """An approval wait with no timeout: ten years."""
 
@@ -127,7 +137,7 @@ class DurableAgent:
         *,
         name: str,
         approval_timeout: float | None = None,
-        on_approval_timeout: Allow | Deny | None = Deny("no one answered the approval in time"),
+        on_approval_timeout: Allow | Deny | None = APPROVAL_TIMED_OUT,
         limits: Sequence[ProviderLimit] = (),
         budgets: Sequence[SharedBudget] = (),
         queue: RunQueue | None = None,
@@ -135,7 +145,9 @@ class DurableAgent:
         if not isinstance(cast(object, agent), Agent):
             raise TypeError(f"DurableAgent wraps an Agent, got {type(agent).__name__}")
         if not name or any(c in name for c in ":/ "):
-            raise ValueError(f"a durable agent's name must be non-empty, without ':', '/' or spaces: {name!r}")
+            raise ValueError(
+                f"a durable agent's name must be non-empty, without ':', '/' or spaces: {name!r}"
+            )
         if name in _agents:
             raise ValueError(f"a durable agent named {name!r} exists already in this process")
         if approval_timeout is not None and not approval_timeout > 0:
@@ -256,7 +268,12 @@ class DurableAgent:
             tokens = reply.usage.total
             for budget in budgets:
                 await asyncio.to_thread(
-                    runtime.store.record_spend, budget.name, run_id, step, budget.price(reply, model), tokens
+                    runtime.store.record_spend,
+                    budget.name,
+                    run_id,
+                    step,
+                    budget.price(reply, model),
+                    tokens,
                 )
 
         return RunSteps(
@@ -352,16 +369,14 @@ class DurableAgent:
             await events.flush()
 
         await DBOS.run_step_async({"name": "yoagent.flush"}, announce)
-        await DBOS.set_event_async(
-            _approval.PENDING_EVENT, _approval.announcement(round_, pending)
-        )
+        await DBOS.set_event_async(PENDING_EVENT, announcement(round_, pending))
         message = await DBOS.recv_async(
-            _approval.topic(round_), timeout_seconds=self.approval_timeout or FOREVER
+            topic(round_), timeout_seconds=self.approval_timeout or FOREVER
         )
-        await DBOS.set_event_async(_approval.PENDING_EVENT, None)
+        await DBOS.set_event_async(PENDING_EVENT, None)
         if message is None:
             return self.on_approval_timeout
-        return _approval.decode(message)
+        return decode(message)
 
     async def _delegate(self, request: dict[str, Any]) -> dict[str, Any]:
         """One sub-agent call, as a workflow of its own (its model requests and tool calls
@@ -460,7 +475,7 @@ class DurableRun:
         """Wait for the run's end; raises ``RunFailedError`` when it failed (like
         ``Agent.prompt``)."""
         require_asyncio("DurableRun.result")
-        handle = await DBOS.retrieve_workflow_async(self.run_id)
+        handle: WorkflowHandleAsync[Any] = await DBOS.retrieve_workflow_async(self.run_id)
         polling = current_runtime().polling_interval
         data = cast("dict[str, Any]", await handle.get_result(polling_interval_sec=polling))
         messages = load_messages(data["messages"])
@@ -475,12 +490,14 @@ class DurableRun:
             pending=PendingApproval.from_json(pending) if pending is not None else None,
         )
 
-    def events(self, *, offset: int = 0, timeout: float | None = None) -> AsyncIterator[DurableEvent]:
+    def events(
+        self, *, offset: int = 0, max_wait: float | None = None
+    ) -> AsyncIterator[DurableEvent]:
         """The run's events from ``offset`` on (every one but token deltas, tool progress and
         sub-agent events, which are live only), as they come, until the run ends; from any
         process, as often as needed. Reconnect after the last seen ``offset`` + 1."""
         require_asyncio("DurableRun.events")
-        return read_events(self.run_id, offset=offset, timeout=timeout)
+        return read_events(self.run_id, offset=offset, max_wait=max_wait)
 
     async def status(self) -> RunStatus:
         """Where the run stands now."""
@@ -512,8 +529,8 @@ class DurableRun:
         waiting = await self._waiting()
         if waiting is None:
             raise RunNotWaitingError(self.run_id, "it is running, not paused for approval")
-        _approval.check_fit(waiting.pending, decisions)
-        await _approval.deliver(
+        check_fit(waiting.pending, decisions)
+        await deliver(
             self.run_id, waiting.round, decisions, polling=current_runtime().polling_interval
         )
 
@@ -523,9 +540,9 @@ class DurableRun:
             raise RunNotFoundError(self.run_id)
         return _status(status.status)
 
-    async def _waiting(self) -> _approval.Waiting | None:
-        value = await DBOS.get_event_async(self.run_id, _approval.PENDING_EVENT, timeout_seconds=0)
-        return _approval.read_announcement(value)
+    async def _waiting(self) -> Waiting | None:
+        value = await DBOS.get_event_async(self.run_id, PENDING_EVENT, timeout_seconds=0)
+        return read_announcement(value)
 
 
 def queues() -> list[RunQueue]:
@@ -549,7 +566,7 @@ def _prompt_messages(prompt: PromptInput) -> list[AgentMessage]:
     if isinstance(prompt, str):
         return [UserMessage.from_text(prompt)]
     if isinstance(prompt, Sequence):
-        return list(cast("Sequence[AgentMessage]", prompt))
+        return list(prompt)
     return [prompt]
 
 

@@ -16,7 +16,6 @@ from typing import Any, cast
 
 from dbos import DBOS, SetWorkflowID
 from dbos import error as dbos_error
-
 from yoagent.core import Allow, ApprovalDecision, Deny, Modify, PendingApproval, ResumeError
 
 from ._errors import RunNotWaitingError
@@ -73,7 +72,11 @@ def check_fit(pending: PendingApproval, decisions: Decisions) -> None:
                 f"the decision for {call_id!r} must be Allow, Deny or Modify, "
                 f"not {type(decision).__name__}"
             )
-    missing = [c.tool_call_id for c in pending.calls if c.needs_decision and c.tool_call_id not in decisions]
+    missing = [
+        c.tool_call_id
+        for c in pending.calls
+        if c.needs_decision and c.tool_call_id not in decisions
+    ]
     if missing:
         raise ResumeError(f"no decision for the held tool calls {missing} (held: {held})")
 

@@ -19,7 +19,6 @@ from typing import Any, cast
 
 from dbos import DBOS
 from dbos import error as dbos_error
-
 from yoagent.core import (
     AgentEvent,
     MessageEnd,
@@ -121,16 +120,16 @@ class EventLog:
 
 
 async def read_events(
-    run_id: str, *, offset: int = 0, timeout: float | None = None
+    run_id: str, *, offset: int = 0, max_wait: float | None = None
 ) -> AsyncIterator[DurableEvent]:
     """The events of run ``run_id`` from ``offset`` on, as they are written, until the run
-    ends. ``timeout`` bounds the wait for each next event (``None``: no bound)."""
+    ends. ``max_wait`` bounds the wait for each next event (``None``: no bound)."""
     if offset < 0:
         raise ValueError(f"offset must be >= 0, got {offset}")
     seen: set[str] = set()
     position = offset
     async for record in DBOS.read_stream_async(
-        run_id, STREAM_KEY, offset=offset, timeout_seconds=timeout
+        run_id, STREAM_KEY, offset=offset, timeout_seconds=max_wait
     ):
         data = cast("dict[str, Any]", record)
         key = data["key"]

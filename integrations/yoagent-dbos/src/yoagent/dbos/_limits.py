@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from dbos import DBOS
-
 from yoagent.core import (
     AssistantMessage,
     CostConfig,
@@ -66,7 +65,7 @@ class Limiter:
         self.limits = {limit.provider: limit for limit in limits}
 
     @asynccontextmanager
-    async def lease(self, model: ModelConfig) -> AsyncIterator[None]:
+    async def lease(self, model: ModelConfig) -> AsyncGenerator[None]:
         """Hold a request slot of ``model.provider`` while the block runs."""
         limit = self.limits.get(model.provider)
         if limit is None:
@@ -75,15 +74,25 @@ class Limiter:
         lease_id: str | None = None
         if limit.max_concurrent is not None:
             lease_id = uuid.uuid4().hex
-            while not await asyncio.to_thread(
-                self.store.take_lease, limit.provider, lease_id, limit.max_concurrent, LEASE_SECONDS
-            ):
-                await asyncio.sleep(_POLL)
+            while True:
+                taken = await asyncio.to_thread(
+                    self.store.take_lease,
+                    limit.provider,
+                    lease_id,
+                    limit.max_concurrent,
+                    LEASE_SECONDS,
+                )
+                if taken:
+                    break
+                await asyncio.sleep(_POLL)  # the slots live in the database: poll it
         try:
             if limit.requests_per_second is not None:
-                while wait := await asyncio.to_thread(
-                    self.store.take_request, limit.provider, limit.requests_per_second
-                ):
+                while True:
+                    wait = await asyncio.to_thread(
+                        self.store.take_request, limit.provider, limit.requests_per_second
+                    )
+                    if not wait:
+                        break
                     await asyncio.sleep(wait)
             if lease_id is None:
                 yield

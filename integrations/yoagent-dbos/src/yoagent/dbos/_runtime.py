@@ -14,8 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
 
-from dbos import DBOS, DBOSConfig
 from sqlalchemy.engine import make_url
+
+from dbos import DBOS, DBOSConfig
 
 from ._errors import DatabaseError, DbosError
 from ._store import Store
@@ -164,7 +165,8 @@ class DurableRuntime:
     def _watch_workers(self) -> None:
         """Beat this worker's heart; recover the runs of workers whose heart stopped."""
         store = self._store
-        assert store is not None and self.recover_after is not None
+        assert store is not None
+        assert self.recover_after is not None
         me = DBOS.executor_id
         while not self._stop.is_set():
             try:

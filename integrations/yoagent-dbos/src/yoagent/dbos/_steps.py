@@ -14,8 +14,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
-from dbos import DBOS, StepReservation
-
+from dbos import DBOS, StepOptions, StepReservation
 from yoagent.core import (
     AgentTool,
     AssistantMessage,
@@ -178,7 +177,8 @@ class DurableTool:
             await run.events.flush()
             return await self.call(arguments, durable_ctx)
 
-        options = {"name": f"yoagent.tool:{self.name}"}
+        options: StepOptions = {"name": f"yoagent.tool:{self.name}"}
+        outcome: dict[str, Any]
         if reservation is None:
             outcome = await DBOS.run_step_async(options, call)
         else:

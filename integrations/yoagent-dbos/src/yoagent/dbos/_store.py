@@ -9,11 +9,12 @@ of this package is refused rather than misread.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Generator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 
 from ._errors import DatabaseError
 
@@ -98,7 +99,7 @@ class Store:
         self.engine.dispose()
 
     @contextmanager
-    def _serialized(self, name: str) -> Iterator[sa.Connection]:
+    def _serialized(self, name: str) -> Generator[sa.Connection]:
         """A transaction that holds the lock ``name`` until it commits (every worker on
         the database waits for it): SQLite's write lock, or a row lock on PostgreSQL."""
         with self.engine.begin() as c:
@@ -129,14 +130,12 @@ class Store:
                 )
             ).first()
             if exists is None:
-                try:
+                with suppress(IntegrityError):  # a racing writer counted it
                     c.execute(
                         sa.insert(_spend).values(
                             ledger=ledger, run_id=run_id, step=step, usd=usd, tokens=tokens
                         )
                     )
-                except sa.exc.IntegrityError:  # a racing writer counted it
-                    pass
 
     def spent(self, ledger: str) -> tuple[float, int]:
         """Dollars and tokens ``ledger`` holds."""
@@ -156,11 +155,15 @@ class Store:
         last second: 0.0, else the seconds to wait before asking again."""
         now = time.time()
         with self._serialized(f"rate:{provider}") as c:
-            window = c.execute(
-                sa.select(_requests.c.at)
-                .where(_requests.c.provider == provider, _requests.c.at > now - 1.0)
-                .order_by(_requests.c.at)
-            ).scalars().all()
+            window = (
+                c.execute(
+                    sa.select(_requests.c.at)
+                    .where(_requests.c.provider == provider, _requests.c.at > now - 1.0)
+                    .order_by(_requests.c.at)
+                )
+                .scalars()
+                .all()
+            )
             if len(window) < per_second:
                 c.execute(sa.insert(_requests).values(provider=provider, at=now))
                 c.execute(
@@ -183,7 +186,11 @@ class Store:
             if held >= limit:
                 return False
             c.execute(sa.delete(_leases).where(_leases.c.expires_at <= now))
-            c.execute(sa.insert(_leases).values(lease_id=lease_id, provider=provider, expires_at=now + ttl))
+            c.execute(
+                sa.insert(_leases).values(
+                    lease_id=lease_id, provider=provider, expires_at=now + ttl
+                )
+            )
             return True
 
     def renew_lease(self, lease_id: str, ttl: float) -> None:
