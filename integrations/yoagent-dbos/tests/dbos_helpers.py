@@ -109,21 +109,25 @@ def other_database(database: str) -> str:
 
 @contextmanager
 def uncrashed(
-    database: str, prompt: str, folder: Path
-) -> Iterator[Callable[[], Awaitable[dict[str, Any]]]]:
-    """A run of ``prompt`` nobody interrupts, in a worker of its own on its own server and
-    database, going on beside the test; the context gives the coroutine waiting for its
-    result."""
+    database: str, runs: dict[str, str], folder: Path
+) -> Iterator[Callable[[], Awaitable[dict[str, dict[str, Any]]]]]:
+    """The runs ``{run id: prompt}`` with nobody interrupting them, in a worker of their
+    own on their own server and database, going on beside the test; the context gives the
+    coroutine waiting for their results (by run id)."""
     folder.mkdir()
     with ModelServer() as server, workers(other_database(database), server, folder) as group:
-        out = folder / "control.json"
-        process = group.spawn("control", "start", "control", prompt, str(out))
+        process = group.spawn("control", "start", str(folder), *pairs(runs))
 
-        async def finished() -> dict[str, Any]:
+        async def finished() -> dict[str, dict[str, Any]]:
             await group.finish(process)
-            return result(out)
+            return {run_id: result(folder / f"{run_id}.json") for run_id in runs}
 
         yield finished
+
+
+def pairs(runs: dict[str, str]) -> list[str]:
+    """``{run id: prompt}`` as the worker's ``RUN=PROMPT`` arguments."""
+    return [f"{run_id}={prompt}" for run_id, prompt in runs.items()]
 
 
 @contextmanager

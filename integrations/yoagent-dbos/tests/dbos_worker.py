@@ -1,14 +1,16 @@
 """A worker process for the crash tests: the durable agent of :func:`build`, a runtime on
-the database given, and one action (started as ``python worker.py ARGS``).
+the database given, and one action (started as ``python dbos_worker.py ARGS``).
 
-    worker.py DB SERVER EXECUTOR EFFECTS start RUN_ID PROMPT OUT   start a run, wait, write
-    worker.py DB SERVER EXECUTOR EFFECTS wait RUN_ID OUT           wait for a run (recovered)
-    worker.py DB SERVER EXECUTOR EFFECTS serve LIMIT [RUN=PROMPT ...]
+    dbos_worker.py DB SERVER EXECUTOR EFFECTS start OUTDIR RUN=PROMPT ...
+        start the runs, wait for them, write each result to OUTDIR/RUN.json
+    dbos_worker.py DB SERVER EXECUTOR EFFECTS wait OUTDIR RUN ...
+        wait for the runs (recovered at launch), write their results
+    dbos_worker.py DB SERVER EXECUTOR EFFECTS serve LIMIT [RUN=PROMPT ...]
         enqueue the runs given, then take queued runs until killed (LIMIT: the provider's
         max_concurrent across workers, or "-" for none)
 
-``OUT`` receives the run's result as JSON. The ``effect`` tool appends its idempotency
-key to the file ``EFFECTS`` (one line per time it really ran).
+The ``effect`` tool appends its idempotency key to the file ``EFFECTS`` (one line per time
+it really ran). The model is priced, so results carry what the run cost.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from yoagent.core import (
     Agent,
     ApiProtocol,
+    CostConfig,
     Defer,
     ModelConfig,
     RetryConfig,
@@ -40,7 +43,11 @@ FAST_RETRIES = RetryConfig(max_retries=8, initial_delay=0.05, max_delay=0.2)
 
 def scripted_model(base_url: str) -> ModelConfig:
     return ModelConfig(
-        api=ApiProtocol.OPENAI_COMPLETIONS, provider="scripted", id="scripted", base_url=base_url
+        api=ApiProtocol.OPENAI_COMPLETIONS,
+        provider="scripted",
+        id="scripted",
+        base_url=base_url,
+        cost=CostConfig(input=3.0, output=15.0),
     )
 
 
@@ -56,10 +63,10 @@ def build(server_url: str, effects: Path, *, limit: int | None = None) -> Durabl
         return f"effect {n}"
 
     @tool
-    async def guarded(n: int) -> str:
+    async def guarded(n: int, ctx: ToolContext) -> str:
         """Something a person approves first."""
         with effects.open("a") as out:
-            out.write(f"guarded {n}\n")
+            out.write(f"{idempotency_key(ctx)} {n}\n")
         return f"guarded {n}"
 
     def approval(request: ToolCallRequest) -> ToolDecision | None:
@@ -100,7 +107,8 @@ def write_result(out: Path, result: Any) -> None:
     from yoagent.core import messages_adapter
 
     messages = messages_adapter.dump_python(result.messages, mode="json")
-    out.write_text(json.dumps({"messages": plain(messages), "turns": result.stats.turns}))
+    stats = {"turns": result.stats.turns, "cost_usd": result.stats.cost_usd}
+    out.write_text(json.dumps({"messages": plain(messages), "stats": stats}))
 
 
 async def main(argv: list[str]) -> None:
@@ -109,14 +117,17 @@ async def main(argv: list[str]) -> None:
     durable = build(server, Path(effects), limit=limit)
     runtime = DurableRuntime(database, executor_id=executor, recover_after=2.0, heartbeat=0.5)
     with runtime:
-        if action == "start":
-            run_id, prompt, out = rest
-            run = await durable.start(prompt, run_id=run_id)
-            write_result(Path(out), await run.result())
-        elif action == "wait":
-            run_id, out = rest
-            run = await durable.get(run_id)
-            write_result(Path(out), await run.result())
+        if action in ("start", "wait"):
+            folder, *runs = rest
+            handles = []
+            for item in runs:
+                if action == "start":
+                    run_id, prompt = item.split("=", 1)
+                    handles.append(await durable.start(prompt, run_id=run_id))
+                else:
+                    handles.append(await durable.get(item))
+            for handle in handles:
+                write_result(Path(folder) / f"{handle.run_id}.json", await handle.result())
         else:
             for item in rest[1:]:
                 run_id, prompt = item.split("=", 1)

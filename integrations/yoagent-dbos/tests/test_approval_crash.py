@@ -1,53 +1,49 @@
-"""Approvals that wait durably: a run paused for approval survives its worker's death and
-is resumed by decisions sent from another process (this one)."""
+"""Approvals that wait durably: runs paused for approval survive their worker's death and
+are resumed by decisions sent from another process (this one): allow, deny and modify."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from dbos_helpers import result, wait_until_waiting, watching, workers
+from dbos_helpers import pairs, result, wait_until_waiting, watching, workers
 from scripted_server import ModelServer
 
 from yoagent.core import Allow, Deny, Modify
 from yoagent.dbos import Decisions, get_run
 
+DECISIONS: dict[str, Decisions] = {
+    "allowed": Allow(),
+    "denied": Deny("not today"),
+    "modified": {"call_0": Modify({"n": 2})},
+}
 
-@pytest.mark.parametrize(
-    ("decision", "effects", "tool_text"),
-    [
-        (Allow(), ["guarded 1"], "guarded 1"),
-        (Deny("not today"), [], "not today"),
-        ({"call_0": Modify({"n": 2})}, ["guarded 2"], "guarded 2"),
-    ],
-    ids=["allow", "deny", "modify"],
-)
-async def test_a_waiting_run_survives_a_restart_and_takes_the_decision_of_another_process(
-    database_url: str,
-    server: ModelServer,
-    tmp_path: Path,
-    decision: Decisions,
-    effects: list[str],
-    tool_text: str,
+
+async def test_waiting_runs_survive_a_restart_and_take_decisions_from_another_process(
+    database_url: str, server: ModelServer, tmp_path: Path
 ) -> None:
-    out = tmp_path / "run.json"
+    runs = {run_id: f"approve {run_id}" for run_id in DECISIONS}
     with workers(database_url, server, tmp_path) as group, watching(database_url):
-        worker = group.spawn("w1", "start", "r1", "approve one", str(out))
-        await wait_until_waiting("r1")
+        worker = group.spawn("w1", "start", str(tmp_path), *pairs(runs))
+        for run_id in runs:
+            await wait_until_waiting(run_id)
         group.kill(worker)
-        restarted = group.spawn("w1", "wait", "r1", str(out))
-        run = await get_run("r1")
-        pending = await run.pending()
-        assert pending is not None and pending.call_ids == ["call_0"]
-
-        await run.resume(decision)
+        restarted = group.spawn("w1", "wait", str(tmp_path), *runs)
+        for run_id, decision in DECISIONS.items():
+            run = await get_run(run_id)
+            pending = await run.pending()
+            assert pending is not None
+            assert pending.call_ids == ["call_0"]
+            await run.resume(decision)
         await group.finish(restarted)
 
-    assert group.effect_lines() == effects
-    messages = result(out)["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "tool_result", "assistant"]
-    tool_result = messages[2]
-    assert tool_text in tool_result["content"][0]["text"]
-    assert tool_result["is_error"] is isinstance(decision, Deny)
-    assert messages[-1]["content"][0]["text"] == "done"
-    assert dict(server.completed) == {("approve one", 0): 1, ("approve one", 1): 1}
+    assert sorted(group.effect_lines()) == ["allowed:call_0 1", "modified:call_0 2"]
+    expected = {"allowed": "guarded 1", "denied": "not today", "modified": "guarded 2"}
+    for run_id, text in expected.items():
+        messages = result(tmp_path / f"{run_id}.json")["messages"]
+        roles = [m["role"] for m in messages]
+        assert roles == ["user", "assistant", "tool_result", "assistant"]
+        assert text in messages[2]["content"][0]["text"]
+        assert messages[2]["is_error"] is (run_id == "denied")
+        assert messages[-1]["content"][0]["text"] == "done"
+    assert all(n == 1 for n in server.completed.values())
+    assert len(server.completed) == 6  # each run's two replies, each once
