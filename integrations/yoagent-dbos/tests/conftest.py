@@ -5,18 +5,11 @@ binaries the PostgreSQL tests skip, saying so."""
 
 from __future__ import annotations
 
-import glob
-import os
-import pwd
-import shutil
-import socket
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dbos_helpers import Postgres
+from dbos_helpers import Postgres, postgres_bin, postgres_server
 from scripted_server import ModelServer
 
 
@@ -26,60 +19,15 @@ def server() -> Iterator[ModelServer]:
         yield running
 
 
-@pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'system.sqlite'}"
-
-
-def _postgres_bin() -> Path | None:
-    """The folder of ``initdb`` and ``pg_ctl``: on PATH, or Debian's newest."""
-    found = shutil.which("pg_ctl")
-    if found is not None and shutil.which("initdb") is not None:
-        return Path(found).parent
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-    return Path(candidates[-1]).parent if candidates else None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[Postgres]:
-    bin_dir = _postgres_bin()
-    if bin_dir is None:
+    if postgres_bin() is None:
         pytest.skip(
             "PostgreSQL is not installed (no initdb/pg_ctl on PATH or in "
             "/usr/lib/postgresql/*/bin): apt-get install postgresql"
         )
-    as_user: list[str] = []
-    folder = Path(tempfile.mkdtemp(prefix="yoagent-dbos-pg-"))
-    if os.geteuid() == 0:  # initdb refuses root: run the server as `postgres`
-        user = pwd.getpwnam("postgres")
-        os.chown(folder, user.pw_uid, user.pw_gid)
-        as_user = ["runuser", "-u", "postgres", "--"]
-    data, log = folder / "data", folder / "server.log"
-    port = _free_port()
-
-    def run(*command: str) -> None:
-        subprocess.run([*as_user, *command], check=True, capture_output=True, timeout=120)
-
-    run(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
-    options = (
-        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    )
-    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
-    try:
-        yield Postgres(port)
-    finally:
-        subprocess.run(
-            [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-            capture_output=True,
-            timeout=60,
-        )
-        shutil.rmtree(folder, ignore_errors=True)
+    with postgres_server() as server:
+        yield server
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

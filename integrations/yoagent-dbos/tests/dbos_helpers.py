@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import glob
 import json
+import os
+import pwd
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +32,56 @@ class Postgres:
 
     def database(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/yoagent_{uuid.uuid4().hex[:12]}"
+
+
+def postgres_bin() -> Path | None:
+    """The folder of ``initdb`` and ``pg_ctl``: on PATH, or Debian's newest."""
+    found = shutil.which("pg_ctl")
+    if found is not None and shutil.which("initdb") is not None:
+        return Path(found).parent
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    return Path(candidates[-1]).parent if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def postgres_server() -> Iterator[Postgres]:
+    """A PostgreSQL server of its own on a free loopback port, in a temporary folder, as
+    the ``postgres`` user when running as root (initdb refuses root); stopped at the end."""
+    bin_dir = postgres_bin()
+    assert bin_dir is not None, "PostgreSQL is not installed"
+    as_user: list[str] = []
+    folder = Path(tempfile.mkdtemp(prefix="yoagent-dbos-pg-"))
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, log = folder / "data", folder / "server.log"
+    port = _free_port()
+
+    def run(*command: str) -> None:
+        subprocess.run([*as_user, *command], check=True, capture_output=True, timeout=120)
+
+    try:
+        run(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust")
+        options = (
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c max_connections=200"
+        )
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
+        yield Postgres(port)
+    finally:
+        subprocess.run(
+            [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 WORKER = Path(__file__).with_name("dbos_worker.py")

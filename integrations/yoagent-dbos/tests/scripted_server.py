@@ -23,6 +23,7 @@ there. With a limit set (:meth:`set_limit`), a request above it gets a 429.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import Counter
@@ -66,6 +67,10 @@ class ModelServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
+            def setup(self) -> None:
+                super().setup()  # replies go out at once (no Nagle delay on small writes)
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
@@ -76,7 +81,10 @@ class ModelServer:
                     self._reject()
                     return
                 try:
-                    owner._answer(self, body["messages"])
+                    if body.get("stream"):
+                        owner._answer(self, body["messages"])
+                    else:
+                        owner._answer_whole(self, body["messages"])
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
@@ -162,6 +170,20 @@ class ModelServer:
             self.completed[(prompt, turn)] += 1
         handler.close_connection = True
 
+    def _answer_whole(
+        self, handler: BaseHTTPRequestHandler, messages: list[dict[str, Any]]
+    ) -> None:
+        prompt = _text(next(m for m in messages if m["role"] == "user"))
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        data = json.dumps(completion(prompt, turn)).encode()
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+        with self._lock:
+            self.completed[(prompt, turn)] += 1
+
     def _wait_for_release(self, handler: BaseHTTPRequestHandler) -> bool:
         """Hold the reply until released (True), or until the client is gone (killed) or
         the server stops (False)."""
@@ -199,22 +221,56 @@ def _text(message: dict[str, Any]) -> str:
     return str(content)
 
 
-def _script(prompt: str, turn: int) -> Iterator[bytes]:
+Plan = tuple[str, str, dict[str, Any]]
+"""A reply: ``("text", text, {})`` or ``("call", call id, {"name": ..., "arguments": ...})``."""
+
+
+def _plan(prompt: str, turn: int) -> Plan:
     words = prompt.split()
     if words and words[0] == "effects" and turn < int(words[1]):
-        yield from _tool_call(f"call_{turn}", "effect", {"n": turn})
-    elif words and words[0] == "approve" and turn == 0:
-        yield from _tool_call("call_0", "guarded", {"n": 1})
-    elif words and words[0] == "delegate" and turn == 0:
-        yield from _tool_call("call_0", "helper", {"task": "help"})
-    elif words and words[0] == "slow":
-        yield from _reply("slow reply")
-    elif prompt == "help":
-        yield from _reply("helped")
-    elif words and words[0] in ("effects", "approve", "delegate"):
-        yield from _reply("done")
+        return ("call", f"call_{turn}", {"name": "effect", "arguments": {"n": turn}})
+    if words and words[0] == "approve" and turn == 0:
+        return ("call", "call_0", {"name": "guarded", "arguments": {"n": 1}})
+    if words and words[0] == "delegate" and turn == 0:
+        return ("call", "call_0", {"name": "helper", "arguments": {"task": "help"}})
+    if words and words[0] == "slow":
+        return ("text", "slow reply", {})
+    if prompt == "help":
+        return ("text", "helped", {})
+    if words and words[0] in ("effects", "approve", "delegate"):
+        return ("text", "done", {})
+    return ("text", f"echo: {prompt}", {})
+
+
+def _script(prompt: str, turn: int) -> Iterator[bytes]:
+    kind, value, call = _plan(prompt, turn)
+    if kind == "call":
+        yield from _tool_call(value, call["name"], call["arguments"])
     else:
-        yield from _reply(f"echo: {prompt}")
+        yield from _reply(value)
+
+
+def completion(prompt: str, turn: int) -> dict[str, Any]:
+    """The same reply as one JSON ``chat.completion`` (a request with ``stream`` off)."""
+    kind, value, call = _plan(prompt, turn)
+    message: dict[str, Any] = {"role": "assistant", "content": value if kind == "text" else None}
+    if kind == "call":
+        function = {"name": call["name"], "arguments": json.dumps(call["arguments"])}
+        message["tool_calls"] = [{"id": value, "type": "function", "function": function}]
+    usage = {
+        "prompt_tokens": PROMPT_TOKENS,
+        "completion_tokens": COMPLETION_TOKENS,
+        "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+    }
+    finish = "tool_calls" if kind == "call" else "stop"
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "scripted",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
 
 
 def _event(payload: dict[str, Any]) -> bytes:

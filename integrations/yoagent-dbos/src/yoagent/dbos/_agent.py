@@ -206,14 +206,14 @@ class DurableAgent:
             _live[run_id] = on_event
         try:
             with SetWorkflowID(run_id, workflow_id_reuse_policy="reject"):
-                await DBOS.start_workflow_async(self._workflow, request)
+                handle = await DBOS.start_workflow_async(self._workflow, request)
         except dbos_error.DBOSWorkflowIDInUseError:
             _live.pop(run_id, None)
             raise DbosError(f"the run id {run_id!r} is taken: look the run up with get()") from None
         except BaseException:
             _live.pop(run_id, None)
             raise
-        return DurableRun(run_id)
+        return DurableRun(run_id, _handle=handle)
 
     async def enqueue(
         self,
@@ -470,12 +470,17 @@ class DurableRun:
     """A handle on one durable run, usable from any process with a launched runtime."""
 
     run_id: str
+    _handle: WorkflowHandleAsync[Any] | None = field(default=None, compare=False, repr=False)
+    """The workflow's own task when this process started it (its end is awaited, not
+    polled for)."""
 
     async def result(self) -> RunResult:
         """Wait for the run's end; raises ``RunFailedError`` when it failed (like
         ``Agent.prompt``)."""
         require_asyncio("DurableRun.result")
-        handle: WorkflowHandleAsync[Any] = await DBOS.retrieve_workflow_async(self.run_id)
+        handle = self._handle
+        if handle is None:
+            handle = await DBOS.retrieve_workflow_async(self.run_id)
         polling = current_runtime().polling_interval
         data = cast("dict[str, Any]", await handle.get_result(polling_interval_sec=polling))
         messages = load_messages(data["messages"])

@@ -1,10 +1,12 @@
 """The run's durable event stream: what a reconnecting consumer reads, each event once.
 
 Events are written from inside steps only (a write from workflow code would take a step
-number, and events of parallel tool calls arrive in no fixed order). Each event gets a
-key that is the same in a recovered run (its kind, the run's segment, the tool call it
-belongs to, and how many like it came before); a recovered run re-emits the events of the
-steps it replays, and the keys already in the stream are not written again.
+number, and events of parallel tool calls arrive in no fixed order): what the loop emitted
+since the last write goes out as one record when the next step runs for real. Each event
+gets a key that is the same in a recovered run (its kind, the run's segment, the tool call
+it belongs to, and how many like it came before); a recovered run re-emits the events of
+the steps it replays, and the keys already in the stream are not written again. Events are
+numbered in the order they were first written: a reader resumes from any number.
 
 Token deltas, tool progress and sub-agent events are live only (``on_event`` in the
 process running the run): a delegation's events are in its own stream.
@@ -45,8 +47,8 @@ LiveSink = Callable[[AgentEvent], None]
 
 @dataclass(slots=True, frozen=True)
 class DurableEvent:
-    """One event of a run's durable stream, at its ``offset`` (resume reading at
-    ``offset + 1``)."""
+    """One event of a run's durable stream; ``offset`` numbers it from 0 (read again from
+    ``offset + 1`` to go on after it)."""
 
     offset: int
     event: AgentEvent
@@ -76,6 +78,7 @@ class EventLog:
         self._seen: Counter[tuple[int, str, str]] = Counter()
         self._buffer: list[tuple[str, Any]] = []
         self._written: set[str] = set()
+        self._count = 0
 
     async def load(self, run_id: str) -> None:
         """Learn the keys the stream holds already (from an execution before a crash).
@@ -91,7 +94,9 @@ class EventLog:
                     )
                 except dbos_error.DBOSStreamTimeoutError:
                     return
-                self._written.add(cast("dict[str, Any]", record)["key"])
+                events = cast("dict[str, Any]", record)["events"]
+                self._written.update(item["key"] for item in events)
+                self._count += len(events)
                 offset += 1
 
         await outside_workflow(read)
@@ -112,11 +117,14 @@ class EventLog:
     async def flush(self) -> None:
         """Write what is buffered (call from inside a step, where writes take no number)."""
         taken, self._buffer = self._buffer, []
+        events: list[dict[str, Any]] = []
         for key, event in taken:
-            if key in self._written:
-                continue
-            self._written.add(key)
-            await DBOS.write_stream_async(STREAM_KEY, {"key": key, "event": dump_event(event)})
+            if key not in self._written:
+                self._written.add(key)
+                events.append({"key": key, "event": dump_event(event)})
+        if events:
+            first, self._count = self._count, self._count + len(events)
+            await DBOS.write_stream_async(STREAM_KEY, {"first": first, "events": events})
 
 
 async def read_events(
@@ -126,14 +134,9 @@ async def read_events(
     ends. ``max_wait`` bounds the wait for each next event (``None``: no bound)."""
     if offset < 0:
         raise ValueError(f"offset must be >= 0, got {offset}")
-    seen: set[str] = set()
-    position = offset
-    async for record in DBOS.read_stream_async(
-        run_id, STREAM_KEY, offset=offset, timeout_seconds=max_wait
-    ):
+    async for record in DBOS.read_stream_async(run_id, STREAM_KEY, timeout_seconds=max_wait):
         data = cast("dict[str, Any]", record)
-        key = data["key"]
-        if key not in seen:  # a step that crashed mid-write wrote its events twice
-            seen.add(key)
-            yield DurableEvent(offset=position, event=load_event(data["event"]))
-        position += 1
+        for index, item in enumerate(data["events"]):
+            number = data["first"] + index
+            if number >= offset:
+                yield DurableEvent(offset=number, event=load_event(item["event"]))

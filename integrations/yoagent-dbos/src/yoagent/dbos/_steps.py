@@ -109,7 +109,6 @@ class DurableProvider:
             data = dump_reply(reply)
             if run.record_spend is not None:
                 await run.record_spend(reply, config.model, _step_id())
-            await run.events.flush()
             return {"reply": data}
 
         outcome = await DBOS.run_step_async({"name": "yoagent.model"}, request)
