@@ -478,7 +478,7 @@ class DurableRun:
         """Wait for the run's end; raises ``RunFailedError`` when it failed (like
         ``Agent.prompt``)."""
         require_asyncio("DurableRun.result")
-        handle = self._handle
+        handle: WorkflowHandleAsync[Any] | None = self._handle
         if handle is None:
             handle = await DBOS.retrieve_workflow_async(self.run_id)
         polling = current_runtime().polling_interval
