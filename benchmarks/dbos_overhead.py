@@ -13,9 +13,9 @@ Each run is one agent on the scripted OpenAI-compatible server of yoagent-dbos's
   out of the workspace): pydantic-ai's ``Agent.run`` and its ``DBOSAgent`` on the same
   server and databases (``benchmarks/dbos_overhead_pydantic_ai.py``).
 
-Per run overhead is the ``T = 0`` difference; per step, the growth of the difference from
-``T = 0`` to ``T = --turns``, divided by the steps added (one request and one tool call
-per turn). Each figure is the median of ``--repeat`` runs after 2 warm-up runs. Run it
+Per run overhead is the ``T = 0`` difference; per tool turn (one more request and one more
+tool call), the growth of the difference from ``T = 0`` to ``T = --turns``, divided by
+``--turns``. Each figure is the median of ``--repeat`` runs after 2 warm-up runs. Run it
 with ``uv run python benchmarks/dbos_overhead.py``; it prints a Markdown table.
 """
 
@@ -118,22 +118,30 @@ def pydantic_ai(
     return {name: {int(t): s for t, s in figures.items()} for name, figures in raw.items()}
 
 
+CHECKPOINTS = {
+    "dbos": "the request and the tool call (2 steps), the events (2 stream records)",
+    "pydantic-ai DBOSAgent": "the request (1 step); the tool call runs inline",
+}
+
+
 def table(results: dict[str, dict[int, float]], turns: int) -> str:
-    steps = 2 * turns
     lines = [
         f"| variant | ms/run, 0 tool turns | ms/run, {turns} tool turns | "
-        "overhead per run (ms) | overhead per step (ms) |",
-        "|---|---|---|---|---|",
+        "overhead per run (ms) | overhead per tool turn (ms) | a tool turn checkpoints |",
+        "|---|---|---|---|---|---|",
     ]
     for name, figures in results.items():
         base = results["pydantic-ai" if name.startswith("pydantic-ai") else "plain"]
         zero, many = figures[0] * 1000, figures[turns] * 1000
         if name in ("plain", "pydantic-ai"):
-            lines.append(f"| {name} | {zero:.1f} | {many:.1f} | – | – |")
+            lines.append(f"| {name} | {zero:.1f} | {many:.1f} | – | – | nothing |")
             continue
         per_run = zero - base[0] * 1000
-        per_step = ((many - base[turns] * 1000) - per_run) / steps
-        lines.append(f"| {name} | {zero:.1f} | {many:.1f} | {per_run:.1f} | {per_step:.2f} |")
+        per_turn = ((many - base[turns] * 1000) - per_run) / turns
+        what = CHECKPOINTS[name.split(":")[0]]
+        lines.append(
+            f"| {name} | {zero:.1f} | {many:.1f} | {per_run:.1f} | {per_turn:.2f} | {what} |"
+        )
     return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbos_helpers import held, result, watching, workers
+from dbos_helpers import result, watching, workers
 from scripted_server import ModelServer
 
 from yoagent.dbos import get_run
@@ -21,7 +21,7 @@ async def test_a_recovered_run_recorded_from_its_stream_counts_each_step_once(
     with ModelServer() as server, workers(database, server, tmp_path) as group:
         hold = server.hold(PROMPT, turn=1, chunks=2)  # after the first tool call
         worker = group.spawn("w1", "start", str(tmp_path), f"r1={PROMPT}")
-        await held(hold)
+        await group.held(hold)
         group.kill(worker)
         await group.finish(group.spawn("w1", "wait", str(tmp_path), "r1"))
 

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -121,8 +122,16 @@ class Workers:
     async def finish(self, process: subprocess.Popen[bytes]) -> None:
         code = await asyncio.to_thread(process.wait, TIMEOUT)
         if code != 0:
-            logs = "\n".join(p.read_text() for p in sorted(self.folder.glob("*.log")))
-            raise AssertionError(f"worker exited {code}:\n{logs[-4000:]}")
+            raise AssertionError(f"worker exited {code}:\n{self.logs()}")
+
+    async def held(self, event: threading.Event) -> None:
+        """Wait until a worker reached the hold ``event`` stands for."""
+        if not await asyncio.to_thread(event.wait, TIMEOUT):
+            raise AssertionError(f"no worker reached the hold:\n{self.logs()}")
+
+    def logs(self) -> str:
+        """The end of what the workers printed."""
+        return "\n".join(p.read_text() for p in sorted(self.folder.glob("*.log")))[-4000:]
 
     def kill(self, process: subprocess.Popen[bytes]) -> None:
         process.kill()  # SIGKILL: no cleanup of any kind
@@ -145,10 +154,6 @@ def workers(database: str, server: ModelServer, folder: Path) -> Iterator[Worker
         yield running
     finally:
         running.close()
-
-
-async def held(event: Any) -> None:
-    assert await asyncio.to_thread(event.wait, TIMEOUT), "the worker never reached the hold"
 
 
 def result(path: Path) -> dict[str, Any]:

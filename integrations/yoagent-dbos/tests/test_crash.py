@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from dbos_helpers import held, pairs, result, uncrashed, watching, workers
+from dbos_helpers import pairs, result, uncrashed, watching, workers
 from scripted_server import ModelServer
 
 from yoagent.dbos import get_run
@@ -30,8 +30,8 @@ async def test_killed_runs_are_recovered_without_repeating_a_completed_step(
         workers(database_url, server, tmp_path) as group,
     ):
         worker = group.spawn("w1", "start", str(tmp_path), *pairs(RUNS))
-        await held(after_tool)
-        await held(mid_stream)
+        await group.held(after_tool)
+        await group.held(mid_stream)
         assert group.effect_lines() == ["after-tool:call_0"]  # ran, and its step was written
         group.kill(worker)
         assert not server.completed[(RUNS["mid-stream"], 0)]

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from dbos import DBOS
-from dbos_helpers import TIMEOUT, Postgres, held, watching, workers
+from dbos_helpers import TIMEOUT, Postgres, watching, workers
 from scripted_server import ModelServer
 
 from yoagent.dbos import RunStatus, get_run
@@ -51,7 +51,7 @@ async def test_the_runs_of_a_killed_worker_are_finished_by_the_other(
         doomed = group.spawn("a", "serve", "-", *runs)  # two runs each: worker_concurrency 2
         group.spawn("b", "serve", "-")
         for hold in holds:
-            await held(hold)
+            await group.held(hold)
         assert sorted(await executors(list(prompts))) == ["a", "a", "b", "b"]
         group.kill(doomed)
         server.release()  # b's own two replies go on; a's are gone with it

@@ -53,7 +53,7 @@ from ._approval import (
 from ._codec import dump_messages, dump_stats, load_messages, load_stats
 from ._context import outside_workflow, require_asyncio
 from ._errors import DbosError, RunNotFoundError, RunNotWaitingError
-from ._events import STREAM_KEY, DurableEvent, EventLog, LiveSink, read_events
+from ._events import DurableEvent, EventLog, LiveSink, read_events
 from ._limits import BudgetCheck, Limiter, ProviderLimit, SharedBudget
 from ._runtime import current_runtime
 from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps
@@ -346,11 +346,7 @@ class DurableAgent:
             round_ += 1
             events.segment += 1
 
-        async def finish() -> None:
-            await events.flush()
-            await DBOS.close_stream_async(STREAM_KEY)
-
-        await DBOS.run_step_async({"name": "yoagent.finish"}, finish)
+        await DBOS.run_step_async({"name": "yoagent.finish"}, events.flush)  # readers end with the run
         history = agent.messages
         return {
             "messages": dump_messages(history[len(start) :]),
@@ -423,11 +419,7 @@ class DurableAgent:
         )
         outcome = await DurableTool(child, steps).call(request["arguments"], ctx)
 
-        async def finish() -> None:
-            await events.flush()
-            await DBOS.close_stream_async(STREAM_KEY)
-
-        await DBOS.run_step_async({"name": "yoagent.finish"}, finish)
+        await DBOS.run_step_async({"name": "yoagent.finish"}, events.flush)  # readers end with the run
         outcome["delegated"] = [dump_stats(s) for s in reported]
         return outcome
 
