@@ -26,6 +26,12 @@ def test_an_unreachable_database_is_named_without_its_password() -> None:
     assert time.monotonic() - started < 30
 
 
+def test_a_sqlite_file_that_cannot_be_opened_is_named(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'missing-folder' / 'system.sqlite'}"
+    with pytest.raises(DatabaseError, match="missing-folder/system.sqlite: .*unable to open"):
+        DurableRuntime(url).launch()
+
+
 def test_a_database_written_by_a_newer_version_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'system.sqlite'}"
     with DurableRuntime(url):

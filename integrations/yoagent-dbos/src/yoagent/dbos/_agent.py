@@ -257,6 +257,15 @@ class DurableAgent:
 
     # --- the workflows ------------------------------------------------------------------------
 
+    async def _open(self, live: LiveSink | None = None) -> tuple[str, EventLog, RunSteps]:
+        """The current workflow's run id, its event log (knowing what an earlier execution
+        wrote) and the steps of this execution."""
+        run_id = DBOS.workflow_id
+        assert run_id is not None
+        events = EventLog(live)
+        await events.load(run_id)
+        return run_id, events, self._steps(run_id, events)
+
     def _steps(self, run_id: str, events: EventLog) -> RunSteps:
         runtime = current_runtime()
         limiter = Limiter(runtime.store, self.limits) if self.limits else None
@@ -286,6 +295,7 @@ class DurableAgent:
     def _wrap(self, steps: RunSteps) -> Callable[[AgentTool], AgentTool]:
         def wrap(agent_tool: AgentTool) -> AgentTool:
             if isinstance(agent_tool, SubAgentTool):
+                self._sub_agents.setdefault(agent_tool.name, agent_tool)  # from a source too
                 return _Delegation(agent_tool, steps, self)
             return DurableTool(agent_tool, steps)
 
@@ -313,11 +323,7 @@ class DurableAgent:
         )
 
     async def _execute(self, request: dict[str, Any]) -> dict[str, Any]:
-        run_id = DBOS.workflow_id
-        assert run_id is not None
-        events = EventLog(_live.pop(run_id, None))
-        await events.load(run_id)
-        steps = self._steps(run_id, events)
+        run_id, events, steps = await self._open(_live.pop(DBOS.workflow_id or "", None))
         start = load_messages(request["history"])
         agent = self._fresh_agent(start, steps)
         stats = SessionStats()
@@ -346,7 +352,7 @@ class DurableAgent:
             round_ += 1
             events.segment += 1
 
-        await DBOS.run_step_async({"name": "yoagent.finish"}, events.flush)  # readers end with the run
+        await _finish(events)
         history = agent.messages
         return {
             "messages": dump_messages(history[len(start) :]),
@@ -377,14 +383,15 @@ class DurableAgent:
     async def _delegate(self, request: dict[str, Any]) -> dict[str, Any]:
         """One sub-agent call, as a workflow of its own (its model requests and tool calls
         are its steps; its events are in its own stream)."""
-        run_id = DBOS.workflow_id
-        assert run_id is not None
+        run_id, events, steps = await self._open()
         parent_run_id, call_id = run_id.rsplit("/", 1)
-        sub = self._sub_agents[request["tool"]]
+        sub = self._sub_agents.get(request["tool"])
+        if sub is None:
+            raise DbosError(
+                f"durable agent {self.name!r} knows no sub-agent tool {request['tool']!r}: "
+                "build it with the same sub-agents in every worker"
+            )
         parent = _delegating.get(run_id)
-        events = EventLog()
-        await events.load(run_id)
-        steps = self._steps(run_id, events)
         wrap = self._wrap(steps)
         child = SubAgentTool(
             sub.name,
@@ -419,9 +426,14 @@ class DurableAgent:
         )
         outcome = await DurableTool(child, steps).call(request["arguments"], ctx)
 
-        await DBOS.run_step_async({"name": "yoagent.finish"}, events.flush)  # readers end with the run
+        await _finish(events)
         outcome["delegated"] = [dump_stats(s) for s in reported]
         return outcome
+
+
+async def _finish(events: EventLog) -> None:
+    """The run's last events, written by a step of their own (readers end with the run)."""
+    await DBOS.run_step_async({"name": "yoagent.finish"}, events.flush)
 
 
 class _Delegation(DurableTool):

@@ -7,7 +7,7 @@ import asyncio
 import math
 import uuid
 from collections.abc import AsyncGenerator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 from dbos import DBOS
@@ -102,6 +102,8 @@ class Limiter:
                 yield
             finally:
                 renewal.cancel()
+                with suppress(asyncio.CancelledError):
+                    await renewal
         finally:
             if lease_id is not None:
                 await asyncio.shield(asyncio.to_thread(self.store.release_lease, lease_id))

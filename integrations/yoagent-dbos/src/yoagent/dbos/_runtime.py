@@ -110,22 +110,17 @@ class DurableRuntime:
             config["executor_id"] = self.executor_id
         if self.application_version is not None:
             config["application_version"] = self.application_version
+        store = Store(self.database_url)
         try:
+            store.use_wal()
             DBOS(config=config)
             if not self.worker:
                 DBOS.listen_queues([])
             DBOS.launch()
+            store.prepare()  # after DBOS, which creates a PostgreSQL database
         except Exception as error:
             DBOS.destroy()
-            raise DatabaseError(
-                f"cannot use the system database {shown}: {_reason(error)}"
-            ) from None
-        store = Store(self.database_url)  # after DBOS, which creates the database
-        try:
-            store.prepare()
-        except Exception as error:
             store.close()
-            DBOS.destroy()
             if isinstance(error, DatabaseError):
                 raise
             raise DatabaseError(

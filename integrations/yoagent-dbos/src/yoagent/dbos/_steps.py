@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 from dbos import DBOS, StepOptions, StepReservation
 from yoagent.core import (
@@ -249,8 +249,3 @@ class DurableToolSource:
 
     def generation(self) -> int:
         return self.inner.generation()
-
-
-def as_outcome(value: object) -> dict[str, Any]:
-    """A step's recorded value as the dict it was written as."""
-    return cast("dict[str, Any]", value)

@@ -14,7 +14,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ._errors import DatabaseError
 
@@ -78,6 +78,20 @@ class Store:
     def __init__(self, database_url: str) -> None:
         self.engine = sa.create_engine(engine_url(database_url), pool_pre_ping=True)
         self.sqlite = self.engine.dialect.name == "sqlite"
+
+    def use_wal(self) -> None:
+        """Switch a SQLite file to write-ahead logging (kept in the file; before DBOS opens
+        it): a commit then syncs once, and readers in other processes do not wait for
+        writers. Nothing for PostgreSQL."""
+        if not self.sqlite:
+            return
+        try:
+            with self.engine.connect() as c:
+                c.exec_driver_sql("PRAGMA journal_mode=WAL")
+        except OperationalError as error:
+            if "locked" not in str(error):
+                raise  # no file there, no folder, no permission: say so
+            # Another process has the file open in the old mode: it keeps working as it is.
 
     def prepare(self) -> None:
         """Create the tables (once), or refuse a database a newer version wrote."""
