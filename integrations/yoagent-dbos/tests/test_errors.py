@@ -28,7 +28,7 @@ def test_an_unreachable_database_is_named_without_its_password() -> None:
 
 def test_a_sqlite_file_that_cannot_be_opened_is_named(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'missing-folder' / 'system.sqlite'}"
-    with pytest.raises(DatabaseError, match="missing-folder/system.sqlite: .*unable to open"):
+    with pytest.raises(DatabaseError, match=r"missing-folder/system\.sqlite: .*unable to open"):
         DurableRuntime(url).launch()
 
 
