@@ -25,19 +25,17 @@ import argparse
 import asyncio
 import contextlib
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 TESTS = Path(__file__).parents[1] / "integrations" / "yoagent-dbos" / "tests"
-sys.path.insert(0, str(TESTS))
+sys.path[:0] = [str(TESTS), str(Path(__file__).parent)]
 
 from dbos_helpers import postgres_bin, postgres_server  # noqa: E402
+from dbos_timing import timed  # noqa: E402
 
 from yoagent.core import Agent, ApiProtocol, ModelConfig, tool  # noqa: E402
 from yoagent.dbos import DurableAgent, DurableRuntime  # noqa: E402
@@ -69,18 +67,6 @@ def scripted_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait()
-
-
-async def timed(run: Runner, turns: int, repeat: int) -> float:
-    """Median seconds of one run of ``turns`` tool turns."""
-    samples: list[float] = []
-    for index in range(repeat + 2):
-        prompt = f"effects {turns} {uuid.uuid4().hex[:8]}"
-        started = time.perf_counter()
-        await run(prompt)
-        if index >= 2:
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
 
 
 async def measure(

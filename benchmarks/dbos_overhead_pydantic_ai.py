@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import sys
 import tempfile
-import time
-import uuid
 import warnings
-from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from dbos import DBOS
@@ -26,18 +23,10 @@ from pydantic_ai.durable_exec.dbos import DBOSAgent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
+sys.path.insert(0, str(Path(__file__).parent))
+from dbos_timing import timed
+
 warnings.simplefilter("ignore")  # DBOSAgent is deprecated in favour of DBOSDurability
-
-
-async def timed(run: Callable[[str], Awaitable[Any]], turns: int, repeat: int) -> float:
-    samples: list[float] = []
-    for index in range(repeat + 2):
-        prompt = f"effects {turns} {uuid.uuid4().hex[:8]}"
-        started = time.perf_counter()
-        await run(prompt)
-        if index >= 2:
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
 
 
 async def main(url: str, turns: int, repeat: int, postgres: str) -> None:

@@ -160,6 +160,16 @@ def result(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def without_timestamps(data: Any) -> Any:
+    """JSON data without the wall-clock fields a recovered run stamps anew."""
+    if isinstance(data, dict):
+        items: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+        return {k: without_timestamps(v) for k, v in items.items() if k != "timestamp"}
+    if isinstance(data, list):
+        return [without_timestamps(v) for v in data]  # pyright: ignore[reportUnknownVariableType]
+    return data
+
+
 def other_database(database: str) -> str:
     """A second, empty database beside ``database`` (a sibling file, or another database
     on the same PostgreSQL server)."""

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dbos_helpers import without_timestamps
+
 from yoagent.core import (
     Agent,
     ApiProtocol,
@@ -94,21 +96,12 @@ def _provider(model: ModelConfig) -> Any:
     return OpenAiCompletionsProvider(model)
 
 
-def plain(data: Any) -> Any:
-    """JSON data without the wall-clock fields a recovered run stamps anew."""
-    if isinstance(data, dict):
-        return {k: plain(v) for k, v in data.items() if k != "timestamp"}  # pyright: ignore
-    if isinstance(data, list):
-        return [plain(v) for v in data]  # pyright: ignore
-    return data
-
-
 def write_result(out: Path, result: Any) -> None:
     from yoagent.core import messages_adapter
 
     messages = messages_adapter.dump_python(result.messages, mode="json")
     stats = {"turns": result.stats.turns, "cost_usd": result.stats.cost_usd}
-    out.write_text(json.dumps({"messages": plain(messages), "stats": stats}))
+    out.write_text(json.dumps({"messages": without_timestamps(messages), "stats": stats}))
 
 
 async def main(argv: list[str]) -> None:

@@ -66,15 +66,6 @@ def durable(
     return DurableAgent(agent, name=f"t{uuid.uuid4().hex[:10]}", **options)
 
 
-def strip(data: Any) -> Any:
-    """JSON data without wall-clock fields."""
-    if isinstance(data, dict):
-        return {k: strip(v) for k, v in data.items() if k != "timestamp"}  # pyright: ignore
-    if isinstance(data, list):
-        return [strip(v) for v in data]  # pyright: ignore
-    return data
-
-
 def defer(tool_name: str) -> RunSettings:
     """Settings whose middleware holds every call of ``tool_name`` for approval."""
 

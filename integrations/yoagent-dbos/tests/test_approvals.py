@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -11,6 +12,7 @@ from durable_fixtures import calls_then_text, defer, durable
 
 from yoagent.core import Allow, Deny, Modify, ResumeError, tool
 from yoagent.dbos import (
+    DurableAgent,
     DurableRuntime,
     RunNotFoundError,
     RunNotWaitingError,
@@ -34,6 +36,12 @@ def url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'system.sqlite'}"
 
 
+def guarded_agent(**options: Any) -> DurableAgent:
+    """A durable agent whose model calls ``guarded`` once, each call held for approval."""
+    script = calls_then_text(("guarded", {"n": 1}))
+    return durable([guarded], script=script, settings=defer("guarded"), **options)
+
+
 async def waiting(run_id: str) -> None:
     with anyio.fail_after(10):
         run = await get_run(run_id)
@@ -44,9 +52,7 @@ async def waiting(run_id: str) -> None:
 
 
 async def test_an_answer_is_taken_once_and_a_second_one_is_refused(url: str) -> None:
-    agent = durable(
-        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
-    )
+    agent = guarded_agent()
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")
@@ -62,9 +68,7 @@ async def test_an_answer_is_taken_once_and_a_second_one_is_refused(url: str) -> 
 
 
 async def test_decisions_that_do_not_fit_are_refused_and_nothing_is_sent(url: str) -> None:
-    agent = durable(
-        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
-    )
+    agent = guarded_agent()
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")
@@ -116,19 +120,8 @@ async def test_a_running_run_that_does_not_wait_refuses_an_answer(url: str) -> N
 
 
 async def test_an_approval_nobody_answers_times_out_as_the_policy_says(url: str) -> None:
-    denied = durable(
-        [guarded],
-        script=calls_then_text(("guarded", {"n": 1})),
-        settings=defer("guarded"),
-        approval_timeout=0.3,
-    )
-    stopped = durable(
-        [guarded],
-        script=calls_then_text(("guarded", {"n": 1})),
-        settings=defer("guarded"),
-        approval_timeout=0.3,
-        on_approval_timeout=None,
-    )
+    denied = guarded_agent(approval_timeout=0.3)
+    stopped = guarded_agent(approval_timeout=0.3, on_approval_timeout=None)
     with DurableRuntime(url):
         result = await denied.run("go", run_id="denied")
         left = await stopped.run("go", run_id="stopped")
@@ -141,9 +134,7 @@ async def test_an_approval_nobody_answers_times_out_as_the_policy_says(url: str)
 
 
 async def test_two_answers_racing_for_one_wait_are_taken_once(url: str) -> None:
-    agent = durable(
-        [guarded], script=calls_then_text(("guarded", {"n": 1})), settings=defer("guarded")
-    )
+    agent = guarded_agent()
     with DurableRuntime(url):
         run = await agent.start("go", run_id="r1")
         await waiting("r1")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from dbos import DBOS
-from durable_fixtures import MODEL, calls_then_text, durable, strip
+from dbos_helpers import without_timestamps as strip
+from durable_fixtures import MODEL, calls_then_text, durable
 
 from yoagent.core import (
     Agent,

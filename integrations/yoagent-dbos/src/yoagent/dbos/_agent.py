@@ -10,7 +10,7 @@ its own, ``<run id>/<call id>``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, cast
@@ -205,11 +205,7 @@ class DurableAgent:
         if on_event is not None:
             _live[run_id] = on_event
         try:
-            with SetWorkflowID(run_id, workflow_id_reuse_policy="reject"):
-                handle = await DBOS.start_workflow_async(self._workflow, request)
-        except dbos_error.DBOSWorkflowIDInUseError:
-            _live.pop(run_id, None)
-            raise DbosError(f"the run id {run_id!r} is taken: look the run up with get()") from None
+            handle = await _new_run(run_id, DBOS.start_workflow_async(self._workflow, request))
         except BaseException:
             _live.pop(run_id, None)
             raise
@@ -230,11 +226,7 @@ class DurableAgent:
         if chosen is None:
             raise DbosError(f"durable agent {self.name!r} has no queue: pass queue=RunQueue(...)")
         request, run_id = self._request(prompt, run_id, history)
-        try:
-            with SetWorkflowID(run_id, workflow_id_reuse_policy="reject"):
-                await DBOS.enqueue_workflow_async(chosen.name, self._workflow, request)
-        except dbos_error.DBOSWorkflowIDInUseError:
-            raise DbosError(f"the run id {run_id!r} is taken: look the run up with get()") from None
+        await _new_run(run_id, DBOS.enqueue_workflow_async(chosen.name, self._workflow, request))
         return DurableRun(run_id)
 
     async def get(self, run_id: str) -> DurableRun:
@@ -429,6 +421,18 @@ class DurableAgent:
         await _finish(events)
         outcome["delegated"] = [dump_stats(s) for s in reported]
         return outcome
+
+
+async def _new_run(
+    run_id: str, start: Coroutine[Any, Any, WorkflowHandleAsync[Any]]
+) -> WorkflowHandleAsync[Any]:
+    """Start (or enqueue) the workflow of a new run, its id ``run_id``: a taken id is
+    refused with :class:`DbosError`."""
+    try:
+        with SetWorkflowID(run_id, workflow_id_reuse_policy="reject"):
+            return await start
+    except dbos_error.DBOSWorkflowIDInUseError:
+        raise DbosError(f"the run id {run_id!r} is taken: look the run up with get()") from None
 
 
 async def _finish(events: EventLog) -> None:
