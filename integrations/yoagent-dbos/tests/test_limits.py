@@ -10,7 +10,7 @@ import pytest
 from durable_fixtures import MODEL, calls_then_text, durable
 
 from yoagent.core import AGENT_STOPPED_PREFIX, CostConfig, tool
-from yoagent.dbos import DurableRuntime, ProviderLimit, SharedBudget
+from yoagent.dbos import DbosError, DurableRuntime, ProviderLimit, RunQueue, SharedBudget
 
 
 @tool
@@ -56,3 +56,19 @@ async def test_a_shared_budget_stops_later_runs_once_spent(tmp_path: Path) -> No
     assert stopped.role == "user"
     assert stopped.text.startswith(AGENT_STOPPED_PREFIX)  # pyright: ignore[reportAttributeAccessIssue]
     assert "budget reached ($0.0300 of $0.02 spent across runs, ledger 'team')" in stopped.text  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def test_a_run_queue_refuses_bounds_below_one() -> None:
+    with pytest.raises(ValueError, match=r"RunQueue\.worker_concurrency must be >= 1, got 0"):
+        RunQueue("q", worker_concurrency=0)
+    with pytest.raises(ValueError, match="needs a name"):
+        RunQueue("")
+
+
+async def test_runs_go_only_to_queues_the_runtime_knows(tmp_path: Path) -> None:
+    agent = durable(script=calls_then_text())
+    with DurableRuntime(f"sqlite:///{tmp_path / 'system.sqlite'}"):
+        with pytest.raises(DbosError, match="has no queue"):
+            await agent.enqueue("go")
+        with pytest.raises(DbosError, match="run queue 'stray' is unknown to the runtime"):
+            await agent.enqueue("go", queue=RunQueue("stray"))

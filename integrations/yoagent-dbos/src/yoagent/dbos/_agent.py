@@ -55,6 +55,7 @@ from ._context import outside_workflow, require_asyncio
 from ._errors import DbosError, RunNotFoundError, RunNotWaitingError
 from ._events import DurableEvent, EventLog, LiveSink, read_events
 from ._limits import BudgetCheck, Limiter, ProviderLimit, SharedBudget
+from ._queues import RunQueue, declare, is_declared
 from ._runtime import current_runtime
 from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps
 
@@ -95,20 +96,6 @@ class RunResult:
     """Set when the run stopped waiting for approval (its timeout, with
     ``on_approval_timeout=None``): the history can still be resumed with
     ``Agent.resume``."""
-
-
-@dataclass(slots=True, frozen=True)
-class RunQueue:
-    """A DBOS queue for durable runs: at most ``worker_concurrency`` of its runs on one
-    worker and ``concurrency`` on all workers together (either may be ``None``), and at
-    most ``limit`` started per ``period`` seconds when ``limit`` is set."""
-
-    name: str
-    concurrency: int | None = None
-    worker_concurrency: int | None = None
-    limit: int | None = None
-    period: float = 1.0
-    polling_interval: float = 0.1
 
 
 class DurableAgent:
@@ -159,6 +146,8 @@ class DurableAgent:
         self.limits = tuple(limits)
         self.budgets = tuple(budgets)
         self.queue = queue
+        if queue is not None:
+            declare(queue)
         self._sub_agents = _sub_agents(agent.tools)
         _agents[name] = self
 
@@ -225,6 +214,11 @@ class DurableAgent:
         chosen = queue or self.queue
         if chosen is None:
             raise DbosError(f"durable agent {self.name!r} has no queue: pass queue=RunQueue(...)")
+        if not is_declared(chosen):
+            raise DbosError(
+                f"run queue {chosen.name!r} is unknown to the runtime: give it to a "
+                "DurableAgent (queue=...) before launching, so workers take its runs"
+            )
         request, run_id = self._request(prompt, run_id, history)
         await _new_run(run_id, DBOS.enqueue_workflow_async(chosen.name, self._workflow, request))
         return DurableRun(run_id)
@@ -556,11 +550,6 @@ class DurableRun:
     async def _waiting(self) -> Waiting | None:
         value = await DBOS.get_event_async(self.run_id, PENDING_EVENT, timeout_seconds=0)
         return read_announcement(value)
-
-
-def queues() -> list[RunQueue]:
-    """The queues of this process's durable agents (one per name)."""
-    return list({a.queue.name: a.queue for a in _agents.values() if a.queue is not None}.values())
 
 
 def _status(value: str) -> RunStatus:

@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 from dbos import DBOS, DBOSConfig
 
 from ._errors import DatabaseError, DbosError
+from ._queues import declared
 from ._store import Store
 
 logger = logging.getLogger("yoagent.dbos")
@@ -198,9 +199,7 @@ class DurableRuntime:
 
 def _register_queues() -> None:
     """Declare the queues of this process's durable agents to DBOS."""
-    from ._agent import queues  # the agents import the runtime
-
-    for queue in queues():
+    for queue in declared():
         limiter: Any = None
         if queue.limit is not None:
             limiter = {"limit": queue.limit, "period": queue.period}
