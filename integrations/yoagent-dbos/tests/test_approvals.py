@@ -148,3 +148,31 @@ async def test_two_answers_racing_for_one_wait_are_taken_once(url: str) -> None:
     refused = [a for a in answers if isinstance(a, RunNotWaitingError)]
     assert len(refused) == 1 and "its approval (round 0) was answered already" in str(refused[0])
     assert ran in ([2], [3])  # the answer that got through, once
+
+
+async def test_a_message_that_does_not_fit_is_refused_by_the_run_which_waits_again(
+    url: str,
+) -> None:
+    """Past the sender's check (a message sent to the wait directly), the run refuses
+    decisions that do not fit, loses nothing, and announces a new wait."""
+    from dbos import DBOS
+
+    from yoagent.dbos._approval import PENDING_EVENT, encode, read_announcement, topic
+
+    agent = guarded_agent()
+    with DurableRuntime(url):
+        run = await agent.start("go", run_id="r1")
+        await waiting("r1")
+        await DBOS.send_async("r1", encode({"nope": Allow()}), topic(0))
+        with anyio.fail_after(10):
+            while True:
+                value = await DBOS.get_event_async("r1", PENDING_EVENT, timeout_seconds=0)
+                announced = read_announcement(value)
+                if announced is not None and announced.round == 1:
+                    break
+                await asyncio.sleep(0.02)  # the state is in the database: poll it
+        await run.resume(Allow())
+        result = await run.result()
+
+    assert ran == [1]
+    assert result.messages[-1].text == "done"  # pyright: ignore[reportAttributeAccessIssue]

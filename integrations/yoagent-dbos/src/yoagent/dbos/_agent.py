@@ -57,7 +57,7 @@ from ._events import DurableEvent, EventLog, LiveSink, read_events
 from ._limits import BudgetCheck, Limiter, ProviderLimit, SharedBudget
 from ._queues import RunQueue, declare, is_declared
 from ._runtime import current_runtime
-from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps
+from ._steps import DurableProvider, DurableTool, DurableToolSource, RunSteps, logger
 
 APPROVAL_TIMED_OUT = Deny("no one answered the approval in time")
 """What an approval nobody answered within ``approval_timeout`` becomes, by default."""
@@ -318,6 +318,7 @@ class DurableAgent:
         decisions: Decisions | None = None
         round_ = 0
         while True:
+            ran = True
             try:
                 if decisions is None:
                     await agent.prompt(load_messages(request["prompt"]), on_event=events.emit)
@@ -325,9 +326,11 @@ class DurableAgent:
                     await agent.resume(decisions, on_event=events.emit)
             except RunFailedError as error:
                 failure = {"kind": error.kind.value, "message": error.message}
-            except ResumeError as error:  # decisions that passed the sender's check only
-                failure = {"kind": ErrorKind.OTHER.value, "message": f"resume refused: {error}"}
-            stats.merge(agent.last_run_stats)
+            except ResumeError as error:  # refused before anything ran: wait for others
+                logger.error("run %s: the decisions sent were refused: %s", run_id, error)
+                ran = False
+            if ran:
+                stats.merge(agent.last_run_stats)
             pending = agent.pending
             if failure is not None or pending is None:
                 break
