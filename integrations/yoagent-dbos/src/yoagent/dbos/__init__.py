@@ -6,7 +6,7 @@ tool calls are checkpointed steps: a run survives crashes, restarts and approval
 wait for days.
 """
 
-from ._agent import DurableAgent, DurableRun, RunResult, RunStatus, get_run
+from ._agent import DurableAgent
 from ._approval import Decisions
 from ._errors import (
     CheckpointError,
@@ -19,6 +19,7 @@ from ._errors import (
 from ._events import DurableEvent
 from ._limits import ProviderLimit, SharedBudget
 from ._queues import RunQueue
+from ._run import DurableRun, RunResult, RunStatus, get_run
 from ._runtime import DATABASE_URL_VARIABLE, DEFAULT_DATABASE_URL, DurableRuntime
 from ._steps import idempotency_key
 
