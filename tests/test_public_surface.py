@@ -598,6 +598,29 @@ RAY = [
     "run_batch",
 ]
 
+DBOS = [
+    "DATABASE_URL_VARIABLE",
+    "DEFAULT_DATABASE_URL",
+    "CheckpointError",
+    "DatabaseError",
+    "DbosError",
+    "Decisions",
+    "DurableAgent",
+    "DurableEvent",
+    "DurableRun",
+    "DurableRuntime",
+    "ProviderLimit",
+    "RunNotFoundError",
+    "RunNotWaitingError",
+    "RunQueue",
+    "RunResult",
+    "RunStatus",
+    "SharedBudget",
+    "UnsupportedLoopError",
+    "get_run",
+    "idempotency_key",
+]
+
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
@@ -617,6 +640,7 @@ SURFACES = {
     "yoagent.testing": TESTING,
     "yoagent.decision": DECISION,
     "yoagent.ray": RAY,
+    "yoagent.dbos": DBOS,
 }
 
 
