@@ -1,0 +1,409 @@
+"""The AG-UI endpoint: a run input in, the run out as AG-UI events over SSE."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+import anyio
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Interrupt,
+    ResumeEntry,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    TokenUsage,
+)
+from ag_ui.encoder import EventEncoder
+from anyio.streams.memory import MemoryObjectSendStream
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from yoagent.core import (
+    Agent,
+    AgentEvent,
+    AgentMessage,
+    Allow,
+    ApprovalDecision,
+    Deny,
+    Modify,
+    PendingApproval,
+    PendingCall,
+    TextContent,
+    ToolExecutionEnd,
+    ToolResult,
+    ToolResultMessage,
+    Usage,
+    last_assistant,
+)
+
+from ._agui_events import AguiTranslator, new_id
+from ._agui_messages import from_agui_with_ids, system_notes
+from ._errors import BadRunInputError
+from ._http import DEFAULT_MAX_BODY_BYTES, ThreadLocks, error_response, read_json, stream_answer
+from ._outcome import Outcome
+from ._run import (
+    FRONTEND_REASON,
+    AgentFactory,
+    ClientResult,
+    FrontendTool,
+    RunPlan,
+    build_agent,
+    drive,
+)
+from ._state import StateSync
+from ._store import MemoryThreadStore, StoredThread, ThreadStore, continues
+
+logger = logging.getLogger("yoagent.ui")
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "reason": {"type": "string"},
+        "arguments": {"type": "object"},
+    },
+    "required": ["approved"],
+}
+"""The answer a tool approval interrupt expects in its resume entry's ``payload``."""
+
+_SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+
+
+class AgUiEndpoint:
+    """An AG-UI endpoint for the agents ``agent`` builds: an ASGI app answering ``POST``
+    with a run input by streaming the run as AG-UI events (Server-Sent Events).
+
+    Each thread's history is kept in ``store`` (default: a :class:`MemoryThreadStore`);
+    a request continues it and adds what the client sent that is new. Mount it anywhere
+    (``Mount("/agent", app=endpoint)``) or serve it alone; :meth:`handle` is its request
+    handler, for a route of your own. Bad requests get HTTP 400 (413 over
+    ``max_body_bytes``, 409 while the thread runs) with ``{"error": text}``.
+    """
+
+    def __init__(
+        self,
+        agent: AgentFactory,
+        *,
+        store: ThreadStore | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
+        self.factory = agent
+        self.store: ThreadStore = store if store is not None else MemoryThreadStore()
+        self.max_body_bytes = max_body_bytes
+        self.locks = ThreadLocks()
+        """Which threads have a run going on (``locks.running`` counts them)."""
+        self._app = Starlette(routes=[Route("/", self.handle, methods=["POST", "GET"])])
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+    async def handle(self, request: Request) -> Response:
+        """Answer one AG-UI request."""
+        try:
+            run_input = _run_input(await read_json(request, self.max_body_bytes))
+            self.locks.acquire(run_input.thread_id)
+        except BadRunInputError as error:
+            return error_response(error)
+        try:
+            run = await self._prepare(run_input)
+        except BaseException as error:
+            self.locks.release(run_input.thread_id)
+            if isinstance(error, BadRunInputError):
+                return error_response(error)
+            raise
+        return _RunResponse(run, lambda: self.locks.release(run_input.thread_id))
+
+    async def _prepare(self, run_input: RunAgentInput) -> _AgUiRun:
+        stored = await self.store.load(run_input.thread_id) or StoredThread()
+        messages, ids = from_agui_with_ids(run_input.messages)
+        consumed = continues(stored.ids, ids)
+        if consumed is None:  # a history the server does not have: take the client's
+            history, history_ids, tail, tail_ids = messages, ids, [], []
+            pending = None
+        else:
+            history, history_ids = stored.messages, stored.ids
+            tail, tail_ids = messages[consumed:], ids[consumed:]
+            pending = PendingApproval.from_messages(history)
+        results: dict[str, ClientResult] = {}
+        client_ids: dict[str, str] = {}
+        plan = _plan(pending, tail, tail_ids, run_input.resume or [], results, client_ids)
+        if consumed is None and not _runnable(history):
+            raise BadRunInputError(
+                "nothing to run: send a user message (or the results of the calls the "
+                "last run left to the front-end)"
+            )
+        frontend = [
+            FrontendTool(tool.name, tool.description, tool.parameters, results)
+            for tool in run_input.tools or []
+        ]
+        notes = system_notes([*history, *tail])
+        notes += [f"{item.description}: {item.value}" for item in run_input.context or []]
+        agent = await build_agent(self.factory, history, frontend=frontend, notes=notes)
+        state = StateSync(agent.shared_state) if agent.shared_state is not None else None
+        if state is not None and run_input.state is not None:
+            await state.seed(run_input.state)
+        return _AgUiRun(
+            store=self.store,
+            run_input=run_input,
+            agent=agent,
+            plan=plan,
+            state=state,
+            history_ids={id(m): key for m, key in zip(history, history_ids, strict=True)}
+            | {id(m): key for m, key in zip(tail, tail_ids, strict=True)},
+            client_ids=client_ids,
+        )
+
+
+def _run_input(body: Any) -> RunAgentInput:
+    try:
+        return RunAgentInput.model_validate(body)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc']) or 'body'}: {item['msg']}"
+            for item in error.errors()[:5]
+        )
+        raise BadRunInputError(f"not an AG-UI run input: {problems}") from None
+
+
+def _runnable(history: Sequence[AgentMessage]) -> bool:
+    """Whether a run can go on from ``history``: it ends on a user message or a result."""
+    for message in reversed(history):
+        if message.role == "user" or message.role == "tool_result":
+            return True
+        if message.role == "assistant":
+            return False
+    return False
+
+
+def _plan(
+    pending: PendingApproval | None,
+    tail: list[AgentMessage],
+    tail_ids: list[str],
+    resume: list[ResumeEntry],
+    results: dict[str, ClientResult],
+    client_ids: dict[str, str],
+) -> RunPlan:
+    """What the new messages and resume entries ask: answers to held calls (a resume),
+    or a new prompt."""
+    held = {call.tool_call_id: call for call in pending.calls} if pending else {}
+    decisions: dict[str, ApprovalDecision] = {}
+    rest: list[AgentMessage] = []
+    for message, key in zip(tail, tail_ids, strict=True):
+        if isinstance(message, ToolResultMessage):
+            call = held.get(message.tool_call_id)
+            if call is None:
+                raise BadRunInputError(
+                    f"the tool result {key!r} answers call {message.tool_call_id!r}, which "
+                    "no front-end tool call of the thread waits on"
+                )
+            results[call.tool_call_id] = ClientResult(
+                content=ToolResult(content=list(message.content)),
+                error=(message.text or "error") if message.is_error else None,
+            )
+            client_ids[call.tool_call_id] = key
+            decisions[call.tool_call_id] = Allow()
+        else:
+            rest.append(message)
+    for entry in resume:
+        call = held.get(entry.interrupt_id)
+        if call is None:
+            raise BadRunInputError(
+                f"resume entry {entry.interrupt_id!r} answers no interrupt of this thread"
+            )
+        decisions[call.tool_call_id] = _decision(call, entry, results)
+    if not decisions:
+        return RunPlan(prompt=rest)
+    assert pending is not None
+    missing = [call.tool_call_id for call in pending.calls if call.needs_decision]
+    missing = [call_id for call_id in missing if call_id not in decisions]
+    if missing:
+        raise BadRunInputError(
+            f"the thread's held calls {missing} have no answer: send a result (front-end "
+            "tools) or a resume entry for each"
+        )
+    return RunPlan(decisions=decisions, follow_ups=rest)
+
+
+def _decision(
+    call: PendingCall, entry: ResumeEntry, results: dict[str, ClientResult]
+) -> ApprovalDecision:
+    """A resume entry as a decision: ``cancelled`` denies; ``resolved`` approves or denies
+    per its payload (a front-end tool's payload is its result: ``content`` or ``error``)."""
+    if entry.status == "cancelled":
+        return Deny("cancelled by the user")
+    raw = cast(object, entry.payload)
+    payload = cast("dict[str, Any]", raw) if isinstance(raw, dict) else {}
+    if call.reason == FRONTEND_REASON:
+        error = payload.get("error")
+        results[call.tool_call_id] = ClientResult(
+            content=ToolResult(content=[TextContent(text=str(payload.get("content", "")))]),
+            error=str(error) if error is not None else None,
+        )
+        return Allow()
+    if payload.get("approved") is not True:
+        return Deny(str(payload.get("reason") or "denied by the user"))
+    arguments = cast(object, payload.get("arguments"))
+    return Modify(cast("dict[str, Any]", arguments)) if isinstance(arguments, dict) else Allow()
+
+
+class _AgUiRun:
+    """One prepared run: drives it, sends its events, stores the thread."""
+
+    def __init__(
+        self,
+        *,
+        store: ThreadStore,
+        run_input: RunAgentInput,
+        agent: Agent,
+        plan: RunPlan,
+        state: StateSync | None,
+        history_ids: dict[int, str],
+        client_ids: dict[str, str],
+    ) -> None:
+        self.store = store
+        self.input = run_input
+        self.agent = agent
+        self.plan = plan
+        self.state = state
+        self.history_ids = history_ids
+        self.translator = AguiTranslator(client_results=client_ids)
+        self.encoder = EventEncoder()
+
+    async def produce(self, out: MemoryObjectSendStream[bytes]) -> None:
+        async def emit(*events: BaseEvent) -> None:
+            for event in events:
+                await out.send(self.encoder.encode(event).encode())
+
+        thread_id, run_id = self.input.thread_id, self.input.run_id
+        await emit(
+            RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION)
+        )
+        try:
+            if self.state is not None:
+                await emit(StateSnapshotEvent(snapshot=await self.state.snapshot()))
+
+            async def on_event(event: AgentEvent) -> None:
+                await emit(*self.translator.events(event))
+                if isinstance(event, ToolExecutionEnd) and self.state is not None:
+                    delta = await self.state.delta()
+                    if delta:
+                        await emit(StateDeltaEvent.model_validate({"delta": delta}))
+
+            outcome = await drive(self.agent, self.plan, on_event)
+        except Exception as error:  # a bug or a failing hook: the stream says so, the server lives
+            logger.exception("AG-UI run %s on thread %s failed", run_id, thread_id)
+            await emit(*self.translator.close_open())
+            await emit(
+                RunErrorEvent(message=f"the run failed: {type(error).__name__}", code="internal")
+            )
+            return
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._save()
+        await emit(*self.translator.close_open(), *self._finish(outcome))
+
+    def _finish(self, outcome: Outcome) -> list[BaseEvent]:
+        usage = [_token_usage(outcome.usage, self.agent)] if not outcome.usage.is_zero() else None
+        thread_id, run_id = self.input.thread_id, self.input.run_id
+        if outcome.kind == "failed":
+            code = outcome.error_kind.value if outcome.error_kind else None
+            return [RunErrorEvent(message=outcome.text, code=code, usage=usage)]
+        if outcome.kind == "rejected":
+            return [RunErrorEvent(message=outcome.text, code="rejected", usage=usage)]
+        if outcome.kind == "cancelled":
+            result: Any = RunFinishedCancelledOutcome()
+        elif outcome.kind == "paused" and outcome.pending is not None:
+            result = _paused(outcome.pending)
+        else:
+            result = RunFinishedSuccessOutcome()
+        reply = last_assistant(self.agent.messages)
+        text = (
+            reply.text if reply is not None and outcome.kind in ("completed", "stopped") else None
+        )
+        return [
+            RunFinishedEvent(
+                thread_id=thread_id, run_id=run_id, outcome=result, result=text, usage=usage
+            )
+        ]
+
+    async def _save(self) -> None:
+        messages = self.agent.messages
+        known = self.history_ids | self.translator.ids
+        ids = [known.get(id(message)) for message in messages]
+        thread = StoredThread(
+            messages=messages, ids=[new_id() if key is None else key for key in ids]
+        )
+        try:
+            await self.store.save(self.input.thread_id, thread)
+        except Exception:
+            logger.exception("could not store thread %s", self.input.thread_id)
+
+
+def _paused(pending: PendingApproval) -> Any:
+    """A pause as AG-UI's outcome: front-end calls alone are a success naming the calls
+    the application answers; any approval makes it an interrupt, one per held call."""
+    waiting = [call for call in pending.calls if call.needs_decision]
+    if all(call.reason == FRONTEND_REASON for call in waiting):
+        return RunFinishedSuccessOutcome(pending_tool_call_ids=[c.tool_call_id for c in waiting])
+    return RunFinishedInterruptOutcome(
+        interrupts=[
+            Interrupt(
+                id=call.tool_call_id,
+                reason="frontend_tool" if call.reason == FRONTEND_REASON else "tool_approval",
+                message=call.reason,
+                tool_call_id=call.tool_call_id,
+                response_schema=None if call.reason == FRONTEND_REASON else APPROVAL_SCHEMA,
+                metadata={"yoagent": {"tool_name": call.tool_name, "arguments": call.arguments}},
+            )
+            for call in waiting
+        ]
+    )
+
+
+def _token_usage(usage: Usage, agent: Agent) -> TokenUsage:
+    prompt = usage.input + usage.cache_read + usage.cache_write
+    return TokenUsage(
+        provider=agent.model.provider or None,
+        model=agent.model.id or None,
+        input_tokens=prompt,
+        output_tokens=usage.output,
+        total_tokens=prompt + usage.output,
+        cached_input_tokens=usage.cache_read,
+        cache_write_input_tokens=usage.cache_write,
+    )
+
+
+class _RunResponse(Response):
+    """The streamed answer of one run (the thread stays held until the run is stored)."""
+
+    def __init__(self, run: _AgUiRun, release: Callable[[], None]) -> None:
+        super().__init__(status_code=200, headers=_SSE_HEADERS)
+        self.run = run
+        self.release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await stream_answer(
+                scope,
+                receive,
+                send,
+                headers=_SSE_HEADERS,
+                produce=self.run.produce,
+                on_disconnect=self.run.agent.abort,
+            )
+        finally:
+            self.release()

@@ -1,0 +1,15 @@
+"""Fixtures for yoagent-ui's tests: the scripted model server, and the endpoints on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from ui_model_server import ModelServer
+
+
+@pytest.fixture(scope="session")
+def model_server() -> Iterator[ModelServer]:
+    """One scripted Chat Completions server for the whole session."""
+    with ModelServer() as server:
+        yield server
