@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from ui_model_server import ModelServer
-from ui_testing import Ends, agent_factory, run_client, serve
+from ui_testing import Ends, agent_factory, run_client, serve, wait_until
 
 from yoagent.core import CANCELLED_MARKER, AssistantMessage, ToolResultMessage, UserMessage
 from yoagent.ui import AgUiEndpoint, MemoryThreadStore
@@ -167,7 +167,7 @@ def test_cancel_from_the_client_ends_the_run_cancelled(
     assert ends.finished.wait(10), "the run never ended"
     assert ends.outcomes == ["cancelled"]
     assert model_server.hung_up.wait(10), "the model request was left running"
-    assert endpoint.locks.running == 0
+    assert wait_until(lambda: endpoint.locks.running == 0), "the thread was never released"
     (thread_id,) = got["threadIds"]
     thread = anyio.run(store.load, thread_id)
     assert thread is not None

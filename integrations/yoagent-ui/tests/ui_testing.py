@@ -10,7 +10,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,6 @@ from starlette.types import ASGIApp
 
 from yoagent.core import (
     Agent,
-    AgentEnd,
-    AgentEvent,
     Allow,
     ApiProtocol,
     Defer,
@@ -178,9 +176,11 @@ def run_client(script: str, *args: str, timeout: float = 60) -> dict[str, Any]:
     return json.loads(lines[-1])
 
 
-def events_of(agent_events: list[AgentEvent]) -> list[str]:
-    """The ``type`` of each event (for messages in assertions)."""
-    return [event.type for event in agent_events]
-
-
-__all__ = ["AgentEnd"]
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll ``condition`` until it holds (True) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

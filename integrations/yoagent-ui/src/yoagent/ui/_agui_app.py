@@ -141,7 +141,7 @@ class AgUiEndpoint:
         results: dict[str, ClientResult] = {}
         client_ids: dict[str, str] = {}
         plan = _plan(pending, tail, tail_ids, run_input.resume or [], results, client_ids)
-        if consumed is None and not _runnable(history):
+        if plan.decisions is None and not _runnable([*history, *plan.prompt]):
             raise BadRunInputError(
                 "nothing to run: send a user message (or the results of the calls the "
                 "last run left to the front-end)"
