@@ -53,7 +53,14 @@ from yoagent.core import (
 from ._agui_events import AguiTranslator, new_id
 from ._agui_messages import from_agui_with_ids, system_notes
 from ._errors import BadRunInputError
-from ._http import DEFAULT_MAX_BODY_BYTES, ThreadLocks, error_response, read_json, stream_answer
+from ._http import (
+    DEFAULT_MAX_BODY_BYTES,
+    ThreadLocks,
+    error_response,
+    failure_response,
+    read_json,
+    stream_answer,
+)
 from ._outcome import Outcome
 from ._run import (
     FRONTEND_REASON,
@@ -120,10 +127,14 @@ class AgUiEndpoint:
             return error_response(error)
         try:
             run = await self._prepare(run_input)
-        except BaseException as error:
+        except BadRunInputError as error:
             self.locks.release(run_input.thread_id)
-            if isinstance(error, BadRunInputError):
-                return error_response(error)
+            return error_response(error)
+        except Exception as error:
+            self.locks.release(run_input.thread_id)
+            return failure_response(error, f"thread {run_input.thread_id!r}")
+        except BaseException:
+            self.locks.release(run_input.thread_id)
             raise
         return _RunResponse(run, lambda: self.locks.release(run_input.thread_id))
 

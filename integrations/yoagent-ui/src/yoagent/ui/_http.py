@@ -54,6 +54,15 @@ def error_response(error: BadRunInputError) -> JSONResponse:
     return JSONResponse({"error": str(error)}, status_code=error.status)
 
 
+def failure_response(error: Exception, where: str) -> JSONResponse:
+    """The answer when the server failed before the run began (the agent factory raised, the
+    store failed): HTTP 500 naming the error's type, logged with its traceback."""
+    logger.error("could not start a run on %s", where, exc_info=error)
+    return JSONResponse(
+        {"error": f"the server could not start the run: {type(error).__name__}"}, status_code=500
+    )
+
+
 class ThreadBusyError(BadRunInputError):
     """A run is already going on in this thread (answered with 409)."""
 
