@@ -107,7 +107,8 @@ def test_bad_input_gets_an_error_answer(url: str, body: bytes, status: int, says
 
 def test_a_huge_body_without_a_length_is_cut_off(url: str) -> None:
     def chunks() -> Iterator[bytes]:
-        yield b'{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "'
+        yield b'{"threadId": "t", "runId": "r", "messages": '
+        yield b'[{"id": "u", "role": "user", "content": "'
         for _ in range(200):
             yield b"y" * 1024
         yield b'"}]}'
@@ -123,25 +124,29 @@ def test_get_is_refused(url: str) -> None:
 
 
 def test_a_client_that_hangs_up_mid_stream(url: str, endpoint: AgUiEndpoint, ends: Ends) -> None:
-    with httpx.Client(timeout=30) as client:
-        with client.stream("POST", url, json=run_input("slow", thread="gone")) as answer:
-            assert answer.status_code == 200
-            for line in answer.iter_lines():
-                if "TEXT_MESSAGE_CONTENT" in line:
-                    break
+    with (
+        httpx.Client(timeout=30) as client,
+        client.stream("POST", url, json=run_input("slow", thread="gone")) as answer,
+    ):
+        assert answer.status_code == 200
+        for line in answer.iter_lines():
+            if "TEXT_MESSAGE_CONTENT" in line:
+                break
     assert ends.finished.wait(10) and ends.outcomes == ["cancelled"]
     assert wait_until(lambda: endpoint.locks.running == 0)
     still_serves(url)
 
 
 def test_one_run_per_thread(url: str, endpoint: AgUiEndpoint) -> None:
-    with httpx.Client(timeout=30) as client:
-        with client.stream("POST", url, json=run_input("slow", thread="busy")) as first:
-            assert first.status_code == 200
-            next(first.iter_lines())
-            second = client.post(url, json=run_input("hello", thread="busy"))
-            assert second.status_code == 409
-            assert "already in progress on thread 'busy'" in second.json()["error"]
+    with (
+        httpx.Client(timeout=30) as client,
+        client.stream("POST", url, json=run_input("slow", thread="busy")) as first,
+    ):
+        assert first.status_code == 200
+        next(first.iter_lines())
+        second = client.post(url, json=run_input("hello", thread="busy"))
+        assert second.status_code == 409
+        assert "already in progress on thread 'busy'" in second.json()["error"]
     still_serves(url)
 
 
@@ -167,11 +172,10 @@ def test_a_failing_agent_factory_is_a_server_error_not_a_crash(model_server: Mod
         return agent_factory(model_server.url)()
 
     endpoint = AgUiEndpoint(build, store=MemoryThreadStore())
-    with serve(endpoint) as base:
-        with httpx.Client(timeout=30) as client:
-            answer = client.post(base + "/", json=run_input(thread="x"))
-            assert answer.status_code == 500
-            assert endpoint.locks.running == 0
-            again = client.post(base + "/", json=run_input(thread="x"))
-            assert again.status_code == 200
-            assert sse_types(again.text)[-1] == "RUN_FINISHED"
+    with serve(endpoint) as base, httpx.Client(timeout=30) as client:
+        answer = client.post(base + "/", json=run_input(thread="x"))
+        assert answer.status_code == 500
+        assert endpoint.locks.running == 0
+        again = client.post(base + "/", json=run_input(thread="x"))
+        assert again.status_code == 200
+        assert sse_types(again.text)[-1] == "RUN_FINISHED"

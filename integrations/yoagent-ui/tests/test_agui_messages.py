@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from ag_ui.core import (
     ActivityMessage,
-    AssistantMessage as AguiAssistant,
     AudioPart,
     DataSource,
     DeveloperMessage,
@@ -14,9 +13,16 @@ from ag_ui.core import (
     ReasoningMessage,
     SystemMessage,
     TextPart,
-    ToolCall as AguiToolCall,
     ToolMessage,
     UrlSource,
+)
+from ag_ui.core import (
+    AssistantMessage as AguiAssistant,
+)
+from ag_ui.core import (
+    ToolCall as AguiToolCall,
+)
+from ag_ui.core import (
     UserMessage as AguiUser,
 )
 
@@ -87,9 +93,8 @@ def test_yoagent_to_agui_and_back_is_exact() -> None:
 
 def test_the_trip_survives_json() -> None:
     """The same holds for AG-UI messages as they travel: serialized and parsed again."""
-    from pydantic import TypeAdapter
-
     from ag_ui.core import Message
+    from pydantic import TypeAdapter
 
     adapter = TypeAdapter(list[Message])
     wire = adapter.dump_json(to_agui_messages(EVERY_KIND), by_alias=True)

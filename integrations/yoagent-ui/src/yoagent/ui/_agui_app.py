@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
-import anyio
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
@@ -26,11 +25,6 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from anyio.streams.memory import MemoryObjectSendStream
 from pydantic import ValidationError
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from yoagent.core import (
     Agent,
@@ -50,21 +44,13 @@ from yoagent.core import (
     last_assistant,
 )
 
-from ._agui_events import AguiTranslator, new_id
+from ._agui_events import AguiTranslator
 from ._agui_messages import from_agui_with_ids, system_notes
+from ._endpoint import PreparedRun, RunEndpoint
 from ._errors import BadRunInputError
-from ._http import (
-    DEFAULT_MAX_BODY_BYTES,
-    ThreadLocks,
-    error_response,
-    failure_response,
-    read_json,
-    stream_answer,
-)
 from ._outcome import Outcome
 from ._run import (
     FRONTEND_REASON,
-    AgentFactory,
     ClientResult,
     FrontendTool,
     RunPlan,
@@ -72,7 +58,7 @@ from ._run import (
     drive,
 )
 from ._state import StateSync
-from ._store import MemoryThreadStore, StoredThread, ThreadStore, continues
+from ._store import StoredThread, continues
 
 logger = logging.getLogger("yoagent.ui")
 
@@ -90,7 +76,7 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 _SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 
 
-class AgUiEndpoint:
+class AgUiEndpoint(RunEndpoint):
     """An AG-UI endpoint for the agents ``agent`` builds: an ASGI app answering ``POST``
     with a run input by streaming the run as AG-UI events (Server-Sent Events).
 
@@ -101,45 +87,12 @@ class AgUiEndpoint:
     ``max_body_bytes``, 409 while the thread runs) with ``{"error": text}``.
     """
 
-    def __init__(
-        self,
-        agent: AgentFactory,
-        *,
-        store: ThreadStore | None = None,
-        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    ) -> None:
-        self.factory = agent
-        self.store: ThreadStore = store if store is not None else MemoryThreadStore()
-        self.max_body_bytes = max_body_bytes
-        self.locks = ThreadLocks()
-        """Which threads have a run going on (``locks.running`` counts them)."""
-        self._app = Starlette(routes=[Route("/", self.handle, methods=["POST", "GET"])])
+    def _parse(self, body: Any) -> tuple[str, RunAgentInput]:
+        run_input = _run_input(body)
+        return run_input.thread_id, run_input
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._app(scope, receive, send)
-
-    async def handle(self, request: Request) -> Response:
-        """Answer one AG-UI request."""
-        try:
-            run_input = _run_input(await read_json(request, self.max_body_bytes))
-            self.locks.acquire(run_input.thread_id)
-        except BadRunInputError as error:
-            return error_response(error)
-        try:
-            run = await self._prepare(run_input)
-        except BadRunInputError as error:
-            self.locks.release(run_input.thread_id)
-            return error_response(error)
-        except Exception as error:
-            self.locks.release(run_input.thread_id)
-            return failure_response(error, f"thread {run_input.thread_id!r}")
-        except BaseException:
-            self.locks.release(run_input.thread_id)
-            raise
-        return _RunResponse(run, lambda: self.locks.release(run_input.thread_id))
-
-    async def _prepare(self, run_input: RunAgentInput) -> _AgUiRun:
-        stored = await self.store.load(run_input.thread_id) or StoredThread()
+    async def _prepare(self, request: Any, stored: StoredThread) -> _AgUiRun:
+        run_input = cast(RunAgentInput, request)
         messages, ids = from_agui_with_ids(run_input.messages)
         consumed = continues(stored.ids, ids)
         if consumed is None:  # a history the server does not have: take the client's
@@ -168,12 +121,11 @@ class AgUiEndpoint:
         if state is not None and run_input.state is not None:
             await state.seed(run_input.state)
         return _AgUiRun(
-            store=self.store,
             run_input=run_input,
             agent=agent,
             plan=plan,
             state=state,
-            history_ids={id(m): key for m, key in zip(history, history_ids, strict=True)}
+            known_ids={id(m): key for m, key in zip(history, history_ids, strict=True)}
             | {id(m): key for m, key in zip(tail, tail_ids, strict=True)},
             client_ids=client_ids,
         )
@@ -271,30 +223,32 @@ def _decision(
     return Modify(cast("dict[str, Any]", arguments)) if isinstance(arguments, dict) else Allow()
 
 
-class _AgUiRun:
-    """One prepared run: drives it, sends its events, stores the thread."""
+class _AgUiRun(PreparedRun):
+    """One prepared AG-UI run: drives it and sends its events."""
+
+    headers = _SSE_HEADERS
 
     def __init__(
         self,
         *,
-        store: ThreadStore,
         run_input: RunAgentInput,
         agent: Agent,
         plan: RunPlan,
         state: StateSync | None,
-        history_ids: dict[int, str],
+        known_ids: dict[int, str],
         client_ids: dict[str, str],
     ) -> None:
-        self.store = store
+        super().__init__(thread_id=run_input.thread_id, agent=agent, known_ids=known_ids)
         self.input = run_input
-        self.agent = agent
         self.plan = plan
         self.state = state
-        self.history_ids = history_ids
         self.translator = AguiTranslator(client_results=client_ids)
         self.encoder = EventEncoder()
 
-    async def produce(self, out: MemoryObjectSendStream[bytes]) -> None:
+    def new_ids(self) -> dict[int, str]:
+        return self.translator.ids
+
+    async def stream(self, out: MemoryObjectSendStream[bytes]) -> None:
         async def emit(*events: BaseEvent) -> None:
             for event in events:
                 await out.send(self.encoder.encode(event).encode())
@@ -322,9 +276,6 @@ class _AgUiRun:
                 RunErrorEvent(message=f"the run failed: {type(error).__name__}", code="internal")
             )
             return
-        finally:
-            with anyio.CancelScope(shield=True):
-                await self._save()
         await emit(*self.translator.close_open(), *self._finish(outcome))
 
     def _finish(self, outcome: Outcome) -> list[BaseEvent]:
@@ -350,18 +301,6 @@ class _AgUiRun:
                 thread_id=thread_id, run_id=run_id, outcome=result, result=text, usage=usage
             )
         ]
-
-    async def _save(self) -> None:
-        messages = self.agent.messages
-        known = self.history_ids | self.translator.ids
-        ids = [known.get(id(message)) for message in messages]
-        thread = StoredThread(
-            messages=messages, ids=[new_id() if key is None else key for key in ids]
-        )
-        try:
-            await self.store.save(self.input.thread_id, thread)
-        except Exception:
-            logger.exception("could not store thread %s", self.input.thread_id)
 
 
 def _paused(pending: PendingApproval) -> Any:
@@ -396,25 +335,3 @@ def _token_usage(usage: Usage, agent: Agent) -> TokenUsage:
         cached_input_tokens=usage.cache_read,
         cache_write_input_tokens=usage.cache_write,
     )
-
-
-class _RunResponse(Response):
-    """The streamed answer of one run (the thread stays held until the run is stored)."""
-
-    def __init__(self, run: _AgUiRun, release: Callable[[], None]) -> None:
-        super().__init__(status_code=200, headers=_SSE_HEADERS)
-        self.run = run
-        self.release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await stream_answer(
-                scope,
-                receive,
-                send,
-                headers=_SSE_HEADERS,
-                produce=self.run.produce,
-                on_disconnect=self.run.agent.abort,
-            )
-        finally:
-            self.release()

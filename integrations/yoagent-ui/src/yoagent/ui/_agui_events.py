@@ -12,7 +12,6 @@ attributed to it by ``subagentRunId``. Tool progress goes out as ``CUSTOM`` even
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass, field
 
 from ag_ui.core import (
@@ -60,12 +59,8 @@ from yoagent.core import (
 )
 
 from ._agui_messages import to_agui_messages
+from ._endpoint import new_id
 from ._outcome import outcome_of
-
-
-def new_id() -> str:
-    """A fresh id for a message, a run or a sub-agent invocation."""
-    return str(uuid.uuid4())
 
 
 def is_held(result: ToolResultMessage) -> bool:
