@@ -43,7 +43,7 @@ from yoagent.core import (
 from yoagent.ui import BadRunInputError, from_agui_messages, to_agui_messages
 
 EVERY_KIND = [
-    CustomMessage(kind="ag-ui.system", data={"content": "Be brief.", "name": "ops"}),
+    CustomMessage(kind="ui.system", data={"content": "Be brief.", "name": "ops"}),
     UserMessage(
         content=[
             TextContent(text="What is this?"),
@@ -81,7 +81,7 @@ EVERY_KIND = [
     ),
     CustomMessage(kind="bookmark", data=["a", 1]),
     CustomMessage(kind="note", data={"text": "kept"}),
-    CustomMessage(kind="ag-ui.developer", data={"content": "Use tools."}),
+    CustomMessage(kind="ui.developer", data={"content": "Use tools."}),
     UserMessage.from_text("thanks"),
 ]
 

@@ -8,8 +8,8 @@ applications. So yoagent → AG-UI → yoagent is exact, and AG-UI → yoagent �
 every message, field and part (a one-text-part list comes back as plain text).
 
 AG-UI kinds without a yoagent message become :class:`CustomMessage` entries, which never
-reach a model: ``system`` and ``developer`` messages (kinds ``ag-ui.system`` and
-``ag-ui.developer``: the endpoint adds their text to the run's system prompt) and
+reach a model: ``system`` and ``developer`` messages (kinds ``ui.system`` and
+``ui.developer``: the endpoint adds their text to the run's system prompt) and
 ``activity`` messages (kind = the activity type). A yoagent ``CustomMessage`` goes out as
 an activity message.
 """
@@ -57,8 +57,8 @@ from ._errors import BadRunInputError
 
 META = "yoagent"
 """The key of yoagent's fields in an AG-UI message's ``metadata``."""
-SYSTEM_KIND = "ag-ui.system"
-DEVELOPER_KIND = "ag-ui.developer"
+SYSTEM_KIND = "ui.system"
+DEVELOPER_KIND = "ui.developer"
 
 UserContent = list[TextContent | ImageContent]
 

@@ -44,6 +44,9 @@ class PreparedRun(ABC):
     messages had before it (by message identity)."""
 
     headers: dict[str, str]
+    fallback_id: str = ""
+    """The id of a message the run added that no event named (a stop marker the loop adds):
+    empty, a message the client is never shown, unless the protocol says otherwise."""
 
     def __init__(self, *, thread_id: str, agent: Agent, known_ids: dict[int, str]) -> None:
         self.thread_id = thread_id
@@ -63,7 +66,8 @@ class PreparedRun(ABC):
         messages = self.agent.messages
         known = self.known_ids | self.new_ids()
         ids = [known.get(id(message)) for message in messages]
-        return StoredThread(messages=messages, ids=[new_id() if i is None else i for i in ids])
+        fallback = self.fallback_id
+        return StoredThread(messages=messages, ids=[fallback if i is None else i for i in ids])
 
 
 class RunEndpoint(ABC):
