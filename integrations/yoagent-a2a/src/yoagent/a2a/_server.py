@@ -32,6 +32,7 @@ from a2a.types import (
     AgentSkill,
     Part,
 )
+from a2a.utils.constants import PROTOCOL_VERSION_CURRENT
 from yoagent.core import (
     AGENT_STOPPED_PREFIX,
     CANCELLED_MARKER,
@@ -89,6 +90,12 @@ class YoagentExecutor(AgentExecutor):
     def __init__(self, agent: AgentFactory, store: HistoryStore) -> None:
         self.factory = agent
         self.store = store
+        self._running: dict[str, tuple[Agent, anyio.Event]] = {}
+
+    @property
+    def running(self) -> int:
+        """How many tasks have a run going on now."""
+        return len(self._running)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
@@ -101,6 +108,22 @@ class YoagentExecutor(AgentExecutor):
         history = await self.store.load(task.context_id) or []
         agent = await _made(self.factory)
         agent.replace_messages(history)
+        ended = anyio.Event()
+        self._running[task.id] = (agent, ended)
+        try:
+            await self._run(agent, history, task.context_id, updater, context)
+        finally:
+            del self._running[task.id]
+            ended.set()
+
+    async def _run(
+        self,
+        agent: Agent,
+        history: list[AgentMessage],
+        context_id: str,
+        updater: TaskUpdater,
+        context: RequestContext,
+    ) -> None:
         await updater.start_work()
         artifact_id = str(uuid.uuid4())
         streamed = False
@@ -125,7 +148,7 @@ class YoagentExecutor(AgentExecutor):
             added = failure.messages
         finally:
             with anyio.CancelScope(shield=True):
-                await self.store.save(task.context_id, agent.messages)
+                await self.store.save(context_id, agent.messages)
         added = added or agent.messages[len(history) :]
         state, text = _ended(added)
         reply = updater.new_agent_message([Part(text=text)])
@@ -141,10 +164,20 @@ class YoagentExecutor(AgentExecutor):
             await updater.complete(reply)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        task = context.current_task
-        if task is None or context.task_id is None:
+        """Abort the task's run and wait for it to end (it reports ``canceled`` itself and
+        keeps its history); a task with no run going on is marked ``canceled`` here."""
+        task_id = context.task_id
+        running = self._running.get(task_id) if task_id is not None else None
+        if running is not None:
+            agent, ended = running
+            agent.abort()
+            with anyio.move_on_after(30):
+                await ended.wait()
             return
-        updater = TaskUpdater(event_queue, context.task_id, task.context_id)
+        task = context.current_task
+        if task is None or task_id is None:
+            return
+        updater = TaskUpdater(event_queue, task_id, task.context_id)
         await updater.cancel(updater.new_agent_message([Part(text=CANCELLED_MARKER)]))
 
 
@@ -162,7 +195,11 @@ def agent_card(
         name=name,
         description=description,
         version=version,
-        supported_interfaces=[AgentInterface(protocol_binding="JSONRPC", url=url)],
+        supported_interfaces=[
+            AgentInterface(
+                protocol_binding="JSONRPC", url=url, protocol_version=PROTOCOL_VERSION_CURRENT
+            )
+        ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
