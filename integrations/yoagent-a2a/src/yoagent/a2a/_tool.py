@@ -9,6 +9,7 @@ error result: the run goes on, it never hangs.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -123,24 +124,33 @@ class A2AAgentTool:
                 client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(
                     self.card
                 )
+                failure: list[BaseException] = []
+
+                async def follow() -> None:
+                    nonlocal final
+                    try:
+                        final = await self._follow(client, message, ctx, answer, task_id)
+                    except Exception as error:  # raised below, outside the task group
+                        failure.append(error)
+                    group.cancel_scope.cancel()
+
+                async def watch_cancel() -> None:
+                    await ctx.cancel.wait()
+                    group.cancel_scope.cancel()
+
                 try:
                     async with anyio.create_task_group() as group:
-
-                        async def watch_cancel() -> None:
-                            await ctx.cancel.wait()
-                            group.cancel_scope.cancel()
-
                         group.start_soon(watch_cancel)
-                        final = await self._follow(client, message, ctx, answer, task_id)
-                        group.cancel_scope.cancel()
-                except BaseException:
-                    if task_id:
-                        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                            await client.cancel_task(CancelTaskRequest(id=task_id[0]))
+                        group.start_soon(follow)
+                except BaseException:  # this task was cancelled: so is the remote one
+                    await _cancel_remote(client, task_id)
                     raise
-                if ctx.cancelled and task_id:
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                        await client.cancel_task(CancelTaskRequest(id=task_id[0]))
+                if failure and not isinstance(failure[0], RemoteAgentError):
+                    await _cancel_remote(client, task_id)
+                if failure:
+                    raise failure[0]
+                if ctx.cancelled:
+                    await _cancel_remote(client, task_id)
                     raise RemoteAgentError(
                         f"the call was cancelled; so was the task of {self.name}"
                     )
@@ -205,6 +215,15 @@ class A2AAgentTool:
         raise RemoteAgentError(
             f"the remote agent {self.name} stopped in state {TaskState.Name(state)}: {note}"
         )
+
+
+async def _cancel_remote(client: Any, task_id: list[str]) -> None:
+    """Cancel the remote task, if it started, within 5 s, whatever happens to this task."""
+    if not task_id:
+        return
+    # Already ended, or unreachable: nothing more to do.
+    with anyio.CancelScope(shield=True), anyio.move_on_after(5), contextlib.suppress(Exception):
+        await client.cancel_task(CancelTaskRequest(id=task_id[0]))
 
 
 def _tool_name(name: str) -> str:
