@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -143,6 +144,12 @@ def test_cancel_from_the_client(
     assert isinstance(last, UserMessage) and last.text == CANCELLED_MARKER
 
 
+def chat(parts: list[dict[str, Any]]) -> bytes:
+    """A chat request whose one user message holds ``parts``."""
+    message = {"id": "m", "role": "user", "parts": parts}
+    return json.dumps({"id": "c", "messages": [message]}).encode()
+
+
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [
@@ -155,24 +162,18 @@ def test_cancel_from_the_client(
             400,
             "unknown message role",
         ),
+        (chat([{"type": "hologram"}]), 400, "unknown part type 'hologram'"),
         (
-            b'{"id": "c", "messages": [{"id": "m", "role": "user", "parts": [{"type": "hologram"}]}]}',
-            400,
-            "unknown part type 'hologram'",
-        ),
-        (
-            b'{"id": "c", "messages": [{"id": "m", "role": "user", "parts": '
-            b'[{"type": "file", "mediaType": "application/pdf", "url": "data:application/pdf;base64,AA"}]}]}',
+            chat([{"type": "file", "mediaType": "application/pdf", "url": "data:,AA"}]),
             400,
             "files that are images",
         ),
         (
-            b'{"id": "c", "messages": [{"id": "m", "role": "user", "parts": [{"type": "text", "text": "'
-            + b"z" * 70_000
-            + b'"}]}]}',
-            413,
-            "over the limit",
+            chat([{"type": "file", "mediaType": "image/png", "url": "https://x/y.png"}]),
+            400,
+            "base64 data: URL",
         ),
+        (chat([{"type": "text", "text": "z" * 70_000}]), 413, "over the limit"),
     ],
 )
 def test_bad_input(url: str, body: bytes, status: int, says: str) -> None:
