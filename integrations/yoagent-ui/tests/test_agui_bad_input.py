@@ -16,11 +16,6 @@ from yoagent.ui import AgUiEndpoint, MemoryThreadStore
 
 
 @pytest.fixture
-def ends() -> Ends:
-    return Ends()
-
-
-@pytest.fixture
 def endpoint(model_server: ModelServer, ends: Ends) -> AgUiEndpoint:
     return AgUiEndpoint(agent_factory(model_server.url, ends), max_body_bytes=64 * 1024)
 

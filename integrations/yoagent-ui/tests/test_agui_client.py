@@ -16,16 +16,6 @@ from yoagent.ui import AgUiEndpoint, MemoryThreadStore
 
 
 @pytest.fixture
-def ends() -> Ends:
-    return Ends()
-
-
-@pytest.fixture
-def store() -> MemoryThreadStore:
-    return MemoryThreadStore()
-
-
-@pytest.fixture
 def endpoint(model_server: ModelServer, ends: Ends, store: MemoryThreadStore) -> AgUiEndpoint:
     return AgUiEndpoint(agent_factory(model_server.url, ends), store=store)
 

@@ -18,16 +18,6 @@ from yoagent.ui import UI_MESSAGE_STREAM_HEADERS, AiSdkEndpoint, MemoryThreadSto
 
 
 @pytest.fixture
-def ends() -> Ends:
-    return Ends()
-
-
-@pytest.fixture
-def store() -> MemoryThreadStore:
-    return MemoryThreadStore()
-
-
-@pytest.fixture
 def endpoint(model_server: ModelServer, ends: Ends, store: MemoryThreadStore) -> AiSdkEndpoint:
     return AiSdkEndpoint(
         agent_factory(model_server.url, ends), store=store, max_body_bytes=64 * 1024

@@ -45,6 +45,7 @@ from yoagent.core import (
     MessageStart,
     MessageUpdate,
     ProgressMessage,
+    StreamDelta,
     SubAgentEvent,
     TextContent,
     TextDelta,
@@ -80,7 +81,6 @@ class _Reply:
 
     message_id: str
     text_open: bool = False
-    text_seen: bool = False
     reasoning_id: str | None = None
     reasoning_count: int = 0
     calls_open: list[str] = field(default_factory=list[str])
@@ -154,7 +154,7 @@ class AguiTranslator:
                 return
             if not reply.text_open:
                 out.append(TextMessageStartEvent(message_id=reply.message_id, role="assistant"))
-                reply.text_open = reply.text_seen = True
+                reply.text_open = True
             out.append(TextMessageContentEvent(message_id=reply.message_id, delta=delta.delta))
         elif isinstance(delta, ThinkingDelta):
             reply.streamed.add(delta.content_index)
@@ -197,42 +197,26 @@ class AguiTranslator:
     def _message_end(self, message: AgentMessage, out: list[BaseEvent]) -> None:
         if not isinstance(message, AssistantMessage):
             return
-        reply = self._reply or _Reply(message_id=new_id())
-        self._reply = None
-        self._close_reasoning(reply, out)
-        # What the provider did not stream (a provider that sends whole replies).
+        reply = self._reply = self._reply or _Reply(message_id=new_id())
+        # What the provider did not stream (one that sends whole replies) goes out as if
+        # it had been streamed in one piece.
         for index, block in enumerate(message.content):
+            delta: StreamDelta | None = None
             if index in reply.streamed:
                 continue
-            if isinstance(block, TextContent) and block.text:
-                if not reply.text_open:
-                    out.append(TextMessageStartEvent(message_id=reply.message_id, role="assistant"))
-                    reply.text_open = reply.text_seen = True
-                out.append(TextMessageContentEvent(message_id=reply.message_id, delta=block.text))
-            elif isinstance(block, ThinkingContent) and block.thinking:
-                reasoning_id = f"{reply.message_id}.reasoning.{reply.reasoning_count}"
-                reply.reasoning_count += 1
-                out.append(ReasoningStartEvent(message_id=reasoning_id))
-                out.append(ReasoningMessageStartEvent(message_id=reasoning_id))
-                out.append(
-                    ReasoningMessageContentEvent(message_id=reasoning_id, delta=block.thinking)
-                )
-                out.append(ReasoningMessageEndEvent(message_id=reasoning_id))
-                out.append(ReasoningEndEvent(message_id=reasoning_id))
+            if isinstance(block, TextContent):
+                delta = TextDelta(content_index=index, delta=block.text)
+            elif isinstance(block, ThinkingContent):
+                delta = ThinkingDelta(content_index=index, delta=block.thinking)
             elif isinstance(block, ToolCall) and block.id not in reply.calls_seen:
-                reply.calls_seen.add(block.id)
-                self._parents[block.id] = reply.message_id
-                out.append(
-                    ToolCallStartEvent(
-                        tool_call_id=block.id,
-                        tool_call_name=block.name,
-                        parent_message_id=reply.message_id,
-                    )
+                arguments = json.dumps(block.arguments)
+                delta = ToolCallDelta(
+                    content_index=index, id=block.id, name=block.name, delta=arguments
                 )
-                out.append(
-                    ToolCallArgsEvent(tool_call_id=block.id, delta=json.dumps(block.arguments))
-                )
-                out.append(ToolCallEndEvent(tool_call_id=block.id))
+            if delta is not None:
+                self._delta(MessageUpdate(delta=delta), out)
+        self._reply = None
+        self._close_reasoning(reply, out)
         for block in message.content:
             if isinstance(block, ThinkingContent) and block.redacted:
                 out.append(
