@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 
 import anyio
+import httpx
 import pytest
+from a2a.client import ClientConfig, create_client
+from a2a.types import CancelTaskRequest, ListTasksRequest, TaskState
 from a2a_model_server import ModelServer
 from a2a_testing import Ends, agent_factory, remote_process
 
@@ -99,3 +102,28 @@ async def test_cancelling_the_run_cancels_the_remote_task(
 async def test_connect_to_nothing_is_a_remote_agent_error() -> None:
     with pytest.raises(RemoteAgentError, match="failed"):
         await A2AAgentTool.connect("http://127.0.0.1:9")
+
+
+async def test_a_cancel_on_the_remote_side_ends_the_call_with_an_error(
+    a2a_url: str, model_server: ModelServer
+) -> None:
+    remote = await A2AAgentTool.connect(a2a_url, name="forecaster")
+    agent = parent(model_server, remote)
+    result: ToolResultMessage | None = None
+    cancelled = False
+    async with httpx.AsyncClient(timeout=30) as http:
+        operator = await create_client(a2a_url, ClientConfig(streaming=True, httpx_client=http))
+        with anyio.fail_after(30):
+            async with agent.stream(call(remote, "slow")) as events:
+                async for event in events:
+                    if isinstance(event, ToolExecutionUpdate) and not cancelled:
+                        listed = await operator.list_tasks(
+                            ListTasksRequest(status=TaskState.TASK_STATE_WORKING)
+                        )
+                        (task,) = listed.tasks
+                        await operator.cancel_task(CancelTaskRequest(id=task.id))
+                        cancelled = True
+                    if isinstance(event, ToolExecutionEnd):
+                        result = event.result
+    assert result is not None and result.is_error
+    assert result.text == "the remote agent forecaster cancelled its task"

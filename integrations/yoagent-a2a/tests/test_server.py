@@ -184,3 +184,14 @@ async def test_a_huge_message_does_not_crash_the_server(a2a_url: str) -> None:
     responses = await exchange(a2a_url, "x" * 2_000_000)
     assert final_state(responses)[0] == TaskState.TASK_STATE_COMPLETED
     assert final_state(await exchange(a2a_url, "hello"))[0] == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_a_client_that_hangs_up_mid_stream(a2a_url: str) -> None:
+    """The stream's reader leaving does not hurt the server (the task itself goes on, as A2A
+    tasks do: another client may subscribe to it or cancel it)."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        client = await create_client(a2a_url, ClientConfig(streaming=True, httpx_client=http))
+        async for response in client.send_message(message("slow")):
+            if response.HasField("artifact_update"):
+                break
+    assert final_state(await exchange(a2a_url, "hello"))[0] == TaskState.TASK_STATE_COMPLETED
