@@ -168,10 +168,11 @@ def _plan(
     for message, key in zip(tail, tail_ids, strict=True):
         if isinstance(message, ToolResultMessage):
             call = held.get(message.tool_call_id)
-            if call is None:
+            if call is None or call.reason != FRONTEND_REASON:
                 raise BadRunInputError(
                     f"the tool result {key!r} answers call {message.tool_call_id!r}, which "
-                    "no front-end tool call of the thread waits on"
+                    "no front-end tool call of the thread waits on (a call held for "
+                    "approval is answered by a resume entry)"
                 )
             results[call.tool_call_id] = ClientResult(
                 content=ToolResult(content=list(message.content)),
