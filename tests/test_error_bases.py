@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from yoagent.a2a import A2AAgentTool, A2AError, RemoteAgentError
 from yoagent.cli import CliError
 from yoagent.core import (
     ApiProtocol,
@@ -33,6 +34,7 @@ from yoagent.core import (
     YoagentError,
 )
 from yoagent.core.provider import StreamConfig
+from yoagent.dbos import DbosError
 from yoagent.decision import DecisionError, DecisionModel
 from yoagent.gasp import AgentRepo, GaspError, RepositoryError, RestoreError, restore
 from yoagent.mcp import McpClient, McpError
@@ -41,6 +43,7 @@ from yoagent.pricing import PriceError, PriceFetchError, PriceSource, fetch_pric
 from yoagent.providers import OpenAiCompletionsProvider, ProvidersError
 from yoagent.testing import TestingError
 from yoagent.tools import ToolsError
+from yoagent.ui import BadRunInputError, UiError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,6 +61,9 @@ BASES: dict[str, type[YoagentError] | None] = {
     # Ray raises no error of its own: a task's failure is data (TaskError on its result),
     # and misuse (a bad argument, a batch run twice) is a built-in error.
     "yoagent.ray": None,
+    "yoagent.ui": UiError,
+    "yoagent.a2a": A2AError,
+    "yoagent.dbos": DbosError,
 }
 """Each package's base for the errors it defines (``None``: it defines none)."""
 
@@ -133,6 +139,8 @@ def test_built_in_bases_are_kept() -> None:
     assert issubclass(ProviderNotFoundError, LookupError)
     assert issubclass(UnknownPresetError, KeyError) and issubclass(LeaseError, RuntimeError)
     assert issubclass(PriceDataError, ValueError)
+    assert issubclass(BadRunInputError, ValueError)
+    assert issubclass(RemoteAgentError, ToolError)
 
 
 # --- one translation point per package ------------------------------------------------------
@@ -183,6 +191,10 @@ SPEC: dict[str, Any] = {
 }
 
 
+async def _a2a_connect(client: httpx.AsyncClient) -> None:
+    await A2AAgentTool.connect("http://a2a.test", http=client)
+
+
 async def _openapi_call(client: httpx.AsyncClient) -> None:
     tool = OpenApiToolAdapter.from_spec(SPEC, client=client).tool("ping")
     await tool.execute({}, ToolContext(tool_call_id="c1", tool_name=tool.name))
@@ -193,6 +205,7 @@ HTTP_PATHS: dict[str, tuple[Callable[[httpx.AsyncClient], Awaitable[None]], type
     "decision: a decision-model call": (_decision_call, DecisionError),
     "openapi: fetching a document": (_openapi_load, OpenApiError),
     "openapi: a tool call (the model reads it)": (_openapi_call, ToolError),
+    "a2a: reaching a remote agent (a call's error result)": (_a2a_connect, RemoteAgentError),
 }
 
 

@@ -130,6 +130,7 @@ def test_the_source_roots_were_found() -> None:
     """Every package of the workspace is walked (a new one is added here and above)."""
     names = {path.parent.name for path in SOURCE_ROOTS}
     expected = {"yoagent-core", "yoagent-cli", "yoagent-openapi", "yoagent-ray", "yoagent-dbos"}
+    expected |= {"yoagent-ui", "yoagent-a2a"}
     expected |= {name.replace(".", "-") for name in LAYER_TWO}
     assert names == expected
 

@@ -621,6 +621,38 @@ DBOS = [
     "idempotency_key",
 ]
 
+
+UI = [
+    "APPROVAL_SCHEMA",
+    "AgUiEndpoint",
+    "AgentFactory",
+    "AiSdkEndpoint",
+    "BadRunInputError",
+    "DEFAULT_MAX_BODY_BYTES",
+    "FRONTEND_REASON",
+    "MemoryThreadStore",
+    "StoredThread",
+    "ThreadStore",
+    "UI_MESSAGE_STREAM_HEADERS",
+    "UiError",
+    "from_agui_messages",
+    "from_ui_messages",
+    "to_agui_messages",
+]
+
+A2A = [
+    "A2AAgentTool",
+    "A2AError",
+    "ANSWER_ARTIFACT",
+    "AgentFactory",
+    "HistoryStore",
+    "MemoryHistoryStore",
+    "RemoteAgentError",
+    "YoagentExecutor",
+    "a2a_app",
+    "agent_card",
+]
+
 SURFACES = {
     "yoagent.core": CORE,
     "yoagent.core.provider": CORE_PROVIDER,
@@ -641,6 +673,8 @@ SURFACES = {
     "yoagent.decision": DECISION,
     "yoagent.ray": RAY,
     "yoagent.dbos": DBOS,
+    "yoagent.ui": UI,
+    "yoagent.a2a": A2A,
 }
 
 

@@ -26,12 +26,12 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolCall,
     ToolResultMessage,
     tool,
 )
+from yoagent.core.provider import StreamConfig
 from yoagent.dbos import DurableAgent, DurableRuntime, get_run
 
 FOLDER = Path(os.environ.get("DEMO_FOLDER", tempfile.gettempdir()))

@@ -16,7 +16,6 @@ from yoagent.core import (
     ModelConfig,
     RunSettings,
     StopReason,
-    StreamConfig,
     TextContent,
     ToolCall,
     ToolCallRequest,
@@ -24,6 +23,7 @@ from yoagent.core import (
     ToolResultMessage,
     Usage,
 )
+from yoagent.core.provider import StreamConfig
 from yoagent.dbos import DurableAgent
 
 MODEL = ModelConfig(

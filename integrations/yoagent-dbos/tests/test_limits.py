@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from durable_fixtures import MODEL, calls_then_text, durable
 
-from yoagent.core import AGENT_STOPPED_PREFIX, CostConfig, tool
+from yoagent.core import CostConfig, tool
+from yoagent.core.extension import AGENT_STOPPED_PREFIX
 from yoagent.dbos import DbosError, DurableRuntime, ProviderLimit, RunQueue, SharedBudget
 
 

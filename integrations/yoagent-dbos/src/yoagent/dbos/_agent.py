@@ -25,7 +25,6 @@ from yoagent.core import (
     Deny,
     ModelConfig,
     PendingApproval,
-    PromptInput,
     ResumeError,
     RunFailedError,
     SessionStats,
@@ -35,6 +34,7 @@ from yoagent.core import (
     UserMessage,
     tool,
 )
+from yoagent.core.loop import PromptInput
 
 from ._approval import (
     PENDING_EVENT,

@@ -13,13 +13,13 @@ from yoagent.core import (
     AgentEvent,
     AgentMessage,
     AssistantMessage,
-    LazyTypeAdapter,
     SessionStats,
     ToolResult,
     event_adapter,
     message_adapter,
     messages_adapter,
 )
+from yoagent.core.support import LazyTypeAdapter
 
 from ._errors import CheckpointError
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from yoagent.core import YoagentError
 
-class DbosError(Exception):
+
+class DbosError(YoagentError):
     """The base of every error this package raises on purpose."""
 
 

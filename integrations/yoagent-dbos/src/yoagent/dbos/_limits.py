@@ -11,20 +11,8 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 from dbos import DBOS
-from yoagent.core import (
-    AssistantMessage,
-    CostConfig,
-    Extension,
-    ModelConfig,
-    ModelVerdict,
-    Proceed,
-    RunContext,
-    RunHooks,
-    StopRun,
-    TurnContext,
-    cost_of,
-    resolve_cost,
-)
+from yoagent.core import AssistantMessage, CostConfig, Extension, ModelConfig, cost_of, resolve_cost
+from yoagent.core.extension import ModelVerdict, Proceed, RunContext, RunHooks, StopRun, TurnContext
 
 from ._steps import in_workflow
 from ._store import Store

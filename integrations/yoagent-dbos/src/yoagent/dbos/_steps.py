@@ -18,17 +18,15 @@ from dbos import DBOS, StepOptions, StepReservation
 from yoagent.core import (
     AgentTool,
     AssistantMessage,
-    DeltaSink,
     ErrorKind,
     ModelConfig,
     ProviderError,
-    StreamConfig,
-    StreamProvider,
     ToolContext,
     ToolError,
     ToolResult,
     ToolSource,
 )
+from yoagent.core.provider import DeltaSink, StreamConfig, StreamProvider
 
 from ._codec import (
     dump_details,

@@ -1,0 +1,126 @@
+"""Helpers for yoagent-a2a's tests: the agents, and servers on loopback (in a thread, or in
+a process of their own that a test can kill)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from yoagent.core import Agent, AgentTool, ApiProtocol, ModelConfig, RetryConfig, RunOutcome, tool
+from yoagent.core.extension import RunContext, RunHooks
+
+REMOTE_SCRIPT = Path(__file__).resolve().parent / "a2a_remote.py"
+
+
+def scripted_model(base_url: str) -> ModelConfig:
+    return ModelConfig(
+        api=ApiProtocol.OPENAI_COMPLETIONS,
+        provider="scripted",
+        id="scripted-model",
+        base_url=base_url,
+    )
+
+
+@tool
+async def get_weather(city: str) -> str:
+    """Today's weather in a city."""
+    return f"Sunny in {city}"
+
+
+class Ends:
+    """An extension recording how each run ended."""
+
+    name = "ends"
+
+    def __init__(self) -> None:
+        self.outcomes: list[str] = []
+        self.finished = threading.Event()
+
+    def start_run(self, run: RunContext) -> RunHooks:
+        owner = self
+
+        class Hooks(RunHooks):
+            async def finish(self, outcome: RunOutcome) -> None:
+                owner.outcomes.append(outcome.end.value)
+                owner.finished.set()
+
+        return Hooks()
+
+
+def agent_factory(
+    model_url: str, ends: Ends | None = None, tools: list[AgentTool] | None = None
+) -> Callable[[], Agent]:
+    model = scripted_model(model_url)
+
+    def build() -> Agent:
+        agent = Agent.from_config(
+            model,
+            system_prompt="You are a test agent.",
+            tools=tools if tools is not None else [get_weather],
+            retry=RetryConfig.none(),
+        )
+        if ends is not None:
+            agent.with_extension(ends)
+        return agent
+
+    return build
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serve(app: Any, port: int) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on ``port`` in a thread; yields its URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@contextmanager
+def remote_process(model_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The A2A server in a process of its own (``a2a_remote.py``); yields (URL, process)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(REMOTE_SCRIPT), model_url, str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the remote agent exited with {process.returncode}")
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the remote agent did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", process
+    finally:
+        process.kill()
+        process.wait(timeout=30)
