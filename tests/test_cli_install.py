@@ -12,7 +12,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from install_helpers import install, run
+from install_helpers import install, links_into, run
 
 REPO = Path(__file__).resolve().parents[1]
 LIBRARIES = (
@@ -25,7 +25,10 @@ LIBRARIES = (
     "yoagent-gasp",
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH")
+pytestmark = [
+    pytest.mark.install,
+    pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not on PATH"),
+]
 
 
 @pytest.mark.parametrize(
@@ -52,3 +55,4 @@ def test_uv_tool_install_from_a_clone_gives_a_working_yoagent(
         f"{name} {version(name)}" for name in distributions
     )
     assert command.resolve().is_relative_to(tools)  # the tool's own venv, not the workspace's
+    assert links_into(tools, REPO) == []  # copies: the clone can move or go
