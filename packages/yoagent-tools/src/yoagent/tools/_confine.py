@@ -1,0 +1,304 @@
+"""The Linux confinement step: a process confines itself (namespaces, mounts, Landlock), then
+``execve``s the command, which inherits every restriction and cannot lift one.
+
+Run as a script by path (``python -I -S _confine.py SPEC -- PROGRAM ARGS...``), so it
+imports the standard library only, and no yoagent module: the start of a sandboxed command
+costs one interpreter start without ``site`` (see ``benchmarks/sandbox_start.py``). It is
+not a ``preexec_fn``: the runner's ``fork`` + ``exec`` stays the one safe path in a process
+with threads, and what happens between our ``exec`` and the command's is this file.
+
+Hand-written system calls (ctypes), kept to the minimum: Python 3.11 has no
+``os.unshare`` (3.12 added it) and no ``mount``, and the Landlock bindings on PyPI
+(``landlock`` 1.0.0.dev5, ``py-landlock`` 0.1.1, ``landlockpy`` 0.2.0) are single-author
+alpha releases that cover Landlock alone, so the namespaces would need ctypes anyway, and
+loading one would cost the ``site`` import this step avoids. What is done, in order:
+
+1. ``unshare``: a network namespace when the network is off (its own loopback, brought up,
+   and no other interface), a mount namespace when paths must be pinned or made read-only;
+   when not root, inside a new user namespace that maps the caller's uid and gid to
+   themselves (an unprivileged process may create one; the command keeps its identity).
+2. mounts, private to that namespace: each ``pin`` bound onto itself (a mount point cannot
+   be renamed or removed), each ``read_only`` path bound onto itself and made read-only.
+3. Landlock: the whole tree readable and executable, ``write`` paths fully writable,
+   ``devices`` writable as files; mounts and signals to processes outside the sandbox
+   denied (the latter from ABI 6); ``no_new_privs`` set, so no setuid program regains
+   what was dropped.
+4. ``execvp`` the command.
+
+Any failure before step 4 prints ``yoagent sandbox: ...`` on stderr and exits with
+:data:`SETUP_FAILED`: the command never runs unconfined.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import socket
+import struct
+import sys
+from typing import Any, Final, NoReturn
+
+SETUP_FAILED: Final = 125
+"""The exit status when confinement could not be set up (the command did not run)."""
+
+# Landlock (include/uapi/linux/landlock.h); one syscall number on every architecture.
+_SYS_CREATE_RULESET: Final = 444
+_SYS_ADD_RULE: Final = 445
+_SYS_RESTRICT_SELF: Final = 446
+_CREATE_RULESET_VERSION: Final = 1
+_RULE_PATH_BENEATH: Final = 1
+
+EXECUTE: Final = 1 << 0
+WRITE_FILE: Final = 1 << 1
+READ_FILE: Final = 1 << 2
+READ_DIR: Final = 1 << 3
+_DIR_WRITES: Final = sum(1 << bit for bit in range(4, 13))  # remove, make char/dir/reg/...
+REFER: Final = 1 << 13  # ABI 2
+TRUNCATE: Final = 1 << 14  # ABI 3
+_SCOPE_ABSTRACT_UNIX_SOCKET: Final = 1 << 0  # ABI 6
+_SCOPE_SIGNAL: Final = 1 << 1  # ABI 6
+READ: Final = EXECUTE | READ_FILE | READ_DIR
+_FILE_RIGHTS: Final = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE
+
+_CLONE_NEWNS: Final = 0x00020000
+_CLONE_NEWUSER: Final = 0x10000000
+_CLONE_NEWNET: Final = 0x40000000
+_MS_RDONLY: Final = 1
+_MS_REMOUNT: Final = 32
+_MS_BIND: Final = 4096
+_MS_REC: Final = 16384
+_MS_PRIVATE: Final = 1 << 18
+_PR_SET_NO_NEW_PRIVS: Final = 38
+# statvfs flags that a read-only remount must keep (a user namespace may not clear them)
+_KEPT_FLAGS: Final = (
+    ("ST_NOSUID", 2),
+    ("ST_NODEV", 4),
+    ("ST_NOEXEC", 8),
+    ("ST_NOATIME", 1024),
+    ("ST_NODIRATIME", 2048),
+    ("ST_RELATIME", 1 << 21),
+)
+_SIOCGIFFLAGS: Final = 0x8913
+_SIOCSIFFLAGS: Final = 0x8914
+_IFF_UP: Final = 0x1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+class SetupError(Exception):
+    """A confinement step failed (the message says which, with the system's reason)."""
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mount.argtypes = (
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_ulong,
+        ctypes.c_void_p,
+    )
+    libc.unshare.argtypes = (ctypes.c_int,)
+    libc.prctl.argtypes = (ctypes.c_int, *(ctypes.c_ulong,) * 4)
+    return libc
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise SetupError(f"{what}: {os.strerror(errno)}")
+    return result
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 when Landlock is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = _libc()
+    except OSError:
+        return 0
+    version = libc.syscall(
+        ctypes.c_long(_SYS_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(1)
+    )
+    return max(int(version), 0)
+
+
+def handled_rights(abi: int) -> int:
+    """The file-system rights Landlock restricts at ``abi`` (device ioctls left alone)."""
+    rights = READ | WRITE_FILE | _DIR_WRITES
+    if abi >= 2:
+        rights |= REFER
+    if abi >= 3:
+        rights |= TRUNCATE
+    return rights
+
+
+def _write_file(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _enter_namespaces(libc: ctypes.CDLL, *, mounts: bool, network: bool) -> None:
+    flags = (_CLONE_NEWNS if mounts else 0) | (0 if network else _CLONE_NEWNET)
+    if not flags:
+        return
+    uid, gid = os.geteuid(), os.getegid()
+    as_user = uid != 0
+    if as_user:
+        flags |= _CLONE_NEWUSER
+    _check(libc.unshare(flags), "unshare (namespaces)")
+    if as_user:
+        try:
+            _write_file("/proc/self/setgroups", "deny")
+            _write_file("/proc/self/uid_map", f"{uid} {uid} 1")
+            _write_file("/proc/self/gid_map", f"{gid} {gid} 1")
+        except OSError as error:
+            raise SetupError(f"user namespace id maps: {error.strerror}") from None
+    if not network:
+        _loopback_up()
+
+
+def _loopback_up() -> None:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            import fcntl
+
+            request = struct.pack("16sH14x", b"lo", 0)
+            flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
+            fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+    except OSError as error:
+        raise SetupError(f"loopback in the network namespace: {error.strerror}") from None
+
+
+def _bind(libc: ctypes.CDLL, path: str, *, read_only: bool) -> None:
+    target = os.fsencode(path)
+    _check(libc.mount(target, target, None, _MS_BIND, None), f"bind {path}")
+    if read_only:
+        kept = os.statvfs(path).f_flag
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        flags |= sum(ms for name, ms in _KEPT_FLAGS if kept & getattr(os, name, 0))
+        _check(libc.mount(None, target, None, flags, None), f"read-only {path}")
+
+
+def _mount(libc: ctypes.CDLL, pins: list[str], read_only: list[str]) -> None:
+    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private mounts")
+    for path in pins:
+        _bind(libc, path, read_only=False)
+    for path in read_only:
+        _bind(libc, path, read_only=True)
+
+
+def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError as error:
+        raise SetupError(f"landlock rule for {path}: {error.strerror}") from None
+    try:
+        if not os.path.isdir(path):
+            rights &= _FILE_RIGHTS
+        attr = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
+        result = libc.syscall(
+            ctypes.c_long(_SYS_ADD_RULE),
+            ctypes.c_int(ruleset),
+            ctypes.c_int(_RULE_PATH_BENEATH),
+            ctypes.byref(attr),
+            ctypes.c_uint32(0),
+        )
+        _check(int(result), f"landlock rule for {path}")
+    finally:
+        os.close(fd)
+
+
+def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
+    abi = landlock_abi()
+    if abi < 1:
+        raise SetupError("Landlock is not available in this kernel")
+    handled = handled_rights(abi)
+    scoped = 0
+    if abi >= 6:
+        scoped = _SCOPE_SIGNAL | (0 if spec["network"] else _SCOPE_ABSTRACT_UNIX_SOCKET)
+    attr = _RulesetAttr(handled_access_fs=handled, handled_access_net=0, scoped=scoped)
+    ruleset = _check(
+        int(
+            libc.syscall(
+                ctypes.c_long(_SYS_CREATE_RULESET),
+                ctypes.byref(attr),
+                ctypes.c_size_t(ctypes.sizeof(attr)),
+                ctypes.c_uint32(0),
+            )
+        ),
+        "landlock ruleset",
+    )
+    try:
+        _add_rule(libc, ruleset, "/", READ)
+        for path in spec["write"]:
+            _add_rule(libc, ruleset, path, handled)
+        for path in spec["devices"]:
+            if os.path.exists(path):
+                _add_rule(libc, ruleset, path, READ_FILE | WRITE_FILE | TRUNCATE)
+        _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        result = libc.syscall(
+            ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
+        )
+        _check(int(result), "landlock restrict")
+    finally:
+        os.close(ruleset)
+
+
+def confine(spec: dict[str, Any]) -> None:
+    """Apply ``spec`` to this process (see the module docstring). Raises :class:`SetupError`."""
+    libc = _libc()
+    pins: list[str] = spec["pin"]
+    read_only: list[str] = spec["read_only"]
+    mounts = bool(pins or read_only)
+    _enter_namespaces(libc, mounts=mounts, network=spec["network"])
+    if mounts:
+        _mount(libc, pins, read_only)
+    _landlock(libc, spec)
+
+
+def main(argv: list[str]) -> NoReturn:
+    """``SPEC -- PROGRAM ARGS...``: confine, then become the program."""
+    if len(argv) < 3 or argv[1] != "--":
+        _fail("usage: _confine.py SPEC -- PROGRAM [ARGS...]")
+    try:
+        spec: dict[str, Any] = json.loads(argv[0])
+        confine(spec)
+    except SetupError as error:
+        _fail(f"could not confine the command: {error}; it was not run")
+    except (ValueError, KeyError, TypeError) as error:
+        _fail(f"bad confinement spec ({error!r}); the command was not run")
+    program = argv[2:]
+    try:
+        os.execvp(program[0], program)
+    except OSError as error:
+        sys.stderr.write(f"{program[0]}: {error.strerror}\n")
+        sys.stderr.flush()
+        os._exit(127)
+
+
+def _fail(message: str) -> NoReturn:
+    sys.stderr.write(f"yoagent sandbox: {message}\n")
+    sys.stderr.flush()
+    os._exit(SETUP_FAILED)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
