@@ -21,6 +21,7 @@ def default_tools(
     allowed_paths: Iterable[StrPath] | None = None,
     *,
     sandbox: CommandSandbox | SandboxPolicy | str | None = None,
+    allow_outside_sandbox: bool = False,
 ) -> list[AgentTool]:
     """``bash``, ``read_file``, ``write_file``, ``edit_file``, ``list_files`` and ``search``.
 
@@ -29,7 +30,9 @@ def default_tools(
     ``bash`` itself is confined only by ``sandbox``: a :class:`CommandSandbox`, or a
     policy name (``"workspace-write"``: commands write only under the allowed paths, or
     the working folder when none are given; network off). Without one it can reach
-    whatever the process can.
+    whatever the process can. ``allow_outside_sandbox`` lets a call ask to run outside the
+    sandbox: give it only with an approval step that asks the user for each such call
+    (see :class:`BashTool`).
     """
     roots = list(allowed_paths) if allowed_paths is not None else []
     paths = PathSandbox(roots)
@@ -38,7 +41,7 @@ def default_tools(
         writable = paths.roots if paths.restricted else [os.getcwd()]
         sandbox = CommandSandbox(sandbox, writable_paths=writable)
     return [
-        BashTool(cwd=cwd, sandbox=sandbox),
+        BashTool(cwd=cwd, sandbox=sandbox, allow_outside_sandbox=allow_outside_sandbox),
         ReadFileTool(paths),
         WriteFileTool(paths),
         EditFileTool(paths),
