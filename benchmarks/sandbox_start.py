@@ -41,7 +41,7 @@ from pathlib import Path
 import anyio
 
 from yoagent.core import ToolContext
-from yoagent.tools import BashTool, CommandSandbox
+from yoagent.tools import BashTool, CommandSandbox, SandboxUnavailableError
 from yoagent.tools._confine import landlock_abi
 from yoagent.tools._mechanisms import render
 
@@ -58,8 +58,11 @@ def tool_variant(tool: BashTool) -> Variant:
 
 
 def exec_variant(argv: list[str], cwd: str) -> Variant:
-    async def call() -> None:
+    def start() -> None:
         subprocess.run(argv, cwd=cwd, check=True)
+
+    async def call() -> None:
+        await anyio.to_thread.run_sync(start)
 
     return call
 
@@ -78,7 +81,7 @@ def variants(workspace: Path, plain: Path) -> dict[str, Variant]:
         )
         try:
             sandbox.resolve()
-        except Exception as error:  # noqa: BLE001 - a benchmark reports and goes on
+        except SandboxUnavailableError as error:
             print(f"skipping {name}: {error}", file=sys.stderr)
             continue
         found[name] = tool_variant(BashTool(cwd=folder, sandbox=sandbox))

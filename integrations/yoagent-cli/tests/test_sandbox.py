@@ -10,7 +10,7 @@ from typing import Any
 import pexpect
 import pytest
 from cli_testing import RunCli
-from pty_testing import PROMPT, Spawn, see
+from pty_testing import PROMPT, Spawn, see, spawn
 from sse_server import ScriptedServer, call, text
 
 from yoagent.cli.app import Options, build_tools
@@ -19,6 +19,8 @@ from yoagent.cli.confirm import OUTSIDE_NEEDS_A_PERSON, Answer, ConfirmMiddlewar
 from yoagent.cli.settings import LoadedSettings, load_settings
 from yoagent.core import Allow, Deny, ToolCallRequest
 from yoagent.tools import BashTool, SandboxPolicy
+
+__all__ = ["spawn"]  # the fixture
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox's refusals are checked on Linux"

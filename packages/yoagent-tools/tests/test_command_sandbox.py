@@ -168,6 +168,24 @@ async def test_workspace_write_changes_only_the_workspace_and_its_temp_folder(
 
 
 @pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
+async def test_shared_memory_is_the_commands_own_and_multiprocessing_works(
+    layout: Layout, mechanism: str
+) -> None:
+    name = f"yoagent-sandbox-{uuid.uuid4().hex}"
+    script = (
+        "import multiprocessing as m, operator as o\n"
+        "if __name__ == '__main__':\n"
+        "    with m.Pool(2) as pool: print(pool.starmap(o.mul, [(2, 3), (4, 5)]))\n"
+    )
+    (layout.ws / "pool.py").write_text(script)
+    for policy in ("workspace-write", "read-only"):
+        tool = bash(layout, policy, mechanism)
+        result = await run(tool, f"{sys.executable} pool.py && echo x > /dev/shm/{name}")
+        assert "[6, 20]" in result.text
+        assert not present(Path("/dev/shm", name))
+
+
+@pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
 async def test_workspace_write_refuses_every_way_out(
     layout: Layout, mechanism: str, real_home_file: Path
 ) -> None:

@@ -13,16 +13,17 @@ Hand-written system calls (ctypes), kept to the minimum: Python 3.11 has no
 alpha releases that cover Landlock alone, so the namespaces would need ctypes anyway, and
 loading one would cost the ``site`` import this step avoids. What is done, in order:
 
-1. ``unshare``: a network namespace when the network is off (its own loopback, brought up,
-   and no other interface), a mount namespace when paths must be pinned or made read-only;
-   when not root, inside a new user namespace that maps the caller's uid and gid to
-   themselves (an unprivileged process may create one; the command keeps its identity).
-2. mounts, private to that namespace: each ``pin`` bound onto itself (a mount point cannot
-   be renamed or removed), each ``read_only`` path bound onto itself and made read-only.
-3. Landlock: the whole tree readable and executable, ``write`` paths fully writable,
-   ``devices`` writable as files; mounts and signals to processes outside the sandbox
-   denied (the latter from ABI 6); ``no_new_privs`` set, so no setuid program regains
-   what was dropped.
+1. ``unshare``: a mount namespace, and a network namespace when the network is off (its
+   own loopback, brought up, and no other interface); when not root, inside a new user
+   namespace that maps the caller's uid and gid to themselves (an unprivileged process may
+   create one; the command keeps its identity).
+2. mounts, private to that namespace: an empty ``tmpfs`` on ``/dev/shm`` (shared memory of
+   its own, as under bubblewrap), each ``pin`` bound onto itself (a mount point cannot be
+   renamed or removed), each ``read_only`` path bound onto itself and made read-only.
+3. Landlock: the whole tree readable and executable, ``write`` paths and the new
+   ``/dev/shm`` fully writable, ``devices`` writable as files; mounts and signals to
+   processes outside the sandbox denied (the latter from ABI 6); ``no_new_privs`` set, so
+   no setuid program regains what was dropped.
 4. ``execvp`` the command.
 
 Any failure before step 4 prints ``yoagent sandbox: ...`` on stderr and exits with
@@ -32,6 +33,7 @@ Any failure before step 4 prints ``yoagent sandbox: ...`` on stderr and exits wi
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import socket
@@ -65,6 +67,8 @@ _CLONE_NEWNS: Final = 0x00020000
 _CLONE_NEWUSER: Final = 0x10000000
 _CLONE_NEWNET: Final = 0x40000000
 _MS_RDONLY: Final = 1
+_MS_NOSUID: Final = 2
+_MS_NODEV: Final = 4
 _MS_REMOUNT: Final = 32
 _MS_BIND: Final = 4096
 _MS_REC: Final = 16384
@@ -79,6 +83,7 @@ _KEPT_FLAGS: Final = (
     ("ST_NODIRATIME", 2048),
     ("ST_RELATIME", 1 << 21),
 )
+SHARED_MEMORY: Final = "/dev/shm"
 _SIOCGIFFLAGS: Final = 0x8913
 _SIOCSIFFLAGS: Final = 0x8914
 _IFF_UP: Final = 0x1
@@ -155,10 +160,8 @@ def _write_file(path: str, text: str) -> None:
         os.close(fd)
 
 
-def _enter_namespaces(libc: ctypes.CDLL, *, mounts: bool, network: bool) -> None:
-    flags = (_CLONE_NEWNS if mounts else 0) | (0 if network else _CLONE_NEWNET)
-    if not flags:
-        return
+def _enter_namespaces(libc: ctypes.CDLL, *, network: bool) -> None:
+    flags = _CLONE_NEWNS | (0 if network else _CLONE_NEWNET)
     uid, gid = os.geteuid(), os.getegid()
     as_user = uid != 0
     if as_user:
@@ -178,8 +181,6 @@ def _enter_namespaces(libc: ctypes.CDLL, *, mounts: bool, network: bool) -> None
 def _loopback_up() -> None:
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            import fcntl
-
             request = struct.pack("16sH14x", b"lo", 0)
             flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
             fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
@@ -199,6 +200,10 @@ def _bind(libc: ctypes.CDLL, path: str, *, read_only: bool) -> None:
 
 def _mount(libc: ctypes.CDLL, pins: list[str], read_only: list[str]) -> None:
     _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private mounts")
+    if os.path.isdir(SHARED_MEMORY):
+        shm = SHARED_MEMORY.encode()
+        flags = _MS_NOSUID | _MS_NODEV
+        _check(libc.mount(b"tmpfs", shm, b"tmpfs", flags, b"mode=1777"), "tmpfs /dev/shm")
     for path in pins:
         _bind(libc, path, read_only=False)
     for path in read_only:
@@ -248,7 +253,7 @@ def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
     )
     try:
         _add_rule(libc, ruleset, "/", READ)
-        for path in spec["write"]:
+        for path in [*spec["write"], *([SHARED_MEMORY] if os.path.isdir(SHARED_MEMORY) else [])]:
             _add_rule(libc, ruleset, path, handled)
         for path in spec["devices"]:
             if os.path.exists(path):
@@ -265,12 +270,8 @@ def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
 def confine(spec: dict[str, Any]) -> None:
     """Apply ``spec`` to this process (see the module docstring). Raises :class:`SetupError`."""
     libc = _libc()
-    pins: list[str] = spec["pin"]
-    read_only: list[str] = spec["read_only"]
-    mounts = bool(pins or read_only)
-    _enter_namespaces(libc, mounts=mounts, network=spec["network"])
-    if mounts:
-        _mount(libc, pins, read_only)
+    _enter_namespaces(libc, network=spec["network"])
+    _mount(libc, spec["pin"], spec["read_only"])
     _landlock(libc, spec)
 
 

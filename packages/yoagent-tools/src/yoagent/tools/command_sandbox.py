@@ -223,7 +223,8 @@ class CommandSandbox:
         return (
             f"NOTE: the sandbox refused part of this command ({self.summary()}{how}). "
             f"'Permission denied', 'Read-only file system', 'Operation not permitted' or an "
-            f"unreachable network above come from the sandbox, not from file permissions."
+            f"unreachable network above most likely come from the sandbox, not from file "
+            f"permissions."
         )
 
     def _probe_all(self) -> tuple[Mechanism | None, str | None]:
