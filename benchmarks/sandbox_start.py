@@ -46,6 +46,7 @@ from yoagent.tools._confine import landlock_abi
 from yoagent.tools._mechanisms import render
 
 Variant = Callable[[], Awaitable[None]]
+_KEPT: list[CommandSandbox] = []
 
 
 def tool_variant(tool: BashTool) -> Variant:
@@ -90,6 +91,7 @@ def variants(workspace: Path, plain: Path) -> dict[str, Variant]:
     found["exec:python -I -S"] = exec_variant([sys.executable, "-I", "-S", "-c", "pass"], cwd)
     if landlock_abi() >= 1:
         sandbox = CommandSandbox(writable_paths=[workspace], mechanisms=["landlock"])
+        _KEPT.append(sandbox)  # its temporary folder lives as long as the sandbox
         line = render("landlock", sandbox.plan(), ["true"], cwd)
         found["exec:confine"] = exec_variant(line, cwd)
         module = [sys.executable, "-m", "yoagent.tools._confine", *line[4:]]
@@ -109,7 +111,7 @@ async def measure(found: dict[str, Variant], repeat: int) -> dict[str, list[floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40)
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()

@@ -1,11 +1,14 @@
 """The Linux confinement step: a process confines itself (namespaces, mounts, Landlock), then
 ``execve``s the command, which inherits every restriction and cannot lift one.
 
-Run as a script by path (``python -I -S _confine.py SPEC -- PROGRAM ARGS...``), so it
-imports the standard library only, and no yoagent module: the start of a sandboxed command
-costs one interpreter start without ``site`` (see ``benchmarks/sandbox_start.py``). It is
-not a ``preexec_fn``: the runner's ``fork`` + ``exec`` stays the one safe path in a process
-with threads, and what happens between our ``exec`` and the command's is this file.
+Run as a script by path (``python -I -S _confine.py --write DIR ... -- PROGRAM ARGS...``,
+see :func:`arguments`), so it imports no yoagent module and only the cheapest of the
+standard library (``ctypes``, ``fcntl``, ``struct``; no ``json``, ``re``, ``socket`` or
+``typing``): the step costs an interpreter start without ``site`` plus ≈ 5 ms, where
+``python -m yoagent.tools._confine`` cost ≈ 280 ms and a JSON spec with ``socket`` ≈ 10 ms more
+(``benchmarks/sandbox_start.py``). It is not a ``preexec_fn``: the runner's ``fork`` +
+``exec`` stays the one safe path in a process with threads, and what happens between our
+``exec`` and the command's is this file.
 
 Hand-written system calls (ctypes), kept to the minimum: Python 3.11 has no
 ``os.unshare`` (3.12 added it) and no ``mount``, and the Landlock bindings on PyPI
@@ -34,12 +37,14 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
-import json
 import os
-import socket
 import struct
 import sys
-from typing import Any, Final, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs ≈ 2 ms of import; annotations are strings here
+    from collections.abc import Sequence
+    from typing import Final, NoReturn
 
 SETUP_FAILED: Final = 125
 """The exit status when confinement could not be set up (the command did not run)."""
@@ -84,6 +89,8 @@ _KEPT_FLAGS: Final = (
     ("ST_RELATIME", 1 << 21),
 )
 SHARED_MEMORY: Final = "/dev/shm"
+_AF_INET: Final = 2
+_SOCK_DGRAM: Final = 2
 _SIOCGIFFLAGS: Final = 0x8913
 _SIOCSIFFLAGS: Final = 0x8914
 _IFF_UP: Final = 0x1
@@ -102,6 +109,61 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
 
 
+class Spec:
+    """What the command may do besides reading (the parent's plan, from the arguments)."""
+
+    def __init__(self) -> None:
+        self.write: list[str] = []
+        """Folders the command may change, with everything beneath them."""
+        self.devices: list[str] = []
+        """Device files it may write (``/dev/null``)."""
+        self.pin: list[str] = []
+        """Folders that cannot be renamed or removed (bound onto themselves)."""
+        self.read_only: list[str] = []
+        """Paths inside ``write`` kept read-only."""
+        self.network = False
+
+
+_LISTS: Final = {
+    "--write": "write",
+    "--device": "devices",
+    "--pin": "pin",
+    "--read-only": "read_only",
+}
+
+
+def arguments(spec: Spec) -> list[str]:
+    """The options that give ``spec`` to this script (before ``--`` and the program)."""
+    line: list[str] = ["--network"] if spec.network else []
+    for option, field in _LISTS.items():
+        for path in getattr(spec, field):
+            line += [option, path]
+    return line
+
+
+def parse(argv: Sequence[str]) -> tuple[Spec, list[str]]:
+    """The spec and the program of ``OPTIONS -- PROGRAM ARGS...``. Raises ``ValueError``."""
+    spec = Spec()
+    index = 0
+    while index < len(argv):
+        option = argv[index]
+        if option == "--":
+            program = list(argv[index + 1 :])
+            if not program:
+                raise ValueError("no program after '--'")
+            return spec, program
+        if option == "--network":
+            spec.network = True
+            index += 1
+            continue
+        field = _LISTS.get(option)
+        if field is None or index + 1 >= len(argv):
+            raise ValueError(f"unexpected argument {option!r}")
+        getattr(spec, field).append(argv[index + 1])
+        index += 2
+    raise ValueError("no '--' before the program")
+
+
 class SetupError(Exception):
     """A confinement step failed (the message says which, with the system's reason)."""
 
@@ -118,6 +180,7 @@ def _libc() -> ctypes.CDLL:
     )
     libc.unshare.argtypes = (ctypes.c_int,)
     libc.prctl.argtypes = (ctypes.c_int, *(ctypes.c_ulong,) * 4)
+    libc.socket.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int)
     return libc
 
 
@@ -175,17 +238,19 @@ def _enter_namespaces(libc: ctypes.CDLL, *, network: bool) -> None:
         except OSError as error:
             raise SetupError(f"user namespace id maps: {error.strerror}") from None
     if not network:
-        _loopback_up()
+        _loopback_up(libc)
 
 
-def _loopback_up() -> None:
+def _loopback_up(libc: ctypes.CDLL) -> None:
+    sock = _check(libc.socket(_AF_INET, _SOCK_DGRAM, 0), "loopback in the network namespace")
     try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            request = struct.pack("16sH14x", b"lo", 0)
-            flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
-            fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+        request = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
     except OSError as error:
         raise SetupError(f"loopback in the network namespace: {error.strerror}") from None
+    finally:
+        os.close(sock)
 
 
 def _bind(libc: ctypes.CDLL, path: str, *, read_only: bool) -> None:
@@ -231,14 +296,14 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
-def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
+def _landlock(libc: ctypes.CDLL, spec: Spec) -> None:
     abi = landlock_abi()
     if abi < 1:
         raise SetupError("Landlock is not available in this kernel")
     handled = handled_rights(abi)
     scoped = 0
     if abi >= 6:
-        scoped = _SCOPE_SIGNAL | (0 if spec["network"] else _SCOPE_ABSTRACT_UNIX_SOCKET)
+        scoped = _SCOPE_SIGNAL | (0 if spec.network else _SCOPE_ABSTRACT_UNIX_SOCKET)
     attr = _RulesetAttr(handled_access_fs=handled, handled_access_net=0, scoped=scoped)
     ruleset = _check(
         int(
@@ -253,9 +318,10 @@ def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
     )
     try:
         _add_rule(libc, ruleset, "/", READ)
-        for path in [*spec["write"], *([SHARED_MEMORY] if os.path.isdir(SHARED_MEMORY) else [])]:
+        shared = [SHARED_MEMORY] if os.path.isdir(SHARED_MEMORY) else []
+        for path in [*spec.write, *shared]:
             _add_rule(libc, ruleset, path, handled)
-        for path in spec["devices"]:
+        for path in spec.devices:
             if os.path.exists(path):
                 _add_rule(libc, ruleset, path, READ_FILE | WRITE_FILE | TRUNCATE)
         _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
@@ -267,26 +333,25 @@ def _landlock(libc: ctypes.CDLL, spec: dict[str, Any]) -> None:
         os.close(ruleset)
 
 
-def confine(spec: dict[str, Any]) -> None:
+def confine(spec: Spec) -> None:
     """Apply ``spec`` to this process (see the module docstring). Raises :class:`SetupError`."""
     libc = _libc()
-    _enter_namespaces(libc, network=spec["network"])
-    _mount(libc, spec["pin"], spec["read_only"])
+    _enter_namespaces(libc, network=spec.network)
+    _mount(libc, spec.pin, spec.read_only)
     _landlock(libc, spec)
 
 
-def main(argv: list[str]) -> NoReturn:
-    """``SPEC -- PROGRAM ARGS...``: confine, then become the program."""
-    if len(argv) < 3 or argv[1] != "--":
-        _fail("usage: _confine.py SPEC -- PROGRAM [ARGS...]")
+def main(argv: Sequence[str]) -> NoReturn:
+    """``OPTIONS -- PROGRAM ARGS...``: confine, then become the program."""
     try:
-        spec: dict[str, Any] = json.loads(argv[0])
+        spec, program = parse(argv)
+    except ValueError as error:
+        _fail(f"{error} (usage: _confine.py [--network] [--write DIR]... -- PROGRAM [ARGS...]); "
+              f"the command was not run")  # fmt: skip
+    try:
         confine(spec)
     except SetupError as error:
         _fail(f"could not confine the command: {error}; it was not run")
-    except (ValueError, KeyError, TypeError) as error:
-        _fail(f"bad confinement spec ({error!r}); the command was not run")
-    program = argv[2:]
     try:
         os.execvp(program[0], program)
     except OSError as error:

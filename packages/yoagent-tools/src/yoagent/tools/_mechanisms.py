@@ -8,7 +8,6 @@ is :class:`~.command_sandbox.CommandSandbox`'s choice.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -88,15 +87,12 @@ def render(mechanism: Mechanism, plan: Plan, argv: Sequence[str], cwd: str | Non
 
 
 def _landlock(plan: Plan, argv: Sequence[str]) -> list[str]:
-    spec = {
-        "write": list(plan.write),
-        "devices": list(DEVICES),
-        "pin": list(plan.pin),
-        "read_only": list(plan.read_only),
-        "network": plan.network,
-    }
+    spec = _confine.Spec()
+    spec.write, spec.devices = list(plan.write), list(DEVICES)
+    spec.pin, spec.read_only, spec.network = list(plan.pin), list(plan.read_only), plan.network
     # -I: no PYTHON* variables, no user site, no script folder on sys.path; -S: no site.
-    return [sys.executable, "-I", "-S", _confine.__file__, json.dumps(spec), "--", *argv]
+    line = [sys.executable, "-I", "-S", _confine.__file__, *_confine.arguments(spec)]
+    return [*line, "--", *argv]
 
 
 def _bubblewrap(plan: Plan, argv: Sequence[str], cwd: str | None) -> list[str]:
