@@ -9,7 +9,7 @@ from typing import Any
 
 import pexpect
 import pytest
-from cli_testing import RunCli
+from cli_testing import Asker, RunCli
 from pty_testing import PROMPT, Spawn, see, spawn
 from sse_server import ScriptedServer, call, text
 
@@ -31,16 +31,6 @@ def bash_call(command: str, **extra: Any) -> ToolCallRequest:
     return ToolCallRequest(
         tool_call_id="c1", tool_name="bash", arguments={"command": command, **extra}
     )
-
-
-class Asker:
-    def __init__(self, *answers: Answer) -> None:
-        self.answers = list(answers)
-        self.asked: list[str] = []
-
-    async def __call__(self, request: ToolCallRequest, description: str) -> Answer:
-        self.asked.append(description)
-        return self.answers.pop(0)
 
 
 def options_for(argv: list[str], cwd: Path, loaded: LoadedSettings | None = None) -> Options:
