@@ -556,3 +556,35 @@ async def test_seatbelt_confines_writes_on_macos(layout: Layout) -> None:  # pra
     result = await run(tool, "echo x > inside.txt && cat inside.txt")
     assert result.text.endswith("x")
     assert layout.outside() == before
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--bogus", "x"],  # an option it does not know
+        ["--write"],  # an option without its path
+        ["--write", "/nonexistent/yoagent-sandbox-test"],  # a rule it cannot add
+    ],
+)
+def test_the_confinement_step_fails_closed(tmp_path: Path, options: list[str]) -> None:
+    """Whatever goes wrong before the ``exec``, the command does not run."""
+    from yoagent.tools import _confine
+
+    if _confine.landlock_abi() < 1:
+        pytest.skip("no Landlock here")
+    marker = tmp_path / "ran"
+    line = [sys.executable, "-I", "-S", _confine.__file__, *options, "--", "touch", str(marker)]
+    done = subprocess.run(line, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == _confine.SETUP_FAILED
+    assert done.stderr.startswith("yoagent sandbox: ") and "not run" in done.stderr
+    assert not marker.exists()
+
+
+def test_a_removed_temp_folder_is_made_again(tmp_path: Path) -> None:
+    sandbox = CommandSandbox(writable_paths=[tmp_path])
+    first = sandbox.temp_folder
+    assert first is not None and os.path.isdir(first)
+    shutil.rmtree(first)
+    second = sandbox.temp_folder
+    assert second is not None and second != first and os.path.isdir(second)
+    assert second in sandbox.plan().write

@@ -115,7 +115,7 @@ def _sandbox_description(sandbox: CommandSandbox, outside: bool) -> str:
         f"\n\nCommands run in an OS sandbox ({sandbox.summary()}). A write elsewhere fails "
         f"with 'Permission denied' or 'Read-only file system'"
     )
-    text += "." if sandbox.network else ", and so does any network connection."
+    text += "." if sandbox.network else "; network connections fail (no network but a loopback)."
     if outside:
         text += (
             " If a command the sandbox refused must run, call bash again with "

@@ -123,11 +123,12 @@ class CommandSandbox:
 
     @property
     def temp_folder(self) -> str | None:
-        """The private temporary folder of ``workspace-write`` (made on first use)."""
+        """The private temporary folder of ``workspace-write`` (made on first use, and again
+        if something outside the sandbox removed it)."""
         if self.policy is not SandboxPolicy.WORKSPACE_WRITE:
             return None
         with self._temp_lock:
-            if self._temp is None:
+            if self._temp is None or not os.path.isdir(self._temp):
                 temp = os.path.realpath(tempfile.mkdtemp(prefix="yoagent-sandbox-"))
                 weakref.finalize(self, shutil.rmtree, temp, ignore_errors=True)
                 self._temp = temp
