@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from . import _confine
+from ._confine import Spec, arguments, landlock_abi
 
 Mechanism = Literal["landlock", "bubblewrap", "seatbelt"]
 """How a sandbox is enforced: Landlock and namespaces (Linux, no helper program), Debian's
 ``bubblewrap`` (Linux), ``sandbox-exec`` with a Seatbelt profile (macOS)."""
 MECHANISMS: Final[tuple[Mechanism, ...]] = ("landlock", "bubblewrap", "seatbelt")
 SEATBELT: Final = "/usr/bin/sandbox-exec"
+CONFINEMENT_STEP: Final = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_confine.py")
+"""The confinement step, run by path (see :mod:`._confine`)."""
 DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 """Device files every sandboxed command may write (``> /dev/null``)."""
 
@@ -56,7 +58,7 @@ def unavailable(mechanism: Mechanism) -> str | None:
             return "Landlock is Linux only"
         if not sys.executable:
             return "no Python interpreter to run the confinement step"
-        if _confine.landlock_abi() < 1:
+        if landlock_abi() < 1:
             return "the kernel has no Landlock (or it is disabled)"
         return None
     if mechanism == "bubblewrap":
@@ -73,7 +75,7 @@ def unavailable(mechanism: Mechanism) -> str | None:
 def describe(mechanism: Mechanism) -> str:
     """The mechanism's name as logs and results show it (Landlock with its ABI version)."""
     if mechanism == "landlock":
-        return f"landlock (ABI {_confine.landlock_abi()})"
+        return f"landlock (ABI {landlock_abi()})"
     return mechanism
 
 
@@ -87,11 +89,11 @@ def render(mechanism: Mechanism, plan: Plan, argv: Sequence[str], cwd: str | Non
 
 
 def _landlock(plan: Plan, argv: Sequence[str]) -> list[str]:
-    spec = _confine.Spec()
+    spec = Spec()
     spec.write, spec.devices = list(plan.write), list(DEVICES)
     spec.pin, spec.read_only, spec.network = list(plan.pin), list(plan.read_only), plan.network
     # -I: no PYTHON* variables, no user site, no script folder on sys.path; -S: no site.
-    line = [sys.executable, "-I", "-S", _confine.__file__, *_confine.arguments(spec)]
+    line = [sys.executable, "-I", "-S", CONFINEMENT_STEP, *arguments(spec)]
     return [*line, "--", *argv]
 
 
