@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yoagent.core import AgentMessage, Session
+from yoagent.cli.confirm import Answer
+from yoagent.core import AgentMessage, Session, ToolCallRequest
 from yoagent.core.provider import FALLBACK_KEY_VARIABLES
 from yoagent.providers import models
 
@@ -40,6 +41,19 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
     env["NO_COLOR"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
     return env
+
+
+class Asker:
+    """Stands in for the person asked to confirm: gives ``answers`` in order and keeps
+    each question's description in ``asked``."""
+
+    def __init__(self, *answers: Answer) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def __call__(self, request: ToolCallRequest, description: str) -> Answer:
+        self.asked.append(description)
+        return self.answers.pop(0)
 
 
 def saved_messages(path: Path) -> list[AgentMessage]:

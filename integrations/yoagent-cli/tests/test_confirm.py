@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+from cli_testing import Asker
 
 from yoagent.cli.confirm import DECLINED, Answer, ConfirmMiddleware, describe, parse_answer
 from yoagent.core import Allow, Deny, ToolCallRequest
@@ -12,16 +13,6 @@ from yoagent.core import Allow, Deny, ToolCallRequest
 
 def request(tool: str, **arguments: Any) -> ToolCallRequest:
     return ToolCallRequest(tool_call_id=f"id-{tool}", tool_name=tool, arguments=arguments)
-
-
-class Asker:
-    def __init__(self, *answers: Answer) -> None:
-        self.answers = list(answers)
-        self.asked: list[str] = []
-
-    async def __call__(self, req: ToolCallRequest, description: str) -> Answer:
-        self.asked.append(description)
-        return self.answers.pop(0)
 
 
 async def test_read_only_tools_are_never_asked_about() -> None:

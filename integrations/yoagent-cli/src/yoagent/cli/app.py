@@ -19,11 +19,13 @@ from yoagent.core import (
 )
 from yoagent.core.extension import MiddlewareLike
 from yoagent.decision import ToolGate
-from yoagent.tools import PathSandbox, default_tools
+from yoagent.tools import PathSandbox, SandboxPolicy, default_tools
 
 from .instructions import find_instructions, instructions_section
 from .mcp_config import McpServerSpec
 from .prices import PricingMode
+from .sandbox import DEFAULT as DEFAULT_SANDBOX
+from .sandbox import build_sandbox
 from .system_prompt import build_system_prompt
 
 
@@ -55,6 +57,10 @@ class Options:
     """The config file's servers, then the flags'."""
     tool_gate: ToolGate | None = None
     """``--tool-gate``: judges commands, writes and edits (after the approvals)."""
+    sandbox: SandboxPolicy = DEFAULT_SANDBOX
+    """``--sandbox``: where bash's commands may write (see :mod:`.sandbox`)."""
+    sandbox_network: bool = False
+    """``--sandbox-network``: sandboxed commands may use the network."""
     cwd: Path = field(default_factory=Path.cwd)
     record: Path | None = None
     """The GASP agent repository the session's runs are recorded into (``--record``)."""
@@ -71,9 +77,11 @@ def file_sandbox(options: Options) -> PathSandbox:
 
 
 def build_tools(options: Options) -> list[AgentTool]:
-    """The coding tools confined to the working folder (and ``--allow-path`` folders), plus
-    ``read_skill`` when skills were given."""
-    tools = default_tools(_roots(options))
+    """The coding tools confined to the working folder (and ``--allow-path`` folders), bash
+    in the OS sandbox of ``--sandbox``, plus ``read_skill`` when skills were given."""
+    roots = _roots(options)
+    sandbox = build_sandbox(options.sandbox, roots, options.sandbox_network)
+    tools = default_tools(roots, sandbox=sandbox, allow_outside_sandbox=True)
     if len(options.skills):
         tools.append(ReadSkillTool(options.skills))
     return tools

@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from yoagent.core import SkillSet, ThinkingLevel, load_skills
+from yoagent.tools import SandboxPolicy
 
 from .app import Options
 from .commands import commands_help
@@ -20,6 +21,7 @@ from .mcp_config import config_servers, flag_servers
 from .prices import PricingMode
 from .problems import base_url_problem
 from .safe_text import write_inert
+from .sandbox import DEFAULT as DEFAULT_SANDBOX
 from .settings import LoadedSettings
 from .tool_gate import CHOICES, OFF, build_tool_gate, missing_key_warning, parse_tool_gate
 from .versions import version_text
@@ -62,6 +64,8 @@ keys: the provider comes from --provider, else from the first key set among
 ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY,
 GROQ_API_KEY, ... ; --base-url needs no key.
 In -p mode without --yes, file writes, edits, shell commands and MCP tools are refused.
+sandbox: commands write only in this folder (and --allow-path ones), no network; a
+command the sandbox refused runs outside it only after you approve that one call.
 exit codes: 0 success, 1 the run failed, 2 usage or configuration error (or an MCP server
 that cannot start), 130 interrupted (143 SIGTERM, 129 SIGHUP)."""
 
@@ -99,6 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-y", "--yes", action="store_true", help="run writes and commands without asking"
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=[policy.value for policy in SandboxPolicy],
+        metavar="MODE",
+        help="where bash's commands may write: read-only, workspace-write (default: this "
+        "folder and the --allow-path ones) or full-access (no sandbox)",
+    )
+    parser.add_argument(
+        "--sandbox-network",
+        action="store_true",
+        help="let sandboxed commands use the network (default: off)",
     )
     parser.add_argument(
         "--tool-gate",
@@ -238,6 +254,8 @@ def make_options(
         prices_url=settings.prices_url,
         mcp_servers=[*config_servers(settings, loaded.user_file), *from_flags],
         tool_gate=tool_gate,
+        sandbox=SandboxPolicy(args.sandbox or settings.sandbox or DEFAULT_SANDBOX),
+        sandbox_network=args.sandbox_network or bool(settings.sandbox_network),
         record=args.record if args.record is not None else settings.record,
         cwd=cwd,
     )

@@ -8,6 +8,11 @@ trusted: its tools run without asking). Answers: yes; no, with an optional reaso
 model reads; always for this tool — a standing grant, listed in the status line and taken
 back with ``/revoke``. ``--yes`` allows every call without asking. In ``-p`` mode nobody
 can answer, so without ``--yes`` those calls are denied, and the model reads why.
+
+A command that would run outside the OS sandbox says so in the question (``run outside
+the sandbox: ...``). One that asks to leave it (``outside_sandbox``, after the sandbox
+refused it) is asked about every time: neither ``--yes`` nor an "always" grant covers it,
+and in ``-p`` mode it is denied (see :mod:`.sandbox`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import anyio
 
 from yoagent.core import Allow, Deny, ToolCallRequest, ToolDecision
 
+from .sandbox import asks_outside
+
 READ_ONLY_TOOLS: frozenset[str] = frozenset({"read_file", "list_files", "search", "read_skill"})
 """The tools that only read: they never ask. Every other tool needs the user's yes."""
 
@@ -29,6 +36,11 @@ DECLINED = "the user declined"
 NON_INTERACTIVE = (
     "{tool} is not allowed in a non-interactive run (yoagent -p) without --yes; "
     "tell the user what you would have done instead"
+)
+OUTSIDE_NEEDS_A_PERSON = (
+    "running a command outside the sandbox needs the user's approval each time, and nobody "
+    "can give it in a non-interactive run (yoagent -p), even with --yes; tell the user what "
+    "the sandbox refused and what you would have run"
 )
 
 
@@ -60,15 +72,19 @@ def declined(reason: str = "") -> str:
     return f"{DECLINED}; they said: {reason}" if reason else DECLINED
 
 
-def describe(request: ToolCallRequest) -> str:
+def describe(request: ToolCallRequest, *, sandboxed: bool = True) -> str:
     """What a guarded call will do, for the person asked: the whole command, or the path.
 
-    Nothing is shortened: the person approves exactly this (draw it with
-    :meth:`~.render.Renderer.exact`, which shows control characters as escapes).
+    A command that runs outside the OS sandbox (``sandboxed`` false: ``--sandbox
+    full-access``; or a call asking to leave it) says so. Nothing is shortened: the person
+    approves exactly this (draw it with :meth:`~.render.Renderer.exact`, which shows
+    control characters as escapes).
     """
     arguments: dict[str, Any] = request.arguments
     if request.tool_name == "bash":
         command = str(arguments.get("command", ""))
+        if not sandboxed or asks_outside(request):
+            return f"run outside the sandbox: {command}"
         return f"run: {command}"
     path = str(arguments.get("path", "?"))
     if request.tool_name == "write_file":
@@ -89,6 +105,8 @@ class ConfirmMiddleware:
     ``ask`` is ``None`` in a non-interactive run. ``on_abort`` is called when the user
     answers by interrupting: the whole run should stop then. ``trusted`` names tools that
     run without asking although they are not read-only (a ``confirm = false`` server's).
+    ``sandboxed`` says whether bash's commands run in the OS sandbox (the question says
+    when one will not).
     """
 
     def __init__(
@@ -99,8 +117,10 @@ class ConfirmMiddleware:
         on_abort: Callable[[], None] | None = None,
         on_denied: Callable[[ToolCallRequest, str], None] | None = None,
         trusted: Callable[[str], bool] | None = None,
+        sandboxed: bool = True,
     ) -> None:
         self.ask = ask
+        self.sandboxed = sandboxed
         self.assume_yes = assume_yes
         self.on_abort = on_abort
         self.on_denied = on_denied
@@ -114,27 +134,32 @@ class ConfirmMiddleware:
         return tool_name not in READ_ONLY_TOOLS and not (trusted is not None and trusted(tool_name))
 
     async def __call__(self, request: ToolCallRequest) -> ToolDecision:
-        if self.assume_yes or not self.guards(request.tool_name):
+        # Leaving the sandbox is asked about every time: no --yes, no standing grant.
+        leaves = self.sandboxed and asks_outside(request)
+        if not leaves and (self.assume_yes or not self.guards(request.tool_name)):
             return Allow()
-        if request.tool_name in self.always:
+        if not leaves and request.tool_name in self.always:
             return Allow()
         ask = self.ask
         if ask is None:
-            reason = NON_INTERACTIVE.format(tool=request.tool_name)
+            reason = (
+                OUTSIDE_NEEDS_A_PERSON if leaves else NON_INTERACTIVE.format(tool=request.tool_name)
+            )
             on_denied = self.on_denied
             if on_denied is not None:
                 on_denied(request, reason)
             return Deny(reason)
         # Parallel calls ask one at a time.
         async with self._lock:
-            if request.tool_name in self.always:
+            if not leaves and request.tool_name in self.always:
                 return Allow()
-            reply = await ask(request, describe(request))
+            reply = await ask(request, describe(request, sandboxed=self.sandboxed))
         if isinstance(reply, Answer):
             reply = Reply(reply)
         answer = reply.answer
         if answer is Answer.ALWAYS:
-            self.always.add(request.tool_name)
+            if not leaves:  # a yes for this call only
+                self.always.add(request.tool_name)
             return Allow()
         if answer is Answer.YES:
             return Allow()

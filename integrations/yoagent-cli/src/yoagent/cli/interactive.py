@@ -12,6 +12,7 @@ import platformdirs
 from rich.console import Console
 
 from yoagent.core import AgentMessage, Extension
+from yoagent.tools import SandboxPolicy
 
 from .app import Options, build_agent, file_sandbox
 from .arguments import package_version
@@ -28,6 +29,7 @@ from .problems import explain_failure, origin
 from .render import PlainRenderer, Renderer
 from .repl import Repl
 from .rich_render import RichRenderer
+from .sandbox import summary as sandbox_summary
 from .session_store import SavedSession, SessionStore
 from .settings import LoadedSettings
 
@@ -67,6 +69,7 @@ def _banner(
         renderer.notice(f"mcp: {servers.summary()} · /mcp lists their tools")
     if options.record is not None:
         renderer.notice(f"recording: every run into {options.record}")
+    renderer.notice(sandbox_summary(options.sandbox, options.sandbox_network))
     renderer.notice("/help for commands · Tab completes · Ctrl+C stops a run · Ctrl+C twice quits")
 
 
@@ -86,7 +89,12 @@ async def interactive(
         renderer = RichRenderer(Console(highlight=False), show_thinking=options.show_thinking)
     else:
         renderer = PlainRenderer(sys.stdout, show_thinking=options.show_thinking)
-    confirm = ConfirmMiddleware(None, assume_yes=options.yes, trusted=servers.trusted)
+    confirm = ConfirmMiddleware(
+        None,
+        assume_yes=options.yes,
+        trusted=servers.trusted,
+        sandboxed=options.sandbox is not SandboxPolicy.FULL_ACCESS,
+    )
     tracker = ChangeTracker(options.cwd, file_sandbox(options))
     agent = build_agent(options, choice.config, [confirm, tracker], servers.sources, extensions)
     renderer.explain = lambda message: explain_failure(message.error_message, agent.model)

@@ -17,6 +17,7 @@ from rich.console import Console
 from yoagent.core import AgentMessage, Extension, MissingApiKeyError, SessionError, ToolCallRequest
 from yoagent.core.provider import ProviderNotFoundError
 from yoagent.providers import models
+from yoagent.tools import SandboxPolicy
 
 from .app import Options, build_agent
 from .arguments import build_parser, make_options
@@ -185,7 +186,11 @@ async def _one_shot(
             write_inert(sys.stderr, f"yoagent: refused {request.tool_name}: {reason}")
 
     middleware = ConfirmMiddleware(
-        None, assume_yes=options.yes, on_denied=denied, trusted=servers.trusted
+        None,
+        assume_yes=options.yes,
+        on_denied=denied,
+        trusted=servers.trusted,
+        sandboxed=options.sandbox is not SandboxPolicy.FULL_ACCESS,
     )
     agent = build_agent(options, choice.config, [middleware], servers.sources, extensions)
     if progress is not None:

@@ -15,7 +15,8 @@ start-up, its ``env`` and ``headers`` carry keys) or fetch prices from a URL of 
 choosing (``prices_url``) or have your sessions written where it likes (``record``). In
 a project file they are reported and ignored. A project file may turn the tool gate on
 with a preset, but not off, at a URL, or over the user file's (``tool_gate``, see
-:mod:`.tool_gate`).
+:mod:`.tool_gate`), and make the command sandbox stricter but not looser (``sandbox``;
+``sandbox_network`` is the user file's alone, see :mod:`.sandbox`).
 
 The file is validated with a pydantic model (:class:`Settings`): a wrong type or value is
 an error (exit code 2) naming the file and the key; an unknown key is a warning, so a
@@ -44,18 +45,30 @@ from pydantic import (
 )
 
 from yoagent.core import ThinkingLevel
+from yoagent.tools import SandboxPolicy
 
 from ._errors import CliError
 from .prices import PricingMode
 from .problems import base_url_problem
 from .project import project_folders
+from .sandbox import DEFAULT as DEFAULT_SANDBOX
+from .sandbox import project_refusal as sandbox_refusal
 from .tool_gate import parse_tool_gate, project_refusal
 
 CONFIG_NAME = "config.toml"
 PROJECT_FOLDER = ".yoagent"
 
 USER_ONLY: frozenset[str] = frozenset(
-    {"base_url", "approvals", "allow_paths", "sessions", "mcp_servers", "prices_url", "record"}
+    {
+        "base_url",
+        "approvals",
+        "allow_paths",
+        "sessions",
+        "mcp_servers",
+        "prices_url",
+        "record",
+        "sandbox_network",
+    }
 )
 """Keys a project file may not set (see the module docstring)."""
 
@@ -153,6 +166,10 @@ class Settings(_Table):
 
     record: Path | None = None
     """``--record``: the GASP agent repository every run of a session is recorded into."""
+    sandbox: SandboxPolicy | None = None
+    """``--sandbox``: ``read-only``, ``workspace-write`` (the default) or ``full-access``."""
+    sandbox_network: bool | None = None
+    """``--sandbox-network``: sandboxed commands may use the network (user file only)."""
 
     @field_validator("base_url")
     @classmethod
@@ -279,6 +296,12 @@ def load_settings(cwd: Path, user_file: Path | None = None) -> LoadedSettings:
             if gate is not None and (refusal := project_refusal(gate, "tool_gate" in merged)):
                 loaded.warnings.append(f"{path}: 'tool_gate' ignored: {refusal}")
                 del given["tool_gate"]
+            policy = settings.sandbox
+            if policy is not None and "sandbox" in given:
+                current = merged.get("sandbox") or DEFAULT_SANDBOX
+                if refusal := sandbox_refusal(policy, SandboxPolicy(current)):
+                    loaded.warnings.append(f"{path}: 'sandbox' ignored: {refusal}")
+                    del given["sandbox"]
         base = path.parent if is_user else path.parent.parent
         for key in ("allow_paths", "skills"):
             if key in given:

@@ -3,6 +3,7 @@
 from ._defaults import default_tools
 from ._errors import ToolsError
 from .bash import BashTool
+from .command_sandbox import CommandSandbox, SandboxPolicy, SandboxUnavailableError
 from .edit_file import EditFileTool
 from .list_files import ListFilesTool
 from .read_file import ReadFileTool
@@ -13,11 +14,14 @@ from .write_file import WriteFileTool
 __all__ = [
     "MAX_SYMLINK_HOPS",
     "BashTool",
+    "CommandSandbox",
     "EditFileTool",
     "ListFilesTool",
     "PathSandbox",
     "ReadFileTool",
     "SandboxError",
+    "SandboxPolicy",
+    "SandboxUnavailableError",
     "SearchTool",
     "ToolsError",
     "WriteFileTool",

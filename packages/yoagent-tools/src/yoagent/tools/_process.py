@@ -37,15 +37,18 @@ def spawn_group(
     stdout_capture: Callable[[int, Wakeup, str], PipeCapture] | None = None,
     pass_fds: tuple[int, ...] = (),
     track_descendants: bool = False,
+    wrap: Callable[[Command], Command] | None = None,
 ) -> tuple[ChildProcess, PipeCapture, PipeCapture]:
     """Start ``argv`` in a new session (and so a new process group) with stdin from ``/dev/null``.
 
     With ``track_descendants``, :meth:`ChildProcess.kill` also finds processes that left
-    the group (``setsid``). Returns the child and the two running captures (stdout, stderr):
-    each keeps at most its limit, of which the last ``tail`` bytes.
+    the group (``setsid``). ``wrap`` changes the command first (a sandbox runs it confined).
+    Returns the child and the two running captures (stdout, stderr): each keeps at most its
+    limit, of which the last ``tail`` bytes.
     """
+    command = Command(argv, cwd=cwd, env=env, pass_fds=pass_fds)
     process = spawn_process(
-        Command(argv, cwd=cwd, env=env, pass_fds=pass_fds),
+        wrap(command) if wrap is not None else command,
         wakeup=wakeup,
         track_descendants=track_descendants,
     )

@@ -7,17 +7,18 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
-from yoagent.core.support import ChildProcess, PipeCapture, Wakeup
+from yoagent.core.support import ChildProcess, Command, PipeCapture, Wakeup
 
 from ._base import BuiltinTool
 from ._process import READ_GRACE, decode_capture, spawn_group
+from .command_sandbox import CommandSandbox, SandboxUnavailableError
 
 DEFAULT_TIMEOUT: Final = 120.0
 DEFAULT_MAX_TIMEOUT: Final = 600.0
@@ -79,8 +80,9 @@ class BashArguments(ToolArguments):
     )
 
 
-def _arguments_for(default: float, maximum: float) -> type[BashArguments]:
-    """The argument model with this tool's own default and maximum ``timeout``."""
+def _arguments_for(default: float, maximum: float, outside: bool) -> type[BashArguments]:
+    """The argument model with this tool's own default and maximum ``timeout``, and with
+    ``outside_sandbox`` when a call may ask to run outside the sandbox."""
 
     class Bash(BashArguments):
         timeout: int = Field(
@@ -92,7 +94,34 @@ def _arguments_for(default: float, maximum: float) -> type[BashArguments]:
             ),
         )
 
-    return Bash
+    if not outside:
+        return Bash
+
+    class BashOutside(Bash):
+        outside_sandbox: bool = Field(
+            False,
+            description=(
+                "Run this command outside the sandbox. Only after the sandbox refused it and "
+                "it cannot be done inside; the user is asked first and may refuse."
+            ),
+        )
+
+    return BashOutside
+
+
+def _sandbox_description(sandbox: CommandSandbox, outside: bool) -> str:
+    """The paragraph of the tool's description that tells the model about its sandbox."""
+    text = (
+        f"\n\nCommands run in an OS sandbox ({sandbox.summary()}). A write elsewhere fails "
+        f"with 'Permission denied' or 'Read-only file system'"
+    )
+    text += "." if sandbox.network else "; network connections fail (no network but a loopback)."
+    if outside:
+        text += (
+            " If a command the sandbox refused must run, call bash again with "
+            "`outside_sandbox: true`: the user is asked first."
+        )
+    return text
 
 
 def is_secret_variable(name: str) -> bool:
@@ -114,6 +143,15 @@ class BashTool(BuiltinTool[BashArguments]):
     tokens) are removed from the inherited environment unless ``keep_secrets`` is
     true; a variable set explicitly in ``env`` is always passed.
 
+    ``sandbox`` confines every command (:class:`~yoagent.tools.CommandSandbox`; ``None``
+    is today's behaviour, no sandbox). When the policy cannot be enforced here, the call
+    fails with :class:`~yoagent.tools.SandboxUnavailableError` and nothing runs. With
+    ``allow_outside_sandbox``, a call may pass ``outside_sandbox: true`` to run without
+    the sandbox: give it only with an approval step that asks the user for each such call
+    (the CLI's does). The result's ``details["sandbox"]`` says which policy and mechanism
+    ran; a failed command whose output shows a refused system call gets a note saying
+    the sandbox refused it (``details["sandbox_denied"]``).
+
     A non-zero exit, a timeout and a cancellation fail the call with a
     :class:`~yoagent.core.ToolError` whose text carries the exit code (or the
     reason) and the output so far, so the model always sees stdout and stderr. A
@@ -132,6 +170,8 @@ class BashTool(BuiltinTool[BashArguments]):
         env: Mapping[str, str | None] | None = None,
         shell: str = "bash",
         keep_secrets: bool = False,
+        sandbox: CommandSandbox | None = None,
+        allow_outside_sandbox: bool = False,
     ) -> None:
         if timeout <= 0 or max_timeout <= 0:
             raise ValueError("timeouts must be positive")
@@ -148,10 +188,17 @@ class BashTool(BuiltinTool[BashArguments]):
         self.env: dict[str, str | None] = dict(env or {})
         self.shell = shell
         self.keep_secrets = keep_secrets
+        self.sandbox = sandbox if sandbox is not None and sandbox.restricted else None
+        self.allow_outside_sandbox = allow_outside_sandbox and self.sandbox is not None
+        description = _DESCRIPTION
+        if self.sandbox is not None:
+            description += _sandbox_description(self.sandbox, self.allow_outside_sandbox)
         super().__init__(
             name="bash",
-            description=_DESCRIPTION,
-            arguments=_arguments_for(self.timeout, max(self.max_timeout, 1.0)),
+            description=description,
+            arguments=_arguments_for(
+                self.timeout, max(self.max_timeout, 1.0), self.allow_outside_sandbox
+            ),
         )
 
     def _environment(self) -> dict[str, str]:
@@ -188,6 +235,11 @@ class BashTool(BuiltinTool[BashArguments]):
                 f"{refused.pattern!r}; not run"
             )
         cwd = _working_folder(self.cwd)
+        outside = bool(getattr(arguments, "outside_sandbox", False))
+        sandbox = None if outside else self.sandbox
+        if sandbox is not None:
+            # the first call probes the mechanisms: a short process each, off the event loop
+            await anyio.to_thread.run_sync(_resolve, sandbox)
         if ctx.cancelled:
             raise ToolError("bash: cancelled before the command started")
 
@@ -205,13 +257,65 @@ class BashTool(BuiltinTool[BashArguments]):
                 stderr_limit=self.max_output_bytes,
                 tail=self.max_output_bytes // 4,
                 track_descendants=True,
+                wrap=_wrapper(sandbox),
             )
         except OSError as error:
             wakeup.close()
             raise ToolError(f"bash: could not start {self.shell}: {error}") from None
         run = _Run(group, out, err, wakeup, ctx)
         await run.supervise(timeout)
-        return run.result(command, timeout, time.monotonic() - started)
+        return run.result(
+            command, timeout, time.monotonic() - started, self._sandbox_details(sandbox, outside)
+        )
+
+    def _sandbox_details(
+        self, sandbox: CommandSandbox | None, outside: bool
+    ) -> _SandboxReport | None:
+        if outside:
+            return _SandboxReport(None, {"policy": "full-access", "outside_sandbox": True})
+        if sandbox is None:
+            return None
+        details = {
+            "policy": sandbox.policy.value,
+            "mechanism": sandbox.resolve(),
+            "network": sandbox.network,
+        }
+        return _SandboxReport(sandbox, details, hint=self.allow_outside_sandbox)
+
+
+class _SandboxReport:
+    """What a result says about the sandbox a command ran in: ``details["sandbox"]``, and
+    the note for a failed command whose output shows a refusal."""
+
+    def __init__(
+        self, sandbox: CommandSandbox | None, details: dict[str, Any], *, hint: bool = False
+    ) -> None:
+        self.sandbox = sandbox
+        self.details = details
+        self.hint = hint
+
+    def denial(self, output: str, code: int | None) -> str | None:
+        """The note for a command that failed with ``output``, or ``None``."""
+        if self.sandbox is None or code == 0:
+            return None
+        note = self.sandbox.explain_denial(output)
+        if note is not None and self.hint:
+            note += (
+                " If the command must run outside the sandbox, call bash again with "
+                "`outside_sandbox: true`; the user is asked first."
+            )
+        return note
+
+
+def _resolve(sandbox: CommandSandbox) -> None:
+    try:
+        sandbox.resolve()
+    except SandboxUnavailableError as error:
+        raise SandboxUnavailableError(f"bash: {error}; the command was not run") from None
+
+
+def _wrapper(sandbox: CommandSandbox | None) -> Callable[[Command], Command] | None:
+    return sandbox.wrap if sandbox is not None else None
 
 
 class _Run:
@@ -286,12 +390,17 @@ class _Run:
                 self.err.detach()
             self.wakeup.close()
 
-    def result(self, command: str, timeout: float, elapsed: float) -> ToolResult:
+    def result(
+        self, command: str, timeout: float, elapsed: float, sandbox: _SandboxReport | None
+    ) -> ToolResult:
         """The tool result, or the ToolError carrying the output."""
         out_text, out_cut = decode_capture(self.out, "stdout")
         err_text, err_cut = decode_capture(self.err, "stderr")
         code = self.group.returncode
         notes: list[str] = []
+        denied = sandbox.denial(f"{out_text}\n{err_text}", code) if sandbox is not None else None
+        if denied is not None:
+            notes.append(denied)
         for label, capture in (("stdout", self.out), ("stderr", self.err)):
             if capture.error is not None:
                 notes.append(f"NOTE: reading {label} failed: {capture.error}")
@@ -313,6 +422,9 @@ class _Run:
             "timed_out": self.state == "timeout",
             "pgid": self.group.pgid,
         }
+        if sandbox is not None:
+            details["sandbox"] = sandbox.details
+            details["sandbox_denied"] = denied is not None
         if self.state == "timeout":
             text = _render(out_text, err_text, None, notes)
             raise ToolError(
