@@ -16,7 +16,7 @@ No function here makes a network request unless its name says it fetches.
 from ._audit import AuditFinding, AuditReport, audit
 from ._cache import CachedPrices, CacheOptions, CacheProblem, PriceOrigin, fetch_cached
 from ._changes import PriceChange
-from ._entry import PriceEntry
+from ._entry import MAX_PLAUSIBLE_RATE, PriceEntry
 from ._errors import (
     PriceDataError,
     PriceError,
@@ -59,6 +59,7 @@ from ._table import PriceTable
 __all__ = [
     "DECISION_PRICE_KEYS",
     "DEFAULT_FETCH_TIMEOUT",
+    "MAX_PLAUSIBLE_RATE",
     "MODELS_DEV",
     "MODELS_DEV_URL",
     "PRICED_PROVIDERS",

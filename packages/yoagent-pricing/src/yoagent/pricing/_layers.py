@@ -222,8 +222,11 @@ def install_fetched(
 
     Returns the changes to everything below the user layer; a change the user layer hides
     is marked ``shadowed``. While the snapshot is on, the models it prices differently
-    are logged at WARNING, so trusting a fetched source is never silent.
+    are logged at WARNING, so trusting a fetched source is never silent. A rate above
+    :data:`~yoagent.pricing.MAX_PLAUSIBLE_RATE` is refused (:class:`PriceDataError`, naming
+    each), and nothing is installed.
     """
+    table.check_plausible()
     with _lock:
         state = _layers()
         changes, warnings, disagreements = _install_fetched(state, table, policy)
