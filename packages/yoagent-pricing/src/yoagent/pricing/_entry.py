@@ -66,6 +66,17 @@ def entry_problems(provider: str, model: str, entry: PriceEntry) -> list[str]:
     return problems
 
 
+def implausible_rate(name: str, rate: float) -> str | None:
+    """Why a source's ``name`` rate is refused as a data error, or ``None`` (a mapped
+    source skips the model with this reason)."""
+    if rate <= MAX_PLAUSIBLE_RATE:
+        return None
+    return (
+        f"`{name}` is {rate:g} USD per million tokens, above the plausible "
+        f"{MAX_PLAUSIBLE_RATE:g}: refused as a data error"
+    )
+
+
 def implausible_rates(provider: str, model: str, entry: PriceEntry) -> list[str]:
     """Every rate of ``entry`` (tiers included) above :data:`MAX_PLAUSIBLE_RATE`, each as
     ``provider/model: field is N USD per million tokens, above the plausible 10000``."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from yoagent.core import ContextTier, CostConfig
 
-from ._entry import MAX_PLAUSIBLE_RATE, PriceEntry
+from ._entry import PriceEntry, implausible_rate
 from ._errors import PriceDataError
 from ._json import as_array, as_object
 from ._table import PriceTable
@@ -155,11 +155,9 @@ def _rate(band: dict[str, Any], key: str, *, required: bool) -> float:
     rate = float(value)
     if not math.isfinite(rate) or rate < 0:
         raise _Inexpressible(f"`{key}` is {rate}; rates must be finite and non-negative")
-    if rate > MAX_PLAUSIBLE_RATE:
-        raise _Inexpressible(
-            f"`{key}` is {rate:g} USD per million tokens, above the plausible "
-            f"{MAX_PLAUSIBLE_RATE:g}: refused as a data error"
-        )
+    refusal = implausible_rate(key, rate)
+    if refusal is not None:
+        raise _Inexpressible(refusal)
     return rate
 
 
