@@ -23,6 +23,7 @@ from yoagent.core import (
 from yoagent.core.provider import FALLBACK_KEY_VARIABLES
 
 from ._aws_credentials import SharedFiles, runtime_url
+from ._azure import v1_base_url
 from ._errors import ProvidersError
 from ._vendors import (
     VENDORS,
@@ -145,8 +146,10 @@ def azure(
 
     The endpoint is ``base_url``, else ``https://{resource}.openai.azure.com/openai/v1``
     from ``resource``, else from ``AZURE_OPENAI_BASE_URL``, ``AZURE_OPENAI_RESOURCE`` or
-    ``AZURE_OPENAI_ENDPOINT``. The key comes from ``AZURE_OPENAI_API_KEY`` (``api-key``
-    header); an ``authorization`` header in ``ModelConfig.headers`` (Entra ID) replaces it.
+    ``AZURE_OPENAI_ENDPOINT``. A legacy ``…/openai/deployments/{deployment}`` URL works too:
+    requests go to its host's v1 endpoint with that deployment as the model. The key comes
+    from ``AZURE_OPENAI_API_KEY`` (``api-key`` header); an ``authorization`` header in
+    ``ModelConfig.headers`` (Entra ID) replaces it.
     """
     config = vendor("azure", id, name=name, reasoning=openai_id_is_reasoning(id))
     return replace(
@@ -167,7 +170,7 @@ def azure_base_url(*, resource: str | None = None, base_url: str | None = None) 
     if explicit:
         return explicit.rstrip("/")
     endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT", "").strip()
-    return endpoint.rstrip("/") + "/openai/v1" if endpoint else ""
+    return v1_base_url(endpoint) if endpoint else ""
 
 
 def gemini(id: str, *, name: str = "") -> ModelConfig:
