@@ -163,8 +163,8 @@ def from_transport(
     """A NETWORK error for a failed connection, a timeout or a broken body (OTHER for a bad URL).
 
     With ``url`` the message names the request first, ``POST https://host/path: could not
-    connect: detail``, the URL shown by :func:`~yoagent.core.support.display_url` (no credentials, no
-    query, no key-like path segment).
+    connect: detail``, the URL shown by :func:`~yoagent.core.support.display_url` (no
+    credentials, no query, no key-like path segment).
     """
     if isinstance(exc, httpx.UnsupportedProtocol):
         return bad_url(str(exc), key)
