@@ -383,6 +383,7 @@ MCP = [
 PRICING = [
     "DECISION_PRICE_KEYS",
     "DEFAULT_FETCH_TIMEOUT",
+    "MAX_PLAUSIBLE_RATE",
     "MODELS_DEV",
     "MODELS_DEV_URL",
     "PRICED_PROVIDERS",
@@ -396,6 +397,7 @@ PRICING = [
     "CachedPrices",
     "EnvOverride",
     "FetchReport",
+    "GenaiPrices",
     "InstallPolicy",
     "LivePrices",
     "OverrideReport",
@@ -420,6 +422,7 @@ PRICING = [
     "env_override_status",
     "fetch_cached",
     "fetch_prices",
+    "genai_prices",
     "install_fetched",
     "install_override",
     "is_bundled_enabled",

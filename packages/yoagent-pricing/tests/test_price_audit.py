@@ -1,4 +1,5 @@
-"""The price audit: every bundled entry compared with models.dev-shaped data.
+"""The price audit: every bundled entry, and every genai-prices entry models.dev-shaped
+data lists, compared with that data.
 
 Informational: disagreements are listed (as a warning in pytest's summary), never a
 failure, and nothing is fetched. The reference data is read in place from
@@ -14,7 +15,7 @@ import pytest
 from pricing_helpers import FIXTURES, SHARED_REFERENCE
 
 from yoagent.core import CostConfig
-from yoagent.pricing import PriceEntry, PriceTable, audit, parse_models_dev
+from yoagent.pricing import PriceEntry, PriceTable, audit, genai_prices, parse_models_dev
 
 REFERENCE_SLICE = SHARED_REFERENCE / "models_dev_slice.json"
 REFERENCE_SNAPSHOT = SHARED_REFERENCE / "yoagent-prices.json"
@@ -40,6 +41,28 @@ def test_every_bundled_entry_is_compared_with_the_models_dev_slice() -> None:
             PriceAuditFinding(f"price audit against {REFERENCE_SLICE.name}:\n{report}"),
             stacklevel=1,
         )
+
+
+def test_genai_prices_is_compared_with_the_models_dev_slice_where_both_list_a_model() -> None:
+    if not REFERENCE_SLICE.exists():
+        pytest.skip(f"no models.dev reference slice at {REFERENCE_SLICE}")
+    upstream = parse_models_dev(REFERENCE_SLICE.read_text())
+    genai = genai_prices()
+    # genai-prices lists hundreds of models the slice does not: compare the shared ones, and
+    # count the slice's models genai-prices lacks (those the snapshot must price).
+    shared = PriceTable({(p, m): e for p, m, e in genai.table.items() if (p, m) in upstream.table})
+    report = audit(shared, upstream.table, upstream.skipped)
+    assert report.checked == len(shared) > 0
+    assert not [f for f in report.findings if f.kind != "differs"]
+    lacking = sorted(
+        f"{p}/{m}"
+        for p, m in upstream.table
+        if (p, m) not in genai.table and p in genai.table.providers()
+    )
+    if report.findings or lacking:
+        lines = [f"genai-prices {genai.version} against {REFERENCE_SLICE.name}:", str(report)]
+        lines += [f"  lacks {name}" for name in lacking]
+        warnings.warn(PriceAuditFinding("\n".join(lines)), stacklevel=1)
 
 
 def test_the_audit_runs_on_the_packages_own_fixture_and_sees_a_planted_disagreement() -> None:

@@ -445,7 +445,7 @@ AWS_KEY_VARIABLES = (
 
 def test_the_vendor_row_reads_the_bearer_key_then_the_key_pair_and_no_generic_key() -> None:
     assert models.key_variables_for("bedrock") == AWS_KEY_VARIABLES
-    assert models.api_key_variables()["bedrock"] == "AWS_BEARER_TOKEN_BEDROCK"
+    assert models.api_key_variables()["bedrock"][0] == "AWS_BEARER_TOKEN_BEDROCK"
     env = {"API_KEY": "generic", "YOAGENT_API_KEY": "generic"}
     assert models.find_api_key("bedrock", env) is None
     env |= {"AWS_ACCESS_KEY_ID": " AKIAX ", "AWS_SESSION_TOKEN": "tok"}

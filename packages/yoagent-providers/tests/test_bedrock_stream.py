@@ -6,11 +6,15 @@ import base64
 import gzip
 import json
 import logging
+from collections.abc import Callable
 
 import httpx
 import pytest
+import respx
 from bedrock_fixtures import (
     EVENTSTREAM,
+    FIXED_TIME,
+    REPLY_TEXT,
     bedrock_config,
     body,
     delta,
@@ -26,9 +30,12 @@ from bedrock_fixtures import (
 from provider_helpers import Chunks, stream_config
 
 from yoagent.core import (
+    Agent,
     ApiProtocol,
     ErrorKind,
     ProviderError,
+    RetryConfig,
+    RunFailedError,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -224,13 +231,57 @@ async def test_metadata_before_message_stop_also_completes_the_reply() -> None:
     assert message.text == "x" and message.usage.output == 5
 
 
-async def test_a_corrupted_frame_is_a_network_error_naming_the_checksum() -> None:
+async def test_a_corrupted_frame_is_an_other_error_naming_the_checksum() -> None:
+    # issue 27: this was NETWORK, so the loop re-sent (and re-billed) the whole request. The
+    # bytes arrived, over TLS, and were wrong: the spec's "checksum/malformed → Other".
     corrupted = bytearray(body(text_events("abc")))
     corrupted[40] ^= 0x01
     with pytest.raises(ProviderError) as caught:
         await replay_bedrock(bytes(corrupted))
-    assert caught.value.kind is ErrorKind.NETWORK
+    assert caught.value.kind is ErrorKind.OTHER
     assert "checksum mismatch" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda b: b[:40] + bytes([b[40] ^ 1]) + b[41:], id="message checksum"),
+        pytest.param(lambda b: bytes([b[0] ^ 0x10]) + b[1:], id="prelude checksum"),
+    ],
+)
+async def test_a_checksum_error_ends_the_run_without_a_retry(
+    damage: Callable[[bytes], bytes],
+) -> None:
+    config = bedrock_config()
+    provider = BedrockProvider(config, env=fixed_env(), clock=lambda: FIXED_TIME)
+    agent = Agent.from_provider(provider, config, retry=RetryConfig(initial_delay=0, jitter=0))
+    async with provider, respx.mock(assert_all_called=True) as mock:
+        route = mock.post(url__regex=r".*/converse-stream$").mock(
+            return_value=httpx.Response(200, headers=EVENTSTREAM, content=damage(REPLY_TEXT))
+        )
+        with pytest.raises(RunFailedError) as caught:
+            await agent.prompt("hi")
+    assert route.call_count == 1
+    assert caught.value.kind is ErrorKind.OTHER
+    assert "checksum mismatch" in caught.value.message
+
+
+async def test_a_body_that_ends_inside_a_frame_is_still_a_retried_network_error() -> None:
+    config = bedrock_config()
+    provider = BedrockProvider(config, env=fixed_env(), clock=lambda: FIXED_TIME)
+    agent = Agent.from_provider(
+        provider, config, retry=RetryConfig(max_retries=1, initial_delay=0, jitter=0)
+    )
+    async with provider, respx.mock(assert_all_called=True) as mock:
+        route = mock.post(url__regex=r".*/converse-stream$").mock(
+            side_effect=[
+                httpx.Response(200, headers=EVENTSTREAM, content=REPLY_TEXT[:30]),
+                httpx.Response(200, headers=EVENTSTREAM, content=REPLY_TEXT),
+            ]
+        )
+        await agent.prompt("hi")
+    assert route.call_count == 2
+    assert agent.messages[-1].text == "ok"  # type: ignore[union-attr]
 
 
 async def test_a_frame_whose_payload_is_not_json_is_skipped_with_a_warning(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,81 @@ def test_every_vendor_config_carries_its_row(name: str) -> None:
 
 
 def test_local_servers_need_no_key_and_each_row_names_its_variable() -> None:
+    # issue 27: the table listed one variable per vendor row and nothing else; it now lists
+    # every variable each reader reads (a vendor's own, the fallbacks, the decision presets').
     table = models.api_key_variables()
-    assert table["ollama"] is None and table["lmstudio"] is None and table["vllm"] is None
-    assert table["qwen"] == "DASHSCOPE_API_KEY"
-    assert table["google"] == "GEMINI_API_KEY"
-    assert table["azure"] == "AZURE_OPENAI_API_KEY"
-    assert set(table) == set(models.VENDORS)
+    assert table["ollama"] == () and table["lmstudio"] == () and table["vllm"] == ()
+    assert table["qwen"] == ("DASHSCOPE_API_KEY",)
+    assert table["google"] == ("GEMINI_API_KEY",)
+    assert table["azure"] == ("AZURE_OPENAI_API_KEY",)
+    assert set(models.VENDORS) <= set(table)
+
+
+def test_api_key_variables_lists_every_variable_a_key_is_read_from() -> None:
+    table = models.api_key_variables()
+    assert table["bedrock"] == (
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+    )
+    assert table["fallback"] == ("YOAGENT_API_KEY", "API_KEY")
+    assert table["decision:typesafe"] == ("TYPESAFE_API_KEY",)
+    assert table["decision:opencode"] == ("OPENCODE_API_KEY",)
+    assert table["decision:cloudflare"] == ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_AUTH_TOKEN")
+    assert table["decision:openai"] == ("OPENAI_API_KEY",)
+    assert set(table) == {
+        *models.VENDORS,
+        "fallback",
+        *(k for k in table if k.startswith("decision:")),
+    }
+    for name, row in models.VENDORS.items():
+        own = tuple(v for v in models.key_variables_for(name) if v not in table["fallback"])
+        assert table[name] == own, name
+        assert table[name][:1] == ((row.key_variable,) if row.key_variable else ())
+
+
+def test_generic_is_the_vendor_constructor_never_a_preset() -> None:
+    generic = models.generic("anthropic", "claude-sonnet-5")
+    preset = models.preset("anthropic", "claude-sonnet-5")
+    assert generic.name == "claude-sonnet-5" and preset.name == "Claude Sonnet 5"
+    assert generic.context_window != preset.context_window
+    assert generic.compat == models.anthropic("claude-sonnet-5").compat
+    assert models.generic("openai", "gpt-5.5").api is ApiProtocol.OPENAI_RESPONSES
+    assert models.generic("openai", "gpt-4o").api is ApiProtocol.OPENAI_COMPLETIONS
+    assert models.generic("groq", "llama-3.3-70b") == models.vendor("groq", "llama-3.3-70b")
+    with pytest.raises(KeyError, match="known providers"):
+        models.generic("nobody", "x")
+
+
+@pytest.mark.parametrize(
+    ("provider", "id", "name", "context", "output"),
+    [
+        ("anthropic", "claude-fable-5", "Claude Fable 5", 1_000_000, 128_000),
+        ("anthropic", "claude-fable-5-1", "Claude Fable 5.1", 1_000_000, 128_000),
+        ("anthropic", "claude-opus-4-8", "Claude Opus 4.8", 1_000_000, 128_000),
+        ("anthropic", "claude-opus-5", "Claude Opus 5", 1_000_000, 128_000),
+        ("openai", "gpt-6-astra", "GPT-6 Astra", 1_050_000, 128_000),
+        ("openai", "gpt-6-luna", "GPT-6 Luna", 1_050_000, 128_000),
+        ("openai", "gpt-6-sol", "GPT-6 Sol", 1_050_000, 128_000),
+    ],
+)
+def test_the_models_whose_prices_ship_have_presets(
+    provider: str, id: str, name: str, context: int, output: int
+) -> None:
+    config = models.preset(provider, id)
+    assert (config.provider, config.id, config.name) == (provider, id, name)
+    assert (config.context_window, config.max_tokens) == (context, output)
+    assert config == replace(
+        models.generic(provider, id), name=name, context_window=context, max_tokens=output
+    )
+
+
+def test_every_preset_row_builds_its_own_provider_and_id() -> None:
+    built = models.presets()
+    assert len({(c.provider, c.id) for c in built}) == len(built)
+    for config in built:  # a row keyed apart from what it builds is not found by its key
+        assert models.preset(config.provider, config.id) == config
 
 
 def test_the_rows_give_the_detection_order_and_the_id_hints() -> None:

@@ -48,8 +48,14 @@ class ModelChoice:
     key_variable: str
 
 
+def _own_variable(provider: str) -> str | None:
+    """The vendor row's own key variable (``None``: a local server needing no key)."""
+    row = models.VENDORS.get(provider)
+    return row.key_variable if row is not None else ""
+
+
 def _needs_key(provider: str) -> bool:
-    return models.api_key_variables().get(provider, "") is not None
+    return _own_variable(provider) is not None
 
 
 def find_key(provider: str, env: Mapping[str, str]) -> str | None:
@@ -66,7 +72,7 @@ def find_key(provider: str, env: Mapping[str, str]) -> str | None:
 
 
 def _own_key(provider: str, env: Mapping[str, str]) -> bool:
-    own = models.api_key_variables().get(provider)
+    own = _own_variable(provider)
     return bool(own and env.get(own, "").strip())
 
 
@@ -87,9 +93,7 @@ def detect_provider(env: Mapping[str, str], model: str | None = None) -> str | N
 
 def no_key_message() -> str:
     """What to tell someone who has set no key and given no ``--base-url``."""
-    others = [
-        v for p in DETECTION_ORDER[2:] if (v := models.api_key_variables().get(p)) is not None
-    ]
+    others = [v for p in DETECTION_ORDER[2:] if (v := _own_variable(p)) is not None]
     listing = textwrap.fill(
         ", ".join(others), width=76, initial_indent="  ", subsequent_indent="  "
     )

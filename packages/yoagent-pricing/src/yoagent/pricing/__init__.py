@@ -2,7 +2,8 @@
 
 Nothing is priced until the process opts in, once, before or during a session:
 
-- :func:`enable_bundled` — the snapshot this release ships (offline, reproducible);
+- :func:`enable_bundled` — the snapshot this release ships over genai-prices's broad table
+  (offline);
 - :func:`enable_live` / :func:`enable_live_cached` — a live table (models.dev, or your own
   price file) over the snapshot, falling back to it and saying why;
 - :func:`install_override`, or the ``YOAGENT_PRICES`` environment variable (a file's path
@@ -16,7 +17,7 @@ No function here makes a network request unless its name says it fetches.
 from ._audit import AuditFinding, AuditReport, audit
 from ._cache import CachedPrices, CacheOptions, CacheProblem, PriceOrigin, fetch_cached
 from ._changes import PriceChange
-from ._entry import PriceEntry
+from ._entry import MAX_PLAUSIBLE_RATE, PriceEntry
 from ._errors import (
     PriceDataError,
     PriceError,
@@ -24,6 +25,7 @@ from ._errors import (
     PriceFileError,
     UnsupportedSchemaError,
 )
+from ._genai import GenaiPrices, genai_prices
 from ._keys import DECISION_PRICE_KEYS, PRICED_PROVIDERS, PROVIDER_ALIASES, price_key
 from ._layers import (
     PRICES_ENV_VAR,
@@ -59,6 +61,7 @@ from ._table import PriceTable
 __all__ = [
     "DECISION_PRICE_KEYS",
     "DEFAULT_FETCH_TIMEOUT",
+    "MAX_PLAUSIBLE_RATE",
     "MODELS_DEV",
     "MODELS_DEV_URL",
     "PRICED_PROVIDERS",
@@ -72,6 +75,7 @@ __all__ = [
     "CachedPrices",
     "EnvOverride",
     "FetchReport",
+    "GenaiPrices",
     "InstallPolicy",
     "LivePrices",
     "OverrideReport",
@@ -96,6 +100,7 @@ __all__ = [
     "env_override_status",
     "fetch_cached",
     "fetch_prices",
+    "genai_prices",
     "install_fetched",
     "install_override",
     "is_bundled_enabled",

@@ -207,9 +207,10 @@ def _read_cache(path: Path, url: str) -> tuple[_Cached | None, CacheProblem | No
         )
     try:
         entries, comment, ignored = parse_document(data.get("prices"), str(path))
+        table = PriceTable(entries, comment=comment, ignored_fields=ignored)
+        table.check_plausible(origin=str(path))
     except PriceError as error:
         return problem("invalid", str(error))
-    table = PriceTable(entries, comment=comment, ignored_fields=ignored)
     return _Cached(table=table, age=age if age >= 0 else None), None
 
 

@@ -10,6 +10,18 @@ from yoagent.core import ContextTier, CostConfig
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
+MAX_PLAUSIBLE_RATE = 10_000.0
+"""The highest rate, in USD per million tokens, a fetched table may hold.
+
+The dearest list price so far is $600 per million output tokens (o1-pro); a rate past this
+bound is a data error (a unit mix-up, a corrupted or hostile table), never a price. Fetched
+tables (models.dev, a price file at a URL, their cache) refuse it; a table you install
+yourself may hold it, with a warning. Even at the bound a million-token turn costs $10,000,
+a finite figure: a rate near the float maximum would make the next large turn cost ``inf``.
+"""
+
+_BAND_RATES = ("input", "output", "cache_read", "cache_write")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriceEntry:
@@ -52,6 +64,34 @@ def entry_problems(provider: str, model: str, entry: PriceEntry) -> list[str]:
                 )
                 break
     return problems
+
+
+def implausible_rate(name: str, rate: float) -> str | None:
+    """Why a source's ``name`` rate is refused as a data error, or ``None`` (a mapped
+    source skips the model with this reason)."""
+    if rate <= MAX_PLAUSIBLE_RATE:
+        return None
+    return (
+        f"`{name}` is {rate:g} USD per million tokens, above the plausible "
+        f"{MAX_PLAUSIBLE_RATE:g}: refused as a data error"
+    )
+
+
+def implausible_rates(provider: str, model: str, entry: PriceEntry) -> list[str]:
+    """Every rate of ``entry`` (tiers included) above :data:`MAX_PLAUSIBLE_RATE`, each as
+    ``provider/model: field is N USD per million tokens, above the plausible 10000``."""
+    bands: tuple[CostConfig | ContextTier, ...] = (entry.cost, *entry.cost.tiers)
+    found: list[str] = []
+    for index, band in enumerate(bands):
+        where = "" if index == 0 else f"tiers[{index - 1}]."
+        for name in _BAND_RATES:
+            rate = getattr(band, name)
+            if rate > MAX_PLAUSIBLE_RATE:
+                found.append(
+                    f"{provider}/{model}: {where}{name} is {rate:g} USD per million tokens, "
+                    f"above the plausible {MAX_PLAUSIBLE_RATE:g}"
+                )
+    return found
 
 
 def _is_iso_date(text: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from ._entry import implausible_rates
 from ._table import PriceTable
 
 PRICED_PROVIDERS = frozenset(
@@ -39,9 +40,10 @@ def inert_entries(table: PriceTable) -> list[str]:
 def override_warnings(table: PriceTable, lower: PriceTable) -> list[str]:
     """What ``table`` gets wrong without failing, were it laid over ``lower``.
 
-    Entries no lookup reads, fields the format ignored, context tiers the replaced entry
-    had and this one drops, and cache rates the replaced entry set and this one leaves to
-    the input rate: an entry replaces the one below it whole, never field by field.
+    Entries no lookup reads, fields the format ignored, rates above
+    :data:`~yoagent.pricing.MAX_PLAUSIBLE_RATE`, context tiers the replaced entry had and
+    this one drops, and cache rates the replaced entry set and this one leaves to the input
+    rate: an entry replaces the one below it whole, never field by field.
     """
     warnings: list[str] = []
     inert = inert_entries(table)
@@ -57,6 +59,9 @@ def override_warnings(table: PriceTable, lower: PriceTable) -> list[str]:
             " (a typo, or a field from a newer release?)"
         )
     for provider, model, entry in table.items():
+        warnings += [
+            f"{problem} (a typo?)" for problem in implausible_rates(provider, model, entry)
+        ]
         replaced = lower.entry(provider, model)
         if replaced is None:
             continue

@@ -1,8 +1,14 @@
 """The process-wide price layers, and the resolver they put in core's price slot.
 
-What a lookup bills is the **resolved table**: the bundled snapshot (only once
-:func:`enable_bundled` or an ``enable_live*`` call turned it on), the **fetched layer** over
-it, and the **user layer** (:func:`install_override`, or ``YOAGENT_PRICES``) over that.
+What a lookup bills is the **resolved table**, lowest layer first:
+
+1. genai-prices's table (pydantic's maintained price data, hundreds of models) and
+2. the bundled snapshot over it (the audited entries this release ships), both only once
+   :func:`enable_bundled` or an ``enable_live*`` call turned them on (``enable_bundled(
+   genai_prices=False)``: the snapshot alone);
+3. the **fetched layer** (models.dev, a price file at a URL), which you asked for by name;
+4. the **user layer** (:func:`install_override`, or ``YOAGENT_PRICES``): your word, over all.
+
 Each layer replaces whole entries per ``(provider, model)``; with no layer nothing is
 priced, and each layer alone prices exactly what it lists.
 
@@ -25,6 +31,7 @@ from yoagent.core.support import reset_warn_once, warn_once
 
 from ._changes import PriceChange, diff
 from ._errors import PriceError
+from ._genai import genai_prices
 from ._keys import PRICED_PROVIDERS, inert_entries, override_warnings, price_key
 from ._logging import logger
 from ._table import PriceTable
@@ -83,6 +90,7 @@ class _UserLayer:
 class _Layers:
     def __init__(self, user: _UserLayer | None, env: EnvOverride) -> None:
         self.bundled = False
+        self.genai = False
         self.fetched: PriceTable | None = None
         self.user = user
         self.env = env
@@ -91,7 +99,10 @@ class _Layers:
 
     def lower(self) -> PriceTable:
         """Everything below the user layer."""
-        base = PriceTable.bundled() if self.bundled else PriceTable()
+        base = PriceTable()
+        if self.bundled:
+            snapshot = PriceTable.bundled()
+            base = genai_prices().table.layered(snapshot) if self.genai else snapshot
         return base if self.fetched is None else base.layered(self.fetched)
 
     def rebuild(self) -> None:
@@ -141,18 +152,21 @@ def _activate() -> None:
         logger.warning("replaced the price resolver %r with yoagent.pricing's layers", previous)
 
 
-def enable_bundled() -> list[PriceChange]:
-    """Price from the snapshot this release ships, process-wide, offline and reproducible.
+def enable_bundled(*, genai_prices: bool = True) -> list[PriceChange]:
+    """Price from the offline tables, process-wide: the snapshot this release ships, over
+    genai-prices's broad table (see :func:`~yoagent.pricing.genai_prices`).
 
+    ``genai_prices=False`` prices from the snapshot alone (only its audited entries).
     Nothing is priced until something opts in (this, ``enable_live*``, an override, or
     ``YOAGENT_PRICES``). Idempotent; returns every model whose price changed (none on a
     repeat call). Undo with :func:`clear_bundled`.
     """
-    return enable_with(None)
+    return enable_with(None, genai=genai_prices)
 
 
-def enable_with(fetched: PriceTable | None) -> list[PriceChange]:
-    """Turn the snapshot on and, when given, install ``fetched`` over it, under one lock.
+def enable_with(fetched: PriceTable | None, *, genai: bool = True) -> list[PriceChange]:
+    """Turn the offline layers on and, when given, install ``fetched`` over them, under one
+    lock.
 
     Returns the changes to the resolved table: what lookups now bill.
     """
@@ -160,6 +174,7 @@ def enable_with(fetched: PriceTable | None) -> list[PriceChange]:
         state = _layers()
         before = state.resolved
         state.bundled = True
+        state.genai = genai
         state.rebuild()
         logged = (
             None if fetched is None else _install_fetched(state, fetched, InstallPolicy.REPLACE_ALL)
@@ -222,8 +237,11 @@ def install_fetched(
 
     Returns the changes to everything below the user layer; a change the user layer hides
     is marked ``shadowed``. While the snapshot is on, the models it prices differently
-    are logged at WARNING, so trusting a fetched source is never silent.
+    are logged at WARNING, so trusting a fetched source is never silent. A rate above
+    :data:`~yoagent.pricing.MAX_PLAUSIBLE_RATE` is refused (:class:`PriceDataError`, naming
+    each), and nothing is installed.
     """
+    table.check_plausible()
     with _lock:
         state = _layers()
         changes, warnings, disagreements = _install_fetched(state, table, policy)
@@ -297,15 +315,17 @@ def clear_fetched() -> None:
 
 
 def clear_bundled() -> None:
-    """Turn the snapshot off again (the default): models only it priced become unpriced."""
+    """Turn the offline tables off again (the default): models only they priced become
+    unpriced."""
     with _lock:
         state = _layers()
         state.bundled = False
+        state.genai = False
         state.rebuild()
 
 
 def is_bundled_enabled() -> bool:
-    """Whether the bundled snapshot is in effect."""
+    """Whether the bundled snapshot (with or without genai-prices under it) is in effect."""
     with _lock:
         return _layers().bundled
 

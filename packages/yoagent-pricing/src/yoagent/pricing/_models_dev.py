@@ -9,7 +9,8 @@ input rate); context bands come from ``tiers`` (``{"tier": {"type": "context", "
 A model whose cost says something :class:`~yoagent.core.CostConfig` cannot express is
 skipped with the reason, never approximated: an unknown cost key, a ``reasoning`` rate
 other than ``output`` (or 0), a band that is not by context size, a rate that is not a
-finite non-negative number. Audio rates are ignored: yoagent sends text.
+finite non-negative number, a rate above :data:`~yoagent.pricing.MAX_PLAUSIBLE_RATE` (a data
+error, never a price). Audio rates are ignored: yoagent sends text.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from yoagent.core import ContextTier, CostConfig
 
-from ._entry import PriceEntry
+from ._entry import PriceEntry, implausible_rate
 from ._errors import PriceDataError
 from ._json import as_array, as_object
 from ._table import PriceTable
@@ -154,6 +155,9 @@ def _rate(band: dict[str, Any], key: str, *, required: bool) -> float:
     rate = float(value)
     if not math.isfinite(rate) or rate < 0:
         raise _Inexpressible(f"`{key}` is {rate}; rates must be finite and non-negative")
+    refusal = implausible_rate(key, rate)
+    if refusal is not None:
+        raise _Inexpressible(refusal)
     return rate
 
 

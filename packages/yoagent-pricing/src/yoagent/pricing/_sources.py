@@ -102,7 +102,7 @@ def parse_source(source: PriceSource, body: bytes) -> FetchReport:
         if source.format == "models.dev":
             table, skipped = map_models_dev(body, source=shown)
             return FetchReport(table=table, skipped=tuple(skipped))
-        table = PriceTable.from_json(body, origin=shown)
+        table = PriceTable.from_json(body, origin=shown).check_plausible(origin=shown)
     except PriceDataError as error:
         raise PriceFetchError(source.url, f"not usable price data: {error}") from error
     return FetchReport(table=table, ignored_fields=table.ignored_fields)

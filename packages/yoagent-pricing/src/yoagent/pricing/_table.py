@@ -12,7 +12,7 @@ from typing import Any
 from yoagent.core import CostConfig
 
 from ._changes import PriceChange, diff
-from ._entry import PriceEntry, entry_problems
+from ._entry import PriceEntry, entry_problems, implausible_rates
 from ._errors import PriceDataError, PriceFileError
 from ._schema import parse_text, to_document
 
@@ -140,6 +140,18 @@ class PriceTable:
         return PriceTable._trusted(
             {**self._entries, (provider, model): entry}, self.comment, self.ignored_fields
         )
+
+    def check_plausible(self, *, origin: str | None = None) -> PriceTable:
+        """This table, or a :class:`PriceDataError` listing every rate above
+        :data:`~yoagent.pricing.MAX_PLAUSIBLE_RATE` (how a fetched table is checked)."""
+        problems = [
+            problem
+            for (provider, model), entry in self._entries.items()
+            for problem in implausible_rates(provider, model, entry)
+        ]
+        if problems:
+            raise PriceDataError(problems, origin=origin)
+        return self
 
     def changes_from(self, base: PriceTable) -> list[PriceChange]:
         """Models this table prices differently from ``base`` (or ``base`` lacks), as billed:

@@ -6,7 +6,8 @@ Blocks accumulate per ``contentBlockIndex``; a tool call only becomes runnable a
 ``contentBlockStop``. The reply is complete once ``messageStop`` and ``metadata`` both
 arrived (in either order): the read stops there, so a connection that breaks afterwards
 costs nothing. Without ``messageStop``, or when the body ends inside a frame before the
-reply is complete, the stream is a ``NETWORK`` failure, never an empty reply. A frame
+reply is complete, the stream is a ``NETWORK`` failure, never an empty reply; a frame that
+fails its checksum or is malformed is ``OTHER`` (not retried: the bytes arrived wrong). A frame
 longer than ``StreamLimits.max_event_bytes`` is refused from its prelude, before its
 bytes are buffered.
 """
@@ -120,9 +121,11 @@ class BedrockReader:
             limit = self.limits.max_event_bytes
             raise too_large("one frame", limit, "max_event_bytes") from None
         except EventStreamError as error:
-            raise ProviderError(
-                ErrorKind.NETWORK, f"broken Bedrock event stream: {error}"
-            ) from None
+            # Bytes that arrived (over TLS) and fail their checksum or framing are a fault of
+            # the stream's producer, not a dropped connection: re-sending the request would
+            # bill it again for the same fault, so it is OTHER (never retried), as the spec
+            # says. A body that merely stops inside a frame is NETWORK (see finish).
+            raise ProviderError(ErrorKind.OTHER, f"broken Bedrock event stream: {error}") from None
         return False
 
     def _on_frame(self, frame: Frame) -> None:

@@ -129,7 +129,7 @@ class Transport:
             raise bad_url(problem, key)
         sent = merge_headers({"accept-encoding": ACCEPT_ENCODING}, headers)
         timeout = self._timeout if self._timeout is not None else httpx.USE_CLIENT_DEFAULT
-        with httpx_errors(key):
+        with httpx_errors(key, url=url):
             client = self.client_for(url)
             async with client.stream(
                 "POST", url, headers=sent, content=body, timeout=timeout

@@ -19,7 +19,7 @@ import httpx
 
 from yoagent.core import ErrorKind, ProviderError
 from yoagent.core.provider import classify, parse_retry_after
-from yoagent.core.support import Scrubber
+from yoagent.core.support import Scrubber, display_url
 
 from ._json import parse_json
 from ._logging import logger
@@ -157,8 +157,15 @@ def bad_url(detail: str, key: KeySource) -> ProviderError:
     return ProviderError(ErrorKind.OTHER, f"cannot send to the configured base_url: {shown}")
 
 
-def from_transport(exc: Exception, key: KeySource) -> ProviderError:
-    """A NETWORK error for a failed connection, a timeout or a broken body (OTHER for a bad URL)."""
+def from_transport(
+    exc: Exception, key: KeySource, url: httpx.URL | str | None = None
+) -> ProviderError:
+    """A NETWORK error for a failed connection, a timeout or a broken body (OTHER for a bad URL).
+
+    With ``url`` the message names the request first, ``POST https://host/path: could not
+    connect: detail``, the URL shown by :func:`~yoagent.core.support.display_url` (no
+    credentials, no query, no key-like path segment).
+    """
     if isinstance(exc, httpx.UnsupportedProtocol):
         return bad_url(str(exc), key)
     if isinstance(exc, httpx.ConnectTimeout):
@@ -179,6 +186,8 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
         what = "the connection broke mid-response"
     else:
         what = f"transport error ({type(exc).__name__})"
+    if url is not None:
+        what = f"POST {display_url(str(url))}: {what}"
     detail = _short(key.scrub(str(exc)))
     text = f"{what}: {detail}" if detail else what
     logger.debug("network failure: %s", text)
@@ -187,18 +196,21 @@ def from_transport(exc: Exception, key: KeySource) -> ProviderError:
 
 @contextmanager
 def httpx_errors(
-    key: KeySource, invalid_url: Callable[[str], ProviderError] | None = None
+    key: KeySource,
+    invalid_url: Callable[[str], ProviderError] | None = None,
+    *,
+    url: httpx.URL | str | None = None,
 ) -> Generator[None]:
     """Inside the block, httpx's errors become :class:`ProviderError`, never chained to them.
 
-    A transport failure or a timeout is :func:`from_transport`'s NETWORK error; a URL
-    httpx refuses is ``invalid_url(its message)``, :func:`bad_url` by default. Texts are
-    scrubbed of ``key``'s secrets.
+    A transport failure or a timeout is :func:`from_transport`'s NETWORK error (naming
+    ``url``, the request's, shown safely); a URL httpx refuses is ``invalid_url(its
+    message)``, :func:`bad_url` by default. Texts are scrubbed of ``key``'s secrets.
     """
     try:
         yield
     except httpx.HTTPError as exc:
-        raise from_transport(exc, key) from None
+        raise from_transport(exc, key, url) from None
     except httpx.InvalidURL as exc:
         detail = str(exc)
         raise (bad_url(detail, key) if invalid_url is None else invalid_url(detail)) from None

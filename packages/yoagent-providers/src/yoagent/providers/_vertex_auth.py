@@ -298,7 +298,7 @@ async def _exchange(
         )
     not_a_url = f"the token_uri in {source.origin} is not a valid URL"
     scrubbed = KeySource(source.origin, source.hint, secrets)
-    with httpx_errors(scrubbed, lambda _: ProviderError(ErrorKind.AUTH, not_a_url)):
+    with httpx_errors(scrubbed, lambda _: ProviderError(ErrorKind.AUTH, not_a_url), url=token_uri):
         async with client_for(token_uri).stream(
             "POST",
             token_uri,

@@ -1,20 +1,26 @@
 """Azure OpenAI's v1 Responses API (``POST {base_url}/responses``, streamed).
 
 ``base_url`` is ``https://{resource}.openai.azure.com/openai/v1`` and the model id is the
-deployment name. The key goes in ``api-key``; an ``authorization`` header in
-``ModelConfig.headers`` (a Microsoft Entra ID token) is sent instead. Request and stream
-are the Responses API's (shared with OpenAI); Azure's encrypted reasoning is replayed
-only to Azure.
+deployment name. A legacy ``…/openai/deployments/{deployment}`` URL is sent to the v1
+endpoint of its host, with that deployment as the model (said once, at WARNING). The key
+goes in ``api-key``; an ``authorization`` header in ``ModelConfig.headers`` (a Microsoft
+Entra ID token) is sent instead. Request and stream are the Responses API's (shared with
+OpenAI); Azure's encrypted reasoning is replayed only to Azure.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
+from yoagent.core.support import display_url, warn_once
 
+from ._azure import legacy_deployment
 from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
+from ._logging import logger
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -42,6 +48,19 @@ class AzureOpenAiResponsesProvider(HttpProvider):
             headers["api-key"] = key
         headers = merge_headers(headers, model.headers)
         url = model.base_url.rstrip("/") + "/responses"
+        legacy = legacy_deployment(model.base_url)
+        if legacy is not None:
+            url = legacy.url("/responses")
+            warn_once(
+                logger,
+                f"azure-legacy:{display_url(model.base_url)}",
+                "Azure OpenAI: %s is a legacy deployment URL; sending to the v1 endpoint %s "
+                "with model %r instead (set base_url to the v1 endpoint to silence this)",
+                display_url(model.base_url),
+                legacy.base_url,
+                legacy.deployment,
+            )
+            config = replace(config, model=replace(model, id=legacy.deployment))
         reader = ResponsesReader(config, sink, source, self.protocol)
         body = build_request_body(config, self.protocol)
         return await self._read_sse(url, headers, body, source, reader)

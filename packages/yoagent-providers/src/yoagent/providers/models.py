@@ -20,8 +20,10 @@ from yoagent.core import (
     ModelConfig,
     OpenAiCompat,
 )
+from yoagent.core.provider import FALLBACK_KEY_VARIABLES
 
 from ._aws_credentials import SharedFiles, runtime_url
+from ._azure import v1_base_url
 from ._errors import ProvidersError
 from ._vendors import (
     VENDORS,
@@ -144,8 +146,10 @@ def azure(
 
     The endpoint is ``base_url``, else ``https://{resource}.openai.azure.com/openai/v1``
     from ``resource``, else from ``AZURE_OPENAI_BASE_URL``, ``AZURE_OPENAI_RESOURCE`` or
-    ``AZURE_OPENAI_ENDPOINT``. The key comes from ``AZURE_OPENAI_API_KEY`` (``api-key``
-    header); an ``authorization`` header in ``ModelConfig.headers`` (Entra ID) replaces it.
+    ``AZURE_OPENAI_ENDPOINT``. A legacy ``…/openai/deployments/{deployment}`` URL works too:
+    requests go to its host's v1 endpoint with that deployment as the model. The key comes
+    from ``AZURE_OPENAI_API_KEY`` (``api-key`` header); an ``authorization`` header in
+    ``ModelConfig.headers`` (Entra ID) replaces it.
     """
     config = vendor("azure", id, name=name, reasoning=openai_id_is_reasoning(id))
     return replace(
@@ -166,7 +170,7 @@ def azure_base_url(*, resource: str | None = None, base_url: str | None = None) 
     if explicit:
         return explicit.rstrip("/")
     endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT", "").strip()
-    return endpoint.rstrip("/") + "/openai/v1" if endpoint else ""
+    return v1_base_url(endpoint) if endpoint else ""
 
 
 def gemini(id: str, *, name: str = "") -> ModelConfig:
@@ -346,24 +350,49 @@ _CONSTRUCTORS: dict[str, Callable[[str], ModelConfig]] = {
 
 
 def model_for(provider: str, id: str) -> ModelConfig:
-    """The config of model ``id`` at ``provider``: its named preset if there is one, else the
-    vendor's constructor (quirks inferred from the id), else the vendor row."""
+    """The config of model ``id`` at ``provider``: its named preset if there is one, else
+    :func:`generic`'s."""
     try:
         return preset(provider, id)
     except KeyError:
-        pass
+        return generic(provider, id)
+
+
+def generic(provider: str, id: str) -> ModelConfig:
+    """Model ``id`` at ``provider`` from its vendor's constructor (quirks inferred from the
+    id: OpenAI reasoning ids over the Responses API), else the vendor row; never a named
+    preset, so no name or limits beyond the row's. ``KeyError`` for an unknown provider."""
     constructor = _CONSTRUCTORS.get(provider)
     return constructor(id) if constructor is not None else vendor(provider, id)
 
 
-def api_key_variables() -> dict[str, str | None]:
-    """Provider name → the environment variable its key lives in (``None``: needs no key).
+_DECISION_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    # yoagent-decision's presets, by the backend they use (a root test pins these to
+    # yoagent-decision's own constants: this package may not import it).
+    "decision:typesafe": ("TYPESAFE_API_KEY",),  # DecisionModel.jev()
+    "decision:opencode": ("OPENCODE_API_KEY",),  # jev_opencode(), jev_opencode_free()
+    "decision:cloudflare": ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_AUTH_TOKEN"),  # clef*()
+    "decision:openai": ("OPENAI_API_KEY",),  # gpt_6_luna()
+}
 
-    ``YOAGENT_API_KEY`` and ``API_KEY`` are read as fallbacks for any provider but
-    Vertex and Bedrock, which read their own credentials (every variable read, in order:
-    :func:`key_variables_for`).
+
+def api_key_variables() -> dict[str, tuple[str, ...]]:
+    """Every environment variable a yoagent key is read from, by who reads it, in order.
+
+    Each vendor (a key of :data:`VENDORS`) → its own variables (``()``: it needs no key;
+    Bedrock's bearer key, then its ``AWS_*`` key pair and session token); ``"fallback"`` →
+    ``YOAGENT_API_KEY`` and ``API_KEY``, read after a vendor's own for every vendor but
+    Vertex AI and Bedrock (:func:`key_variables_for` gives one vendor's full order); and
+    ``"decision:typesafe"``, ``"decision:opencode"``, ``"decision:cloudflare"``,
+    ``"decision:openai"`` → what yoagent-decision's presets read. For scrubbing these from an
+    environment you hand on, or telling someone what to set.
     """
-    return {row.name: row.key_variable for row in VENDORS.values()}
+    table = {
+        row.name: tuple(v for v in key_variables_for(row.name) if v not in FALLBACK_KEY_VARIABLES)
+        for row in VENDORS.values()
+    }
+    table["fallback"] = FALLBACK_KEY_VARIABLES
+    return table | _DECISION_KEY_VARIABLES
 
 
 def credentials_origin(provider: str, env: Mapping[str, str] | None = None) -> str | None:
@@ -390,7 +419,9 @@ def credentials_origin(provider: str, env: Mapping[str, str] | None = None) -> s
 
 
 # --- named presets -----------------------------------------------------------------------
-# Context windows and output limits from models.dev (snapshot in the design references).
+# Context windows and output limits from models.dev (snapshot in the design references), else
+# from the vendor's own model page. Every model whose price ships in yoagent-pricing's snapshot
+# has one (tests/test_preset_prices.py).
 
 
 def _sized(config: ModelConfig, name: str, context: int, output: int) -> ModelConfig:
@@ -398,14 +429,33 @@ def _sized(config: ModelConfig, name: str, context: int, output: int) -> ModelCo
 
 
 _PRESETS: dict[tuple[str, str], Callable[[], ModelConfig]] = {
+    ("anthropic", "claude-fable-5-1"): lambda: _sized(
+        anthropic("claude-fable-5-1"), "Claude Fable 5.1", 1_000_000, 128_000
+    ),
+    ("anthropic", "claude-fable-5"): lambda: _sized(
+        anthropic("claude-fable-5"), "Claude Fable 5", 1_000_000, 128_000
+    ),
     ("anthropic", "claude-opus-5-5"): lambda: _sized(
         anthropic("claude-opus-5-5"), "Claude Opus 5.5", 1_000_000, 128_000
+    ),
+    ("anthropic", "claude-opus-5"): lambda: _sized(
+        anthropic("claude-opus-5"), "Claude Opus 5", 1_000_000, 128_000
+    ),
+    ("anthropic", "claude-opus-4-8"): lambda: _sized(
+        anthropic("claude-opus-4-8"), "Claude Opus 4.8", 1_000_000, 128_000
     ),
     ("anthropic", "claude-sonnet-5"): lambda: _sized(
         anthropic("claude-sonnet-5"), "Claude Sonnet 5", 1_000_000, 128_000
     ),
     ("anthropic", "claude-haiku-4-5"): lambda: _sized(
         anthropic("claude-haiku-4-5"), "Claude Haiku 4.5", 200_000, 64_000
+    ),
+    ("openai", "gpt-6-astra"): lambda: _sized(
+        openai("gpt-6-astra"), "GPT-6 Astra", 1_050_000, 128_000
+    ),
+    ("openai", "gpt-6-sol"): lambda: _sized(openai("gpt-6-sol"), "GPT-6 Sol", 1_050_000, 128_000),
+    ("openai", "gpt-6-luna"): lambda: _sized(
+        openai("gpt-6-luna"), "GPT-6 Luna", 1_050_000, 128_000
     ),
     ("openai", "gpt-5.5"): lambda: _sized(openai("gpt-5.5"), "GPT-5.5", 1_050_000, 128_000),
     ("google", "gemini-2.5-pro"): lambda: _sized(
@@ -471,6 +521,7 @@ __all__ = [
     "fireworks",
     "gemini",
     "gemini_compat_for",
+    "generic",
     "groq",
     "huggingface",
     "key_hint",

@@ -12,6 +12,7 @@ binary approximations.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from decimal import Decimal
@@ -100,7 +101,8 @@ def resolve_cost(config: ModelConfig) -> CostConfig | None:
 
 
 def cost_of(usage: Usage, cost: CostConfig | None) -> float | None:
-    """Dollars for ``usage`` at ``cost``; ``None`` when unpriced and something was used.
+    """Dollars for ``usage`` at ``cost``; ``None`` when unpriced and something was used, or
+    when the figure is too large for a float (never ``inf``: absurd rates are unknown cost).
 
     The band is picked by the prompt's size (``input + cache_read + cache_write``): the
     highest context tier it is above, else the base rates, for every token of the request.
@@ -116,7 +118,8 @@ def cost_of(usage: Usage, cost: CostConfig | None) -> float | None:
         + usage.cache_read * (_rate(band.cache_read) or input_rate)
         + usage.cache_write * (_rate(band.cache_write) or input_rate)
     )
-    return float(total / _MILLION)
+    dollars = float(total / _MILLION)
+    return dollars if math.isfinite(dollars) else None
 
 
 def add_usd(a: float, b: float) -> float:

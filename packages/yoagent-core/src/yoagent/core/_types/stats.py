@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from yoagent.core._logging import logger
@@ -15,13 +16,15 @@ def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usag
 
     Usage with no cost is *unpriced*, and unpriced is sticky: the sum is ``None``.
     ``None`` with zero usage means "nothing spent" and adds nothing. The addition is
-    decimal (:func:`~yoagent.core.provider.add_usd`), so totals do not drift.
+    decimal (:func:`~yoagent.core.provider.add_usd`), so totals do not drift; a sum too
+    large for a float is unknown (``None``), never ``inf``.
     """
     a_unpriced = a is None and not a_usage.is_zero()
     b_unpriced = b is None and not b_usage.is_zero()
     if a_unpriced or b_unpriced:
         return None
-    return add_usd(a or 0.0, b or 0.0)
+    total = add_usd(a or 0.0, b or 0.0)
+    return total if math.isfinite(total) else None
 
 
 @dataclass(slots=True, kw_only=True)
