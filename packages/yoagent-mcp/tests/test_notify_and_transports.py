@@ -120,10 +120,23 @@ class CountingStdio(McpTransport):
         return text.replace("classified", "[hidden]")
 
 
-class _Counted:
+class _Wrapped:
+    """A stream of the SDK's transport, seen by the transport that wraps it."""
+
     def __init__(self, inner: Any, owner: CountingStdio) -> None:
         self.inner, self.owner = inner, owner
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Counted(_Wrapped):
     async def receive(self) -> Any:
         item = await self.inner.receive()
         self.owner.received += 1
@@ -138,32 +151,11 @@ class _Counted:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
-    async def __aenter__(self) -> _Counted:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _Counting:
-    def __init__(self, inner: Any, owner: CountingStdio) -> None:
-        self.inner, self.owner = inner, owner
-
+class _Counting(_Wrapped):
     async def send(self, item: Any) -> None:
         self.owner.sent += 1
         await self.inner.send(item)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> _Counting:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 async def test_a_transport_of_ones_own_serves_a_client_and_an_agent() -> None:

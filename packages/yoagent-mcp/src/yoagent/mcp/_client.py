@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, cast
@@ -23,6 +24,7 @@ from ._errors import McpError
 from ._exchange import REDIRECT_POLICIES, Exchange, Redirects, watching
 from ._http import DEFAULT_HTTP_TIMEOUT, checked_headers
 from ._log import logger
+from ._process import ServerProcess
 from ._stdio import StdioState
 from ._transport import HttpTransport, McpTransport, StdioTransport
 
@@ -150,14 +152,16 @@ class McpClient:
             if inherit_env
             else {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
         )
-        transport = StdioTransport(
+        shown = name or _stdio_name(command, args)
+        launch = partial(
+            ServerProcess,
             [command, *args],
-            name=name or _stdio_name(command, args),
+            name=shown,
             env={**base, **(env or {})},
             cwd=os.fspath(cwd) if cwd is not None else None,
             own_process_group=own_process_group,
-            close_grace=close_grace,
         )
+        transport = StdioTransport(launch, name=shown, command=command, close_grace=close_grace)
         return cls(transport, call_timeout=call_timeout, handshake_timeout=handshake_timeout)
 
     @classmethod

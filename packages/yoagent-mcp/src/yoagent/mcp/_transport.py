@@ -3,7 +3,7 @@ Streamable HTTP ones built in."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -54,37 +54,23 @@ class StdioTransport:
     """A command run as a child process, spoken to over its stdin and stdout."""
 
     def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        name: str,
-        env: Mapping[str, str] | None,
-        cwd: str | None,
-        own_process_group: bool,
-        close_grace: float,
+        self, launch: Callable[[], ServerProcess], *, name: str, command: str, close_grace: float
     ) -> None:
-        self.argv = list(argv)
+        self.launch = launch
+        """Starts the server's process (``ServerProcess`` with its options bound)."""
         self.name = name
-        self.env = env
-        self.cwd = cwd
-        self.own_process_group = own_process_group
+        self.command = command
         self.close_grace = close_grace
         self.state: StdioState | None = None
 
     @asynccontextmanager
     async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
         try:
-            process = ServerProcess(
-                self.argv,
-                name=self.name,
-                env=self.env,
-                cwd=self.cwd,
-                own_process_group=self.own_process_group,
-            )
+            process = self.launch()
         except OSError as error:
             reason = error.strerror or str(error)
             raise McpError(
-                f"MCP server {self.name}: cannot start {self.argv[0]!r}: {reason}"
+                f"MCP server {self.name}: cannot start {self.command!r}: {reason}"
             ) from None
         self.state = StdioState(process)
         async with stdio_streams(process, self.state, close_grace=self.close_grace) as streams:
