@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from typing import Literal
+from urllib.request import urlopen
 
-import httpx
 import pytest
 
 from yoagent.mcp import McpClient, McpError
@@ -20,7 +20,8 @@ def origin_of(url: str) -> str:
 
 def hits(url: str) -> int:
     """How many requests the test server behind ``url`` got (its gateway counts them)."""
-    return int(httpx.get(origin_of(url) + "/hits").text)
+    with urlopen(origin_of(url) + "/hits", timeout=10) as answer:
+        return int(answer.read())
 
 
 async def test_a_redirect_within_the_origin_is_followed(py_http_url: str) -> None:
