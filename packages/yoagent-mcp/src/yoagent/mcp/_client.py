@@ -301,7 +301,8 @@ class McpClient:
         return self._list_changes
 
     def redact(self, text: str) -> str:
-        """``text`` with the pieces of the server's URL that may be keys replaced."""
+        """``text`` with the connection's secrets replaced (its transport's ``redact``: over
+        HTTP the pieces of the server's URL that may be keys, and the credential headers)."""
         return self._transport.redact(text)
 
     def exited(self) -> str | None:
