@@ -374,6 +374,7 @@ MCP = [
     "McpError",
     "McpToolAdapter",
     "McpToolSource",
+    "McpTransport",
     "with_mcp_server",
     "with_mcp_server_http",
     "with_mcp_server_stdio",

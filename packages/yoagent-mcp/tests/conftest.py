@@ -24,9 +24,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait(timeout=30)
 
 
-@pytest.fixture
-def py_http_url() -> Iterator[str]:
-    """The Python SDK test server over Streamable HTTP on loopback (plain ``/mcp`` path)."""
+def _py_http() -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(PY_SERVER), "http", str(port)],
@@ -38,6 +36,19 @@ def py_http_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         _stop(process)
+
+
+@pytest.fixture
+def py_http_url() -> Iterator[str]:
+    """The Python SDK test server over Streamable HTTP on loopback (plain ``/mcp`` path),
+    behind the gateway of ``servers/py_server.py`` (redirects, statuses, a request count)."""
+    yield from _py_http()
+
+
+@pytest.fixture
+def other_py_http_url() -> Iterator[str]:
+    """A second such server: another origin (another port) for redirects to go to."""
+    yield from _py_http()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from mcp_helpers import everything_script, node
 
 from yoagent.core import ImageContent, TextContent, ToolContext, ToolError, ToolResult
-from yoagent.mcp import McpClient, McpToolAdapter
+from yoagent.mcp import McpClient, McpError, McpToolAdapter
 
 
 def ctx() -> ToolContext:
@@ -94,3 +94,22 @@ async def test_the_stdio_server_does_not_see_this_processs_keys(
         environment = (await call(client, "get-env")).text
     assert "sk-ant-must-not-leak" not in environment
     assert "PATH" in environment
+
+
+async def test_a_notification_is_taken_and_the_connection_goes_on(everything: McpClient) -> None:
+    async with everything:
+        await everything.notify("notifications/roots/list_changed")
+        assert (await call(everything, "echo", message="after")).text == "Echo: after"
+
+
+async def test_a_path_it_does_not_serve_fails_the_handshake_with_its_status(
+    everything_http_url: str,
+) -> None:
+    origin = everything_http_url.removesuffix("/mcp")
+    with pytest.raises(McpError) as refused:
+        async with McpClient.http(origin + "/not-mcp"):
+            pass
+    assert refused.value.http_status == 404
+    assert str(refused.value).startswith(
+        f"MCP server {origin}: initialize failed: HTTP 404 Not Found"
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from yoagent.core.support import Scrubber, scrub_logs
-from yoagent.mcp._client import SDK_LOGGERS
+from yoagent.mcp._transport import SDK_LOGGERS
 
 FRESH_PROCESS = textwrap.dedent(
     """

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from yoagent.core.support import Scrubber, scrub_logs
-from yoagent.mcp._client import SDK_LOGGERS
 from yoagent.mcp._lenient import lenient_tool_result
+from yoagent.mcp._transport import SDK_LOGGERS
 
 
 def test_guarded_loggers_scrub_messages_arguments_and_tracebacks(

@@ -3,16 +3,20 @@
     python py_server.py stdio
     python py_server.py http PORT [PATH]
 
-Its tools cover each content type and each way a server can misbehave.
+Its tools cover each content type and each way a server can misbehave. Over HTTP it sits
+behind a small gateway (``_Gateway``) that answers the way real deployments sometimes do:
+redirects, HTTP error statuses, a count of the requests it got.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 import threading
 import time
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -22,11 +26,12 @@ from mcp_types import (
     CallToolResult,
     EmbeddedResource,
     ImageContent,
+    NotificationParams,
     ResourceLink,
     TextContent,
     TextResourceContents,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -182,19 +187,135 @@ async def remove_tool(name: str, ctx: Context) -> str:
     return "removed"
 
 
+class Note(NotificationParams):
+    """The params of ``notifications/yoagent-test/note``, which the client sends with ``notify``."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+NOTES: list[dict[str, Any]] = []
+
+
+async def _on_note(ctx: Any, params: Note) -> None:
+    NOTES.append(params.model_dump(exclude={"meta"}))
+
+
+# MCPServer has no public way to take a client notification yet; its low-level server does.
+server._lowlevel_server.add_notification_handler(  # pyright: ignore[reportPrivateUsage]
+    "notifications/yoagent-test/note", Note, _on_note
+)
+
+
+@server.tool()
+def notes() -> str:
+    """The params of every ``notifications/yoagent-test/note`` received, as JSON."""
+    return json.dumps(NOTES)
+
+
+class _Gateway:
+    """What sits in front of the MCP endpoint over HTTP (an ASGI app around the SDK's):
+
+    * ``/moved`` answers 307 with ``Location: /mcp`` (a redirect within the origin), and
+      ``/see-other`` 303 (which would make a POST a GET);
+    * ``/elsewhere?to=URL`` answers 307 with ``Location: URL`` (to another origin);
+    * ``/status/CODE`` answers every request with ``CODE`` and a short text body;
+    * a ``tools/call`` of ``http_status`` (arguments ``{"code": CODE}``), and a notification
+      whose params hold ``"http_status": CODE``, are answered with ``CODE`` the same way;
+    * ``GET /hits`` says how many other requests it got.
+    """
+
+    def __init__(self, app: Any, path: str) -> None:
+        self.app = app
+        self.path = path
+        self.hits = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        query = scope.get("query_string", b"").decode()
+        if path == "/hits":
+            await _answer(send, 200, str(self.hits))
+            return
+        self.hits += 1
+        if path in ("/moved", "/see-other"):
+            status = 307 if path == "/moved" else 303
+            target = self.path + (f"?{query}" if query else "")
+            await _answer(send, status, "moved", location=target)
+        elif path == "/elsewhere":
+            target = dict(part.split("=", 1) for part in query.split("&") if "=" in part)["to"]
+            await _answer(send, 307, "elsewhere", location=target)
+        elif path.startswith("/status/"):
+            await _drain(receive)
+            await _answer(send, int(path.removeprefix("/status/")), "the gateway says no")
+        elif path == self.path:
+            body = await _drain(receive)
+            code = _status_asked(body) if scope["method"] == "POST" else None
+            if code is not None:
+                await _answer(send, code, f"the gateway answers {code}")
+                return
+            await self.app(scope, _replay(body, receive), send)
+        else:
+            await self.app(scope, receive, send)
+
+
+def _status_asked(body: bytes) -> int | None:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    params = message.get("params") or {}
+    if message.get("method") == "tools/call" and params.get("name") == "http_status":
+        return int(params.get("arguments", {}).get("code", 500))
+    if "id" not in message and "http_status" in params:
+        return int(params["http_status"])
+    return None
+
+
+async def _drain(receive: Any) -> bytes:
+    body = b""
+    while True:
+        event = await receive()
+        body += event.get("body", b"")
+        if not event.get("more_body"):
+            return body
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _answer(send: Any, status: int, text: str, *, location: str | None = None) -> None:
+    headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(text)).encode())]
+    if location is not None:
+        headers.append((b"location", location.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
 def main() -> None:
     mode = sys.argv[1]
     if mode == "stdio":
         server.run("stdio")
     else:
+        import uvicorn
+
         port = int(sys.argv[2])
         path = sys.argv[3] if len(sys.argv) > 3 else "/mcp"
-        server.run(
-            "streamable-http",
-            host="127.0.0.1",
-            port=port,
-            streamable_http_path=path,
-        )
+        app = _Gateway(server.streamable_http_app(streamable_http_path=path), path)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
 if __name__ == "__main__":

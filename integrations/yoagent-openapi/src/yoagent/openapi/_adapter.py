@@ -6,7 +6,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import httpx
+
+from yoagent.core.support import display_url
 
 from ._build import build
 from ._config import OpenApiConfig, OperationFilter
@@ -114,17 +118,24 @@ class OpenApiToolAdapter:
         """Tools from the document at ``url`` (fetched with ``client`` when given).
 
         A relative server URL in the document is resolved against ``url`` (where it
-        ended up, after redirects).
+        ended up, after redirects). The text is parsed and the tools built on a worker
+        thread (``anyio.to_thread``), so the event loop runs on while a large document
+        loads.
         """
-        spec, final_url = await fetch(url, client)
-        return cls(
-            spec,
-            config=config,
-            filter=filter,
-            client=client,
-            document_url=final_url,
-            base_uri=final_url,
-        )
+        text, final_url = await fetch(url, client)
+
+        def load() -> OpenApiToolAdapter:
+            spec = parse_text(text, origin=display_url(url, path=False))
+            return cls(
+                spec,
+                config=config,
+                filter=filter,
+                client=client,
+                document_url=final_url,
+                base_uri=final_url,
+            )
+
+        return await anyio.to_thread.run_sync(load)
 
     # --- what it offers ------------------------------------------------------------------
 

@@ -69,9 +69,9 @@ def read_file(path: str | os.PathLike[str]) -> tuple[dict[str, Any], str]:
     return parse_text(_decode(raw, origin), origin=origin), origin
 
 
-async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, Any], str]:
-    """The document at ``url`` (``client`` when given, else a client of its own), and the
-    URL it came from after redirects.
+async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[str, str]:
+    """The text of the document at ``url`` (``client`` when given, else a client of its
+    own), and the URL it came from after redirects; :func:`parse_text` reads it.
 
     Errors name the URL by its origin only: its path or query may hold a key.
     """
@@ -84,7 +84,7 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[dict[str, A
         else:
             async with http_client(timeout=FETCH_TIMEOUT) as own:
                 raw, final = await _get_capped(own, url)
-    return parse_text(_decode(raw, origin), origin=origin), final
+    return _decode(raw, origin), final
 
 
 async def _get_capped(client: httpx.AsyncClient, url: str) -> tuple[bytes, str]:

@@ -4,7 +4,8 @@
 (``~0``/``~1`` escapes, percent-encoded fragments) and, for OpenAPI 3.1, the JSON Schema
 2020-12 base-URI rules (a schema's ``$id`` changes what its ``$ref``\\ s are relative to).
 No retrieval function is installed: a ``$ref`` into another file or URL is refused with
-its text quoted, never fetched.
+its text quoted, never fetched. For 3.1 the registry is crawled for ``$id`` values once, up
+front, within the bound :mod:`._crawl` sets.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from referencing import Registry, Resource, Specification
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from ._crawl import Survey, check_crawl
+from ._errors import OpenApiError
 from ._log import logger
 
 if TYPE_CHECKING:
@@ -33,11 +36,9 @@ class Refs:
     """Resolves the ``$ref``\\ s of one OpenAPI document (3.0 or 3.1)."""
 
     def __init__(self, document: dict[str, Any], *, base_uri: str, json_schema_ids: bool):
-        specification: Specification[Any] = DRAFT202012 if json_schema_ids else Specification.OPAQUE
-        resource: Resource[Any] = specification.create_resource(document)
-        registry: Registry[Any] = Registry[Any]().with_resource(base_uri, resource)
-        if json_schema_ids:
-            registry = _with_schema_ids(registry, document)
+        registry = (
+            _with_schema_ids(document, base_uri) if json_schema_ids else _opaque(document, base_uri)
+        )
         self.json_schema_ids = json_schema_ids
         """True for OpenAPI 3.1, whose schemas may carry ``$id``."""
         self.root: Resolver[Any] = registry.resolver(base_uri)
@@ -83,20 +84,48 @@ class Refs:
         return cast(Any, current), resolver
 
 
-def _with_schema_ids(registry: Registry[Any], document: dict[str, Any]) -> Registry[Any]:
-    """``registry`` knowing every ``$id`` inside ``components/schemas`` (OpenAPI 3.1).
+def _opaque(document: dict[str, Any], base_uri: str) -> Registry[Any]:
+    """The document as one resource with no identifiers inside (OpenAPI 3.0)."""
+    resource: Resource[Any] = Specification.OPAQUE.create_resource(document)
+    return Registry[Any]().with_resource(base_uri, resource).crawl()
 
-    The components are handed to ``referencing`` as the ``$defs`` of one JSON Schema
-    resource, so its own crawl finds the identified subschemas at any depth, resolving
-    each ``$id`` against the ones around it.
+
+def _with_schema_ids(document: dict[str, Any], base_uri: str) -> Registry[Any]:
+    """The document's registry knowing every ``$id`` inside ``components/schemas`` (3.1).
+
+    The components that hold an identifier are handed to ``referencing`` as the ``$defs``
+    of one JSON Schema resource, so its own crawl finds the identified subschemas at any
+    depth, resolving each ``$id`` against the ones around it; the crawl is surveyed first
+    (:mod:`._crawl`), and a document whose YAML aliases would make it explode, or loop, is
+    an :class:`OpenApiError`.
     """
     components = document.get("components")
     schemas = components.get("schemas") if isinstance(components, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if not isinstance(schemas, dict):
-        return registry
-    view: Resource[Any] = DRAFT202012.create_resource({"$defs": schemas})
+    named: dict[str, Any] = cast(dict[str, Any], schemas) if isinstance(schemas, dict) else {}
     try:
-        return registry.with_resource(_COMPONENT_SCHEMAS_URI, view).crawl()
-    except Exception:  # a malformed $id (a number...): refs through ids then fail by name
+        every = Survey((schema, DRAFT202012.detect(schema)) for schema in named.values())
+        identified = {
+            name: schema
+            for index, (name, schema) in enumerate(named.items())
+            if every.identified(index)
+        }
+        check_crawl(
+            Survey(
+                [
+                    (document, DRAFT202012),
+                    *((schema, DRAFT202012.detect(schema)) for schema in identified.values()),
+                ]
+            )
+        )
+        registry = Registry[Any]().with_resources(
+            [
+                (base_uri, DRAFT202012.create_resource(document)),
+                (_COMPONENT_SCHEMAS_URI, DRAFT202012.create_resource({"$defs": identified})),
+            ]
+        )
+        return registry.crawl()
+    except OpenApiError:
+        raise
+    except Exception:  # a malformed $id, $schema or keyword: refs through ids then fail by name
         logger.warning("OpenAPI document: a $id in components/schemas is malformed; ids ignored")
-        return registry
+        return _opaque(document, base_uri)

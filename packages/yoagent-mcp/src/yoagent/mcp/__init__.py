@@ -16,6 +16,7 @@ from ._errors import McpError
 from ._http import RESERVED_HEADERS
 from ._names import PREFIX_SEPARATOR
 from ._source import McpToolSource
+from ._transport import McpTransport
 
 __all__ = [
     "CLOSE_GRACE",
@@ -28,6 +29,7 @@ __all__ = [
     "McpError",
     "McpToolAdapter",
     "McpToolSource",
+    "McpTransport",
     "with_mcp_server",
     "with_mcp_server_http",
     "with_mcp_server_stdio",

@@ -9,6 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from yoagent.core import Agent
 
 from ._client import CLOSE_GRACE, HANDSHAKE_TIMEOUT, STDIO_CALL_TIMEOUT, McpClient
+from ._exchange import Redirects
 from ._http import DEFAULT_HTTP_TIMEOUT
 from ._source import McpToolSource
 
@@ -79,11 +80,13 @@ def with_mcp_server_http(
     call_timeout: float | None = None,
     handshake_timeout: float = HANDSHAKE_TIMEOUT,
     timeout: float = DEFAULT_HTTP_TIMEOUT,
+    redirects: Redirects = "same-origin",
     name: str | None = None,
 ) -> AbstractAsyncContextManager[McpClient]:
     """``async with`` the Streamable HTTP server at ``url``'s tools offered to ``agent``.
 
-    The options are :meth:`McpClient.http`'s; the block's value is the client.
+    The options are :meth:`McpClient.http`'s; the block's value is the client. (A
+    transport of your own: ``with_mcp_server(agent, McpClient(transport))``.)
     """
     client = McpClient.http(
         url,
@@ -91,6 +94,7 @@ def with_mcp_server_http(
         call_timeout=call_timeout,
         handshake_timeout=handshake_timeout,
         timeout=timeout,
+        redirects=redirects,
         name=name,
     )
     return with_mcp_server(agent, client, prefix=prefix)

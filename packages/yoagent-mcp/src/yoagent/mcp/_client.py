@@ -9,22 +9,24 @@ caller's: the caller sees an :class:`McpError` from the call that needed the ser
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, cast
 
 import anyio
 import anyio.abc
 
-from yoagent.core.support import Scrubber, display_url, scrub_logs
+from yoagent.core.support import display_url
 
 from ._errors import McpError
-from ._http import DEFAULT_HTTP_TIMEOUT, checked_headers, http_streams
+from ._exchange import REDIRECT_POLICIES, Exchange, Redirects, watching
+from ._http import DEFAULT_HTTP_TIMEOUT, checked_headers
 from ._log import logger
 from ._process import ServerProcess
-from ._stdio import StdioState, stdio_streams
+from ._stdio import StdioState
+from ._transport import HttpTransport, McpTransport, StdioTransport
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, InitializeResult, LoggingMessageNotificationParams, Tool
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
     from mcp import ClientSession
     from mcp.client.session import IncomingMessage
+    from mcp.shared.exceptions import MCPError
 
 STDIO_CALL_TIMEOUT: Final = 300.0
 """Default bound on a stdio server's answer to one request (seconds)."""
@@ -70,92 +73,15 @@ def _stdio_name(command: str, args: Sequence[str]) -> str:
     return " ".join(words)
 
 
-class _Transport(Protocol):
-    name: str
-
-    def open(self) -> AbstractAsyncContextManager[tuple[Any, Any]]: ...
-
-    def scrub(self, text: str) -> str: ...
-
-
-class _StdioTransport:
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        name: str,
-        env: Mapping[str, str] | None,
-        cwd: str | None,
-        own_process_group: bool,
-        close_grace: float,
-    ) -> None:
-        self.argv = list(argv)
-        self.name = name
-        self.env = env
-        self.cwd = cwd
-        self.own_process_group = own_process_group
-        self.close_grace = close_grace
-        self.state: StdioState | None = None
-
-    @asynccontextmanager
-    async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
-        try:
-            process = ServerProcess(
-                self.argv,
-                name=self.name,
-                env=self.env,
-                cwd=self.cwd,
-                own_process_group=self.own_process_group,
-            )
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise McpError(
-                f"MCP server {self.name}: cannot start {self.argv[0]!r}: {reason}"
-            ) from None
-        self.state = StdioState(process)
-        async with stdio_streams(process, self.state, close_grace=self.close_grace) as streams:
-            yield streams
-
-    def scrub(self, text: str) -> str:
-        return text
-
-
-SDK_LOGGERS: Final = ("mcp", "mcp_types", "httpx2", "httpcore2", "client")
-"""The loggers of the SDK's client side and its HTTP stack, scrubbed of a connection's
-secrets while it lives ("client" is the name the SDK's session module logs under)."""
-
-
-class _HttpTransport:
-    def __init__(self, url: str, headers: Mapping[str, str], timeout: float, name: str) -> None:
-        self.url = url.strip()
-        # A URL such as https://host/mcp/sk-abc...?token=... carries keys in its path
-        # and query, and headers carry credentials: none may reach an error, a result
-        # or a log line.
-        self.scrubber = Scrubber(urls=[self.url], headers=headers)
-        self.name = name
-        self.headers = dict(headers)
-        self.timeout = timeout
-
-    @asynccontextmanager
-    async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
-        import mcp.client.streamable_http  # pyright: ignore[reportUnusedImport]  # noqa: F401
-        # (imported first so that its loggers exist when scrub_logs looks for them)
-
-        with scrub_logs(self.scrubber, SDK_LOGGERS):
-            async with http_streams(self.url, self.headers, self.timeout) as streams:
-                yield streams
-
-    def scrub(self, text: str) -> str:
-        return self.scrubber.scrub(text)
-
-
 class McpClient:
     """A connection to one MCP server; use it as ``async with``.
 
     Build it with :meth:`stdio` (a command run as a child process) or :meth:`http` (a
-    Streamable HTTP endpoint). Entering connects and completes the ``initialize``
-    handshake (bounded by ``handshake_timeout``); leaving closes the connection and, for
-    stdio, ends the process (its input closed, then killed after ``close_grace``).
+    Streamable HTTP endpoint), or give it a transport of your own
+    (``McpClient(transport)``, see :class:`McpTransport`). Entering connects and
+    completes the ``initialize`` handshake (bounded by ``handshake_timeout``); leaving
+    closes the connection and, for stdio, ends the process (its input closed, then
+    killed after ``close_grace``).
 
     Errors are :class:`McpError` naming the server by ``name``: a stdio server by its
     command, an HTTP server by its URL's origin. Nothing of the URL past its origin is
@@ -164,11 +90,22 @@ class McpClient:
 
     def __init__(
         self,
-        transport: _Transport,
+        transport: McpTransport,
         *,
-        call_timeout: float | None,
-        handshake_timeout: float,
+        call_timeout: float | None = None,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
     ) -> None:
+        """A client for the server ``transport`` reaches; each request bounded by
+        ``call_timeout`` (``None``: no bound), the handshake by ``handshake_timeout``."""
+        if not (
+            isinstance(getattr(transport, "name", None), str)
+            and callable(getattr(transport, "open", None))
+            and callable(getattr(transport, "redact", None))
+        ):
+            raise TypeError(
+                "McpClient needs an McpTransport (a str `name`, `open()` and `redact(text)`), "
+                f"not {type(transport).__name__}"
+            )
         self._transport = transport
         self.name = transport.name
         """How errors and logs name the server."""
@@ -215,14 +152,16 @@ class McpClient:
             if inherit_env
             else {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
         )
-        transport = _StdioTransport(
+        shown = name or _stdio_name(command, args)
+        launch = partial(
+            ServerProcess,
             [command, *args],
-            name=name or _stdio_name(command, args),
+            name=shown,
             env={**base, **(env or {})},
             cwd=os.fspath(cwd) if cwd is not None else None,
             own_process_group=own_process_group,
-            close_grace=close_grace,
         )
+        transport = StdioTransport(launch, name=shown, command=command, close_grace=close_grace)
         return cls(transport, call_timeout=call_timeout, handshake_timeout=handshake_timeout)
 
     @classmethod
@@ -234,6 +173,7 @@ class McpClient:
         call_timeout: float | None = None,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         timeout: float = DEFAULT_HTTP_TIMEOUT,
+        redirects: Redirects = "same-origin",
         name: str | None = None,
     ) -> McpClient:
         """A client for the Streamable HTTP endpoint at ``url``.
@@ -242,13 +182,21 @@ class McpClient:
         headers (``Accept``, ``Content-Type``, ``Mcp-Session-Id``, ...) are refused, and
         so is a value that is not visible ASCII — the error never echoes the value.
         ``timeout`` bounds connecting and each read but a response stream's (300 s).
+        ``redirects`` says which redirects are followed (up to 10, and only those that
+        keep the method: 307 and 308 for a POST): ``"same-origin"`` (the endpoint's own
+        origin, or its https upgrade), ``"none"``, or ``"any"`` (your ``headers`` then go
+        to the other origin too, all but ``Authorization``). A redirect not followed
+        fails the request with an :class:`McpError` naming where it pointed (its origin
+        only) and carrying its ``http_status``.
         """
+        if redirects not in REDIRECT_POLICIES:
+            raise ValueError(f"redirects must be 'same-origin', 'none' or 'any', not {redirects!r}")
         origin = display_url(url, path=False)
         parts = url.strip().split("://", 1)
         if len(parts) != 2 or parts[0].lower() not in ("http", "https"):
             raise McpError(f"MCP server {origin}: the URL must start with http:// or https://")
         checked = checked_headers(headers or {}, origin)
-        transport = _HttpTransport(url, checked, timeout, name or origin)
+        transport = HttpTransport(url, checked, timeout, name or origin, redirects)
         return cls(transport, call_timeout=call_timeout, handshake_timeout=handshake_timeout)
 
     # --- lifetime -------------------------------------------------------------------------
@@ -289,6 +237,7 @@ class McpClient:
         from mcp import ClientSession
 
         started = False
+        handshake = Exchange()
         try:
             async with (
                 self._transport.open() as (read, write),
@@ -301,7 +250,7 @@ class McpClient:
                 ) as session,
             ):
                 try:
-                    with anyio.fail_after(self.handshake_timeout):
+                    with anyio.fail_after(self.handshake_timeout), watching(handshake):
                         self._initialize = await session.initialize()
                 except TimeoutError:
                     raise McpError(
@@ -314,7 +263,7 @@ class McpClient:
                 await self._closing.wait()
         except Exception as error:
             if not started:
-                raise await self._connect_error(error) from None
+                raise await self._connect_error(error, handshake) from None
             self._end_reason = f"failed: {self._describe(error)}"
             logger.warning("MCP server %s: the connection failed: %s", self.name, self._end_reason)
         finally:
@@ -352,8 +301,9 @@ class McpClient:
         return self._list_changes
 
     def redact(self, text: str) -> str:
-        """``text`` with the pieces of the server's URL that may be keys replaced."""
-        return self._transport.scrub(text)
+        """``text`` with the connection's secrets replaced (its transport's ``redact``: over
+        HTTP the pieces of the server's URL that may be keys, and the credential headers)."""
+        return self._transport.redact(text)
 
     def exited(self) -> str | None:
         """Why the server has gone (``exited with status 1; last stderr: …``), else ``None``.
@@ -370,7 +320,7 @@ class McpClient:
     @property
     def _stdio_state(self) -> StdioState | None:
         transport = self._transport
-        return transport.state if isinstance(transport, _StdioTransport) else None
+        return transport.state if isinstance(transport, StdioTransport) else None
 
     async def _on_message(self, message: IncomingMessage) -> None:
         from mcp_types import ToolListChangedNotification
@@ -421,6 +371,64 @@ class McpClient:
         limit = call_timeout if call_timeout is not None else self.call_timeout
         return await self._send(request, CallToolResult, f"tools/call {name}", limit=limit)
 
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send the notification ``method`` (``params`` its params) to the server: a
+        one-way message, which the server does not answer.
+
+        Over HTTP this returns once the server has accepted it, and raises
+        :class:`McpError` (with its ``http_status``) when the server answered with an
+        error status; over stdio, once it is written to the server's input; over a
+        transport of your own, once the transport took it. It raises :class:`McpError`
+        when the server has gone.
+        """
+        from mcp_types import ClientNotification, Notification
+
+        if not isinstance(method, str) or not method:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"notify needs a method name, not {method!r}")
+        if params is not None and not isinstance(params, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"a notification's params are a mapping, not {type(params).__name__}")
+        session = self._connected()
+        gone = self.exited()
+        if gone is not None:
+            raise McpError(f"MCP server {self.name}: cannot send {method}: it {gone}")
+        notification = Notification[dict[str, Any] | None, str](
+            method=method, params=dict(params) if params is not None else None
+        )
+        exchange = Exchange()
+        with watching(exchange):
+            await session.send_notification(cast(ClientNotification, notification))
+        transport = self._transport
+        if isinstance(transport, HttpTransport):
+            limit = self.call_timeout if self.call_timeout is not None else transport.timeout
+            await self._until_posted(exchange, method, limit)
+        failed = self._http_error(method, exchange, None)
+        if failed is not None:
+            raise failed
+
+    async def _until_posted(self, exchange: Exchange, what: str, limit: float) -> None:
+        """Wait (up to ``limit`` seconds) for the POST that carries a notification to be
+        answered, or the connection to end."""
+        with anyio.move_on_after(limit):
+            async with anyio.create_task_group() as group:
+
+                async def first(event: anyio.Event) -> None:
+                    await event.wait()
+                    group.cancel_scope.cancel()
+
+                group.start_soon(first, exchange.settled)
+                group.start_soon(first, self._ended)
+        if exchange.settled.is_set():
+            return
+        if self._ended.is_set():
+            raise await self._closed_error(what)
+        raise McpError(f"MCP server {self.name}: {what} got no answer within {limit:g} s")
+
+    def _connected(self) -> ClientSession:
+        session = self._session
+        if session is None:
+            raise RuntimeError("the McpClient is not connected: use it as `async with`")
+        return session
+
     async def _send(
         self,
         request: Any,
@@ -434,15 +442,15 @@ class McpClient:
 
         from mcp.shared.exceptions import MCPError
 
-        session = self._session
-        if session is None:
-            raise RuntimeError("the McpClient is not connected: use it as `async with`")
+        session = self._connected()
         if limit is None:
             limit = self.call_timeout
+        exchange = Exchange()
         try:
-            return await session.send_request(
-                request, result_type, request_read_timeout_seconds=limit
-            )
+            with watching(exchange):
+                return await session.send_request(
+                    request, result_type, request_read_timeout_seconds=limit
+                )
         except MCPError as error:
             if _is_closed(error):
                 raise await self._closed_error(what) from None
@@ -450,14 +458,17 @@ class McpClient:
                 raise McpError(
                     f"MCP server {self.name}: {what} got no answer within {limit:g} s"
                 ) from None
-            message = self._transport.scrub(error.error.message)
+            failed = self._http_error(what, exchange, error)
+            if failed is not None:
+                raise failed from None
+            message = self._transport.redact(error.error.message)
             raise McpError(
                 f"MCP server {self.name}: {what} failed: {message} (error {error.code})"
             ) from None
         except ValidationError as error:
             first = error.errors()[0] if error.error_count() else {"msg": str(error)}
             where = ".".join(str(part) for part in first.get("loc", ()))
-            detail = self._transport.scrub(f"{where}: {first['msg']}" if where else first["msg"])
+            detail = self._transport.redact(f"{where}: {first['msg']}" if where else first["msg"])
             raise McpError(
                 f"MCP server {self.name}: the answer to {what} does not follow MCP: {detail}"
             ) from None
@@ -472,7 +483,7 @@ class McpClient:
         text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
         if module in ("httpx2", "httpcore2"):
             text = f"HTTP error reaching {self.name}: {text}"
-        return self._transport.scrub(text)
+        return self._transport.redact(text)
 
     async def _closed_error(self, what: str) -> McpError:
         state = self._stdio_state
@@ -484,10 +495,26 @@ class McpClient:
             reason = self._end_reason or "closed the connection"
         return McpError(f"Connection closed during {what}: MCP server {self.name} {reason}")
 
-    async def _connect_error(self, error: BaseException) -> McpError:
+    def _http_error(self, what: str, exchange: Exchange, error: MCPError | None) -> McpError | None:
+        """The error for a message whose POST got an answer outside 2xx, else ``None``."""
+        if not exchange.failed:
+            return None
+        text = f"MCP server {self.name}: {what} failed: {exchange.describe()}"
+        if error is not None and exchange.refused_redirect is None:
+            text += f": {self._transport.redact(error.error.message)} (error {error.code})"
+        return McpError(text, http_status=exchange.status)
+
+    async def _connect_error(self, error: BaseException, handshake: Exchange) -> McpError:
+        from mcp.shared.exceptions import MCPError
+
         leaf = _leaf(error)
         if isinstance(leaf, McpError):
             return leaf
+        failed = self._http_error(
+            "initialize", handshake, leaf if isinstance(leaf, MCPError) else None
+        )
+        if failed is not None:
+            return failed
         state = self._stdio_state
         gone = state.exit_reason() if state is not None else None
         if state is not None and (gone is not None or _is_closed(leaf)):

@@ -1,6 +1,7 @@
 """The Streamable HTTP transport: the SDK's client, caller headers checked, results made lenient.
 
-Redirects are the SDK's policy: followed only within the endpoint's origin. The
+The SDK's transport runs on our own httpx2 client (``_http_client``): redirects follow the
+client's policy and each POST's end is written down for the error it may cause. The
 session's read stream is wrapped so a ``tools/call`` result is made lenient
 (``_lenient``) before the session validates it.
 """
@@ -14,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from ._errors import McpError
+from ._exchange import Redirects
 from ._lenient import lenient_tool_result
 
 if TYPE_CHECKING:
@@ -114,17 +116,19 @@ def _lenient_item(item: SessionMessage | Exception) -> SessionMessage | Exceptio
 
 @asynccontextmanager
 async def http_streams(
-    url: str, headers: Mapping[str, str], http_timeout: float
+    url: str, headers: Mapping[str, str], http_timeout: float, redirects: Redirects
 ) -> AsyncGenerator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
     """The session's read and write streams for the server at ``url``."""
     import httpx2
 
     from mcp.client.streamable_http import streamable_http_client
 
-    client = httpx2.AsyncClient(
+    from ._http_client import ExchangeClient
+
+    client = ExchangeClient(
+        redirects=redirects,
         headers=dict(headers),
         timeout=httpx2.Timeout(http_timeout, read=SSE_READ_TIMEOUT),
-        follow_redirects=False,
     )
     async with client, streamable_http_client(url, http_client=client) as (read, write):
         yield _LenientReader(read), write
