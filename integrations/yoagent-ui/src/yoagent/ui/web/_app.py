@@ -19,10 +19,10 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from yoagent.core import Agent
+from yoagent.ui._errors import UiError
+from yoagent.ui._run import AgentFactory
+from yoagent.ui._store import ThreadStore
 
-from .._errors import UiError
-from .._run import AgentFactory
-from .._store import ThreadStore
 from ._approvals import WebApprovals
 from ._chat import WebChat
 from ._library import RunLibrary
@@ -226,7 +226,7 @@ class WebApp:
             fields = cast("dict[str, Any]", body) if isinstance(body, dict) else {}
             path = fields.get("path")
             if not isinstance(path, str) or not path.strip():
-                return JSONResponse({"error": "send {\"path\": \"...\"}"}, status_code=400)
+                return JSONResponse({"error": 'send {"path": "..."}'}, status_code=400)
             source = self.library.open(path.strip())
             return JSONResponse(source.to_json())
         return JSONResponse({"sources": [s.to_json() for s in self.library.sources()]})
@@ -248,7 +248,9 @@ class WebApp:
             offset, limit = int(query.get("offset", "0")), int(query.get("limit", "50"))
         except ValueError as error:
             return JSONResponse({"error": f"bad query: {error}"}, status_code=400)
-        return JSONResponse({"source": source.to_json(), **listing(source.runs, where, offset, limit)})
+        return JSONResponse(
+            {"source": source.to_json(), **listing(source.runs, where, offset, limit)}
+        )
 
     async def _run(self, request: Request) -> JSONResponse:
         source = self.library.get(request.path_params["source"])
@@ -293,6 +295,4 @@ def to_web(
     open :meth:`WebApp.url`. ``approvals`` says which calls wait for a person and what
     they see; ``store`` keeps the conversations (default: in memory).
     """
-    return WebApp(
-        agent, token=token, runs=runs, approvals=approvals, store=store, title=title
-    )
+    return WebApp(agent, token=token, runs=runs, approvals=approvals, store=store, title=title)

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from yoagent.core import AssistantMessage, CostConfig, StopReason, ToolCall, Usage
-from yoagent.core.provider import add_usd, cost_of, price_resolver
+from yoagent.core.provider import cost_of, price_resolver
 from yoagent.testing import Cassette, RecordedCall
 
-from ._runs import FILE_TOOLS, RunRecord, Tokens, ToolSpan, Turn, total_tokens
+from ._runs import FILE_TOOLS, RunRecord, Tokens, ToolSpan, Turn, sum_costs, total_tokens
 
 _OUTCOMES = {
     StopReason.STOP: "completed",
@@ -139,12 +139,7 @@ def read_cassette(path: Path) -> RunRecord:
     run.start_ms = run.turns[0].start_ms if run.turns else None
     run.end_ms = previous_end
     run.tokens = total_tokens(run.turns)
-    run.cost_usd = 0.0
-    for turn in run.turns:
-        if turn.cost_usd is None:
-            run.cost_usd = None
-            break
-        run.cost_usd = add_usd(run.cost_usd, turn.cost_usd)
+    run.cost_usd = sum_costs(run.turns)
     final = cassette.calls[-1] if cassette.calls else None
     if final is None:
         run.outcome = "open"

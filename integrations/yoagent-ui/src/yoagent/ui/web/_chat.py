@@ -25,11 +25,11 @@ from yoagent.core import (
     Usage,
 )
 from yoagent.core.provider import cost_of, resolve_cost
+from yoagent.ui._agui_app import AgUiEndpoint
+from yoagent.ui._agui_messages import to_agui_messages
+from yoagent.ui._run import AgentFactory
+from yoagent.ui._store import ThreadStore
 
-from .._agui_app import AgUiEndpoint
-from .._agui_messages import to_agui_messages
-from .._run import AgentFactory
-from .._store import ThreadStore
 from ._approvals import Hold, WebApprovals
 
 logger = logging.getLogger("yoagent.ui")
@@ -125,14 +125,16 @@ class WebChat(AgUiEndpoint):
 
     async def thread(self, request: Request) -> JSONResponse:
         """``GET``: the thread's messages as AG-UI messages, the ones the page was shown
-        (what it sends back with its next run)."""
-        stored = await self.store.load(request.path_params["thread_id"])
+        (what it sends back with its next run), and whether a run is going on in it."""
+        thread_id: str = request.path_params["thread_id"]
+        running = self.locks.busy(thread_id)
+        stored = await self.store.load(thread_id)
         if stored is None:
-            return JSONResponse({"messages": []})
+            return JSONResponse({"messages": [], "running": running})
         shown = [(m, key) for m, key in zip(stored.messages, stored.ids, strict=True) if key]
         converted = to_agui_messages([m for m, _ in shown], [key for _, key in shown])
         messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in converted]
-        return JSONResponse({"messages": messages})
+        return JSONResponse({"messages": messages, "running": running})
 
     async def held(self, request: Request) -> JSONResponse:
         """``GET``: the calls the thread's paused run holds, each with what it would change."""

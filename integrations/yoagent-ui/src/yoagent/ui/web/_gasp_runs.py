@@ -5,7 +5,8 @@ events correlated to it follow. A turn is a ``model.called`` (logged when the re
 ended: the call's span runs from the run's event before it) with the usage and cost of
 its ``model.finished``; a tool call spans ``tool.called`` to ``tool.finished`` (matched
 in order per tool name: the log names no call id on the finish); ``run.finished`` gives
-the outcome and the run's spend. The fold is lenient: a line that is not an event is
+the outcome and the run's spend (when it holds none, as a recording extension's, the
+run's cost is its replies' added up). The fold is lenient: a line that is not an event is
 left out and reported with its line number, and the runs the rest holds are shown.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from yoagent.gasp import Event, fold_log
 
-from ._runs import FILE_TOOLS, RunRecord, Tokens, ToolSpan, Turn, total_tokens
+from ._runs import FILE_TOOLS, RunRecord, Tokens, ToolSpan, Turn, sum_costs, total_tokens
 
 LOG = Path("state") / "events.jsonl"
 
@@ -159,4 +160,6 @@ def read_gasp(path: Path) -> tuple[list[RunRecord], list[str]]:
     for run in runs:
         if run.outcome == "open":
             run.tokens = total_tokens(run.turns)
+        if run.cost_usd is None:  # a recording extension's run.finished holds no spend
+            run.cost_usd = sum_costs(run.turns)
     return runs, problems

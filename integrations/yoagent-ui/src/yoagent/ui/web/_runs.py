@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoagent.core.provider import add_usd
+
 FILE_TOOLS = frozenset({"write_file", "edit_file"})
 """The built-in tools that change a file (their ``path`` is the file changed)."""
 
@@ -239,9 +241,7 @@ class RunFilter:
         return all(word in run.task.lower() for word in self.text.lower().split())
 
 
-def listing(
-    runs: Sequence[RunRecord], where: RunFilter, offset: int, limit: int
-) -> dict[str, Any]:
+def listing(runs: Sequence[RunRecord], where: RunFilter, offset: int, limit: int) -> dict[str, Any]:
     """One page of the runs ``where`` admits, newest first, and the outcomes and models
     there are to filter by."""
     chosen = [run for run in runs if where.admits(run)]
@@ -262,3 +262,17 @@ def total_tokens(turns: Iterable[Turn]) -> Tokens:
     for turn in turns:
         tokens.add(turn.tokens)
     return tokens
+
+
+def sum_costs(turns: Iterable[Turn]) -> float | None:
+    """What ``turns`` cost in all; ``None`` when one of them spent tokens at an unknown
+    price (or there are none)."""
+    total: float | None = None
+    for turn in turns:
+        cost = turn.cost_usd
+        if cost is None:
+            if turn.tokens.input or turn.tokens.output or turn.tokens.cache_read:
+                return None
+            continue
+        total = add_usd(total or 0.0, cost)
+    return total

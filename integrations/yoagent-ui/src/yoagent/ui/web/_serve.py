@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import anyio
 
-from .._errors import UiError
+from yoagent.ui._errors import UiError
+
 from ._app import WebApp
 
 logger = logging.getLogger("yoagent.ui")
