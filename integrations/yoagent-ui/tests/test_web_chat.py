@@ -62,9 +62,8 @@ def test_text_shows_while_it_streams_and_stop_cancels_the_run(
     page = web.open(url)
     send(page, "slow")
     reply = page.locator(".msg.assistant").last
-    page.wait_for_function(
-        "() => (document.querySelector('.msg.assistant')?.textContent || '').split('tick').length > 4"
-    )
+    ticks = "(document.querySelector('.msg.assistant')?.textContent || '').split('tick')"
+    page.wait_for_function(f"() => {ticks}.length > 4")
     shown = reply.text_content() or ""
     assert page.locator("#stop").is_enabled()  # still running: the text came as it streamed
     page.keyboard.press("Escape")  # Stop, from the keyboard

@@ -104,6 +104,9 @@ class RunLibrary:
             return
         source.signature = signature
         source.runs, source.problems, source.error = [], [], None
+        if not source.path.exists():
+            source.error = f"{source.path} does not exist"
+            return
         try:
             if source.kind == "gasp":
                 from ._gasp_runs import read_gasp
