@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 from ui_model_server import ModelServer
-from web_testing import Page, browser, screenshots  # noqa: F401  (fixtures)
-from web_testing import web as web_fixture  # noqa: F401  (the `web` fixture)
+from web_testing import Page
 
 from yoagent.cli.safe_text import inert
 
