@@ -36,6 +36,7 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+# Each test takes `url` before `web`: the page closes before the server stops.
 @pytest.fixture
 def url(project: Path, model_server: ModelServer, tmp_path: Path) -> Iterator[str]:
     env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
@@ -67,7 +68,7 @@ EDIT = {"path": "app.py", "old_text": "'hello'", "new_text": "'hello, world'"}
 
 
 def test_a_held_edit_shows_its_diff_deny_keeps_the_file_and_allow_applies_it(
-    web: Page, url: str, project: Path
+    url: str, web: Page, project: Path
 ) -> None:
     before = (project / "app.py").read_text()
     page = web.open(url)
@@ -90,7 +91,7 @@ def test_a_held_edit_shows_its_diff_deny_keeps_the_file_and_allow_applies_it(
     assert (project / "app.py").read_text() == "def greet():\n    return 'hello, world'\n"
 
 
-def test_a_held_command_is_shown_exactly_as_the_terminal_shows_it(web: Page, url: str) -> None:
+def test_a_held_command_is_shown_exactly_as_the_terminal_shows_it(url: str, web: Page) -> None:
     command = "echo ok\x1b[2J\r\u202erm -rf ~\tdone"
     page = web.open(url)
     ask(page, f"call bash {json.dumps({'command': command})}")

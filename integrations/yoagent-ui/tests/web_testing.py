@@ -1,6 +1,7 @@
 """Helpers for the web app's browser tests: Debian's chromium driven by Playwright through
-its executable path (never ``playwright install``), one browser per session and a fresh
-context per test; every console error fails the test; screenshots are kept as artifacts
+its executable path (never ``playwright install``), one browser per test module (Playwright's
+sync API keeps an event loop running while it is open, which the async tests of the
+modules after it must not find) and a fresh context per test; every console error fails the test; screenshots are kept as artifacts
 (in ``$YOAGENT_WEB_SCREENSHOTS``, else under pytest's temporary folder)."""
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ def chromium_path() -> str:
     pytest.skip("no chromium here: apt-get install chromium (.ci/run does)")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless chromium for the session (Playwright gives it a fresh profile)."""
+    """One headless chromium for the module (Playwright gives it a fresh profile)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     path = chromium_path()
     with sync_api.sync_playwright() as playwright:
