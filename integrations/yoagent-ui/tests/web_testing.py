@@ -1,8 +1,9 @@
 """Helpers for the web app's browser tests: Debian's chromium driven by Playwright through
-its executable path (never ``playwright install``), one browser per test module (Playwright's
+its executable path (never ``playwright install``), one browser per test module (its
 sync API keeps an event loop running while it is open, which the async tests of the
-modules after it must not find) and a fresh context per test; every console error fails the test; screenshots are kept as artifacts
-(in ``$YOAGENT_WEB_SCREENSHOTS``, else under pytest's temporary folder)."""
+modules after it must not find) and a fresh context per test; every console error fails
+the test; screenshots are kept as artifacts (in ``$YOAGENT_WEB_SCREENSHOTS``, else under
+pytest's temporary folder)."""
 
 from __future__ import annotations
 
