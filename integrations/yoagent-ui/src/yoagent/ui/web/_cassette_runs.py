@@ -14,21 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from yoagent.core import AssistantMessage, CostConfig, StopReason, ToolCall, Usage
+from yoagent.core import AssistantMessage, CostConfig, ToolCall, Usage
 from yoagent.core.provider import cost_of, price_resolver
+from yoagent.gasp.summary import outcome_for
 from yoagent.testing import Cassette, RecordedCall
 
 from ._runs import FILE_TOOLS, RunRecord, Tokens, ToolSpan, Turn, sum_costs, total_tokens
-
-_OUTCOMES = {
-    StopReason.STOP: "completed",
-    StopReason.TOOL_USE: "completed",
-    StopReason.LENGTH: "truncated",
-    StopReason.ERROR: "error",
-    StopReason.ABORTED: "aborted",
-    StopReason.REFUSAL: "refused",
-}
-"""A last reply's stop reason as an outcome, in the words GASP records."""
 
 
 def _fields(value: object) -> dict[str, Any]:
@@ -148,5 +139,5 @@ def read_cassette(path: Path) -> RunRecord:
     elif final.error is not None:
         run.outcome = "error"
     elif last is not None:
-        run.outcome = _OUTCOMES.get(last.stop_reason, "completed")
+        run.outcome = outcome_for(last.stop_reason)  # in the words GASP records
     return run
