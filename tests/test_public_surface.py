@@ -647,6 +647,20 @@ UI = [
     "to_agui_messages",
 ]
 
+UI_WEB = [
+    "DEFAULT_HOST",
+    "RUN_SPEND_EVENT",
+    "SPEND_EVENT",
+    "Hold",
+    "Preview",
+    "WebApp",
+    "WebApprovals",
+    "is_loopback",
+    "new_token",
+    "serve",
+    "to_web",
+]
+
 A2A = [
     "A2AAgentTool",
     "A2AError",
@@ -681,6 +695,7 @@ SURFACES = {
     "yoagent.ray": RAY,
     "yoagent.dbos": DBOS,
     "yoagent.ui": UI,
+    "yoagent.ui.web": UI_WEB,
     "yoagent.a2a": A2A,
 }
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from ui_model_server import ModelServer
 from ui_testing import Ends
+from web_testing import browser, screenshots, web  # noqa: F401  (the browser tests' fixtures)
 
 from yoagent.ui import MemoryThreadStore
 

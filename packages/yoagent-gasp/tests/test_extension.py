@@ -5,6 +5,7 @@ and delegated runs recorded inside the run that delegated them."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -17,6 +18,7 @@ from yoagent.core import (
     AgentEnd,
     AgentEvent,
     AgentStart,
+    CostConfig,
     ErrorKind,
     MessageEnd,
     MockProvider,
@@ -31,6 +33,8 @@ from yoagent.core import (
     ToolExecutionStart,
     ToolResultMessage,
     TurnStart,
+    cost_of,
+    tool,
 )
 from yoagent.core.extension import Reject
 from yoagent.gasp import (
@@ -391,3 +395,55 @@ async def test_a_run_delegated_two_levels_down_hangs_from_its_own_parent(
     delegating = graph.node(link.to)
     assert delegating is not None and delegating.props["run_id"] == runs["c1"].id
     assert all(report.passed for report in run_all(repo_dir))
+
+
+async def test_each_reply_is_recorded_with_its_cost_and_each_write_with_its_file(
+    recorder: Recorder, repo_dir: Path
+) -> None:
+    """``model.finished`` carries the reply's cost as the loop priced it (they add up to
+    what the run spent), and a write's or an edit's ``tool.called`` names its file."""
+
+    @tool
+    async def write_file(path: str, content: str) -> str:
+        """Write a file (scripted)."""
+        return f"wrote {len(content)} bytes to {path}"
+
+    prices = CostConfig(input=3.0, output=15.0, cache_read=0.3)
+    replies = [
+        calls(("write_file", {"path": "src/app.py", "content": "x" * 500}), turn=1),
+        calls(("read_file", {"path": "README.md"}), turn=2),
+        text("done"),
+    ]
+    agent = Agent.from_provider(
+        MockProvider(replies),
+        replace(CONFIG, cost=prices),
+        tools=[read_file, write_file],
+    )
+    extension = RecordingExtension(recorder)
+    agent.with_extension(extension)
+    ends: list[AgentEnd] = []
+    await agent.prompt(
+        "write the app", on_event=lambda e: ends.append(e) if isinstance(e, AgentEnd) else None
+    )
+    await extension.aclose()
+
+    events = log_events(repo_dir)
+    finished = [e["payload"]["metadata"] for e in events if e["kind"] == "model.finished"]
+    expected = [cost_of(reply.usage, prices) for reply in replies]
+    assert [entry["cost_usd"] for entry in finished] == expected
+    assert ends[0].stats.cost_usd == pytest.approx(sum(expected))
+    called = {
+        e["payload"]["tool"]: e["payload"]["metadata"] for e in events if e["kind"] == "tool.called"
+    }
+    assert called["write_file"]["path"] == "src/app.py"
+    assert "path" not in called["read_file"]  # only the tools that change a file
+
+
+async def test_a_recording_made_without_the_model_records_no_cost(
+    recorder: Recorder, repo_dir: Path
+) -> None:
+    agent = make_agent([text("hi")])
+    async with recorder.recording("say hi") as recording:
+        await agent.prompt("say hi", on_event=recording)
+    (finished,) = [e for e in log_events(repo_dir) if e["kind"] == "model.finished"]
+    assert "cost_usd" not in finished["payload"]["metadata"]

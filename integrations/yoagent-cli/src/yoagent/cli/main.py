@@ -66,8 +66,13 @@ def run(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if callable(reconfigure):
             reconfigure(errors="replace")
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["web"]:
+        from .web import run_web  # the web app's packages only for `yoagent web`
+
+        return run_web(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     cwd = Path.cwd().resolve()
     try:
         loaded = load_settings(cwd)

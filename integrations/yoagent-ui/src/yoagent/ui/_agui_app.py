@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ag_ui.core import (
@@ -87,6 +87,16 @@ class AgUiEndpoint(RunEndpoint):
     ``max_body_bytes``, 409 while the thread runs) with ``{"error": text}``.
     """
 
+    def _denial(self, reason: str) -> str:
+        """What the model reads (after ``Tool call denied: ``) when a person denies a held
+        call, ``reason`` being what they said (empty: nothing)."""
+        return reason or "denied by the user"
+
+    def _more_events(self, agent: Agent, event: AgentEvent) -> list[BaseEvent]:
+        """Events of the application's own to send after ``event``'s (none here)."""
+        del agent, event
+        return []
+
     def _parse(self, body: Any) -> tuple[str, RunAgentInput]:
         run_input = _run_input(body)
         return run_input.thread_id, run_input
@@ -104,7 +114,9 @@ class AgUiEndpoint(RunEndpoint):
             pending = PendingApproval.from_messages(history)
         results: dict[str, ClientResult] = {}
         client_ids: dict[str, str] = {}
-        plan = _plan(pending, tail, tail_ids, run_input.resume or [], results, client_ids)
+        plan = _plan(
+            pending, tail, tail_ids, run_input.resume or [], results, client_ids, self._denial
+        )
         if plan.decisions is None and not _runnable([*history, *plan.prompt]):
             raise BadRunInputError(
                 "nothing to run: send a user message (or the results of the calls the "
@@ -128,6 +140,7 @@ class AgUiEndpoint(RunEndpoint):
             known_ids={id(m): key for m, key in zip(history, history_ids, strict=True)}
             | {id(m): key for m, key in zip(tail, tail_ids, strict=True)},
             client_ids=client_ids,
+            more=lambda event: self._more_events(agent, event),
         )
 
 
@@ -159,6 +172,7 @@ def _plan(
     resume: list[ResumeEntry],
     results: dict[str, ClientResult],
     client_ids: dict[str, str],
+    denial: Callable[[str], str],
 ) -> RunPlan:
     """What the new messages and resume entries ask: answers to held calls (a resume),
     or a new prompt."""
@@ -188,7 +202,7 @@ def _plan(
             raise BadRunInputError(
                 f"resume entry {entry.interrupt_id!r} answers no interrupt of this thread"
             )
-        decisions[call.tool_call_id] = _decision(call, entry, results)
+        decisions[call.tool_call_id] = _decision(call, entry, results, denial)
     if not decisions:
         return RunPlan(prompt=rest)
     assert pending is not None
@@ -203,10 +217,14 @@ def _plan(
 
 
 def _decision(
-    call: PendingCall, entry: ResumeEntry, results: dict[str, ClientResult]
+    call: PendingCall,
+    entry: ResumeEntry,
+    results: dict[str, ClientResult],
+    denial: Callable[[str], str],
 ) -> ApprovalDecision:
     """A resume entry as a decision: ``cancelled`` denies; ``resolved`` approves or denies
-    per its payload (a front-end tool's payload is its result: ``content`` or ``error``)."""
+    per its payload (a front-end tool's payload is its result: ``content`` or ``error``);
+    ``denial`` makes what the model reads of a person's reason."""
     if entry.status == "cancelled":
         return Deny("cancelled by the user")
     raw = cast(object, entry.payload)
@@ -219,7 +237,7 @@ def _decision(
         )
         return Allow()
     if payload.get("approved") is not True:
-        return Deny(str(payload.get("reason") or "denied by the user"))
+        return Deny(denial(str(payload.get("reason") or "").strip()))
     arguments = cast(object, payload.get("arguments"))
     return Modify(cast("dict[str, Any]", arguments)) if isinstance(arguments, dict) else Allow()
 
@@ -238,8 +256,10 @@ class _AgUiRun(PreparedRun):
         state: StateSync | None,
         known_ids: dict[int, str],
         client_ids: dict[str, str],
+        more: Callable[[AgentEvent], list[BaseEvent]],
     ) -> None:
         super().__init__(thread_id=run_input.thread_id, agent=agent, known_ids=known_ids)
+        self.more = more
         self.input = run_input
         self.plan = plan
         self.state = state
@@ -263,7 +283,7 @@ class _AgUiRun(PreparedRun):
                 await emit(StateSnapshotEvent(snapshot=await self.state.snapshot()))
 
             async def on_event(event: AgentEvent) -> None:
-                await emit(*self.translator.events(event))
+                await emit(*self.translator.events(event), *self.more(event))
                 if isinstance(event, ToolExecutionEnd) and self.state is not None:
                     delta = await self.state.delta()
                     if delta:

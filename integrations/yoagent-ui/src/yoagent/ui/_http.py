@@ -91,6 +91,10 @@ class ThreadLocks:
         """Let ``thread_id`` run again."""
         self._busy.discard(thread_id)
 
+    def busy(self, thread_id: str) -> bool:
+        """Whether ``thread_id`` has a run going on now."""
+        return thread_id in self._busy
+
     @property
     def running(self) -> int:
         """How many threads have a run going on now."""

@@ -117,6 +117,7 @@ class RunTree(RunMapper):
             delegated_task(call),
             self.summarize,
             delegation=Delegation(parent.run.run_id, call, depth),
+            price=self.price,
         )
         self._children[key] = child
         return child.take(AgentStart(), ts)

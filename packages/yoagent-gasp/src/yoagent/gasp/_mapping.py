@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from yoagent.core import (
     AssistantMessage,
     InputRejected,
     MessageEnd,
+    ModelConfig,
     ProviderRetry,
     RunEnd,
     RunOutcome,
@@ -27,6 +29,8 @@ from yoagent.core import (
     TextContent,
     ToolExecutionEnd,
     ToolExecutionStart,
+    cost_of,
+    resolve_cost,
 )
 
 from .envelope import STATE_OPS_APPLIED, Actor, Event, new_id
@@ -34,6 +38,26 @@ from .ops import CreateNode, CreateRelation, Op, UpdateNode, ops_to_json
 from .summary import Summarizer, args_fingerprint, args_json, outcome_for
 
 INTERRUPTED = "interrupted"
+
+Pricer = Callable[[AssistantMessage], "float | None"]
+"""What a reply cost (as the loop priced it), or ``None`` when unknown."""
+
+
+def pricer(model: ModelConfig) -> Pricer:
+    """Prices a reply of ``model`` as the loop does (the config's ``cost``, else the price
+    resolver's); a reply that names another model (a delegated run's) is not priced."""
+
+    def price(message: AssistantMessage) -> float | None:
+        if message.model and message.model != model.id:
+            return None
+        return cost_of(message.usage, resolve_cost(model))
+
+    return price
+
+
+FILE_TOOLS = frozenset({"write_file", "edit_file"})
+"""The tools whose ``path`` names the file a call changes (``tool.called``'s
+``metadata.path``)."""
 
 
 @dataclass(slots=True)
@@ -159,6 +183,8 @@ class RunMapper:
     """Set for a run delegated by a tool call of another recorded run."""
     open_calls: dict[str, OpenCall] = field(default_factory=dict[str, OpenCall])
     """This run's tool calls still running, by call id."""
+    price: Pricer | None = None
+    """Prices each reply for ``model.finished``'s ``metadata.cost_usd`` (unset: no cost)."""
     _held: tuple[AssistantMessage, int] | None = None
     _called: list[str] = field(default_factory=list[str])
     """The tools the latest reply called (what a loop stop names)."""
@@ -289,6 +315,8 @@ class RunMapper:
                 }
             },
         }
+        if self.price is not None and (cost := self.price(message)) is not None:
+            finished["metadata"]["cost_usd"] = cost
         self.outcome = outcome_for(message.stop_reason)
         entries = self._paired("model.called", {"id": node, **call}, ops, ts)
         return [*entries, Entry(self._event("model.finished", finished, ts))]
@@ -305,6 +333,9 @@ class RunMapper:
             "success": None,
             "metadata": {"args_fingerprint": args_fingerprint(event.tool_name, event.arguments)},
         }
+        path = event.arguments.get("path")
+        if event.tool_name in FILE_TOOLS and isinstance(path, str):
+            call["metadata"]["path"] = self.summarize(path)
         ops: list[Op] = [
             CreateNode(node, "tool_call", dict(call)),
             CreateRelation(node, "produced_by", run_id, {}),

@@ -85,7 +85,9 @@ class RecordingExtension(Extension):
             try:
                 # Called in the event loop: a slow commit hook of the run before must not
                 # stall it for long, so after START_WAIT this run goes unrecorded (reported).
-                recording = self.recorder.recording(self._task(run), wait=START_WAIT)
+                recording = self.recorder.recording(
+                    self._task(run), wait=START_WAIT, model=run.model
+                )
             except Exception as error:
                 self.report(error, "could not start recording the run")
                 return RunHooks()

@@ -22,10 +22,12 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from yoagent.core import ModelConfig
+
 from ._appender import Appender
 from ._delegations import RunTree
 from ._errors import GaspError
-from ._mapping import goal_entries
+from ._mapping import goal_entries, pricer
 from ._run_writer import RunWriter
 from .envelope import Actor, new_id, now_ms
 from .graph import Graph
@@ -190,11 +192,17 @@ class Recorder:
         return list(self._appender.repairs)
 
     def recording(
-        self, task: str, *, forward: EventSink | None = None, wait: float | None = None
+        self,
+        task: str,
+        *,
+        forward: EventSink | None = None,
+        wait: float | None = None,
+        model: ModelConfig | None = None,
     ) -> Recording:
         """Start recording one run: pass the returned :class:`Recording` as the run's event
         sink. ``task`` is stored verbatim in ``run.started``; ``forward`` (your UI) gets
-        every event before it is recorded, whatever happens to the recording.
+        every event before it is recorded, whatever happens to the recording. With the
+        run's ``model``, each reply's cost (as the loop prices it) is recorded too.
 
         A closed recording still finishing its run (its commit) is waited for, at most
         ``wait`` seconds when given: :class:`RecorderBusyError` after that.
@@ -208,7 +216,13 @@ class Recorder:
                 raise RecorderBusyError(
                     f"the previous run's commit is still running after {wait:g} s"
                 )
-        mapper = RunTree(self.actor, self.goal_id, task, self.summarizer)
+        mapper = RunTree(
+            self.actor,
+            self.goal_id,
+            task,
+            self.summarizer,
+            price=None if model is None else pricer(model),
+        )
         goal_id = self.goal_id
 
         def commit(run_id: str, outcome: str) -> str | None:
