@@ -27,6 +27,7 @@ from yoagent.core._types.events import (
 )
 from yoagent.core._types.messages import AssistantMessage, StopReason
 
+from .call_ids import unique_call_ids
 from .compactor import Compactor
 from .state import RunState
 from .telemetry import SPAN_LLM_STREAM, mark_error, start_span
@@ -118,11 +119,12 @@ async def call_model(
     attempt that had started is closed with an error, then a ``ProviderRetry`` event);
     compacts once and retries after a context overflow; a cancellation, during the
     stream or the backoff, ends the reply as ABORTED. A reply whose streaming had not
-    started gets its ``MessageStart`` here.
+    started gets its ``MessageStart`` here. Tool-call ids the reply repeats are made
+    unique before anyone sees the reply whole (see ``call_ids``).
     """
     call = _ModelCall(state, notes, tools, compactor)
     try:
-        reply = await call.settle()
+        reply = unique_call_ids(await call.settle())
     except BaseException:
         if call.attempt.started:  # the caller saw it start: the history shows how far it got
             state.quiet()
