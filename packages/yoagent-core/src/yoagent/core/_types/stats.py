@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from yoagent.core._logging import logger
-from yoagent.core._provider.pricing import add_usd
+from collections.abc import Iterable
 
-from .messages import Usage
+from yoagent.core._logging import logger
+from yoagent.core._provider.pricing import add_usd, cost_of, price_resolver, resolve_cost
+
+from .config import CostConfig, ModelConfig
+from .messages import AgentMessage, AssistantMessage, Usage
 
 
 def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usage) -> float | None:
@@ -22,6 +25,34 @@ def combine_cost(a: float | None, a_usage: Usage, b: float | None, b_usage: Usag
     if a_unpriced or b_unpriced:
         return None
     return add_usd(a or 0.0, b or 0.0)
+
+
+def replies_cost(messages: Iterable[AgentMessage], model: ModelConfig) -> float | None:
+    """What the assistant replies among ``messages`` cost, each at the rates of the model
+    that wrote it: ``model``'s own (its ``cost``, else the price resolver's) when it wrote
+    the reply, else the resolver's for the reply's ``provider`` / ``model``. ``None`` when a
+    reply that used tokens is unpriced (the :func:`combine_cost` rule)."""
+    prices: dict[tuple[str, str], CostConfig | None] = {}
+    total: float | None = 0.0
+    counted = Usage()
+    for message in messages:
+        if not isinstance(message, AssistantMessage) or message.usage.is_zero():
+            continue
+        key = (message.provider, message.model)
+        if key not in prices:
+            prices[key] = _rates_of(key, model)
+        cost = cost_of(message.usage, prices[key])
+        total = combine_cost(total, counted, cost, message.usage)
+        counted = counted + message.usage
+    return total
+
+
+def _rates_of(key: tuple[str, str], model: ModelConfig) -> CostConfig | None:
+    provider, model_id = key
+    if model_id in ("", model.id) and provider in ("", model.provider):
+        return resolve_cost(model)  # the agent's model: its own ``cost`` wins
+    resolver = price_resolver()
+    return resolver(provider, model_id) if resolver is not None else None
 
 
 @dataclass(slots=True, kw_only=True)
