@@ -290,6 +290,8 @@ CORE_LOOP = [
     "RunOptions",
     "PromptInput",
     "EventSink",
+    "RetrySafeEvents",
+    "retry_safe_events",
     "last_assistant",
     "FunctionTool",
     "Delegation",
