@@ -59,7 +59,7 @@ from .resume import Decisions, check_decisions
 from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
-from .telemetry import SPAN_AGENT_LOOP, describe_spend, mark_error, start_span
+from .telemetry import SPAN_AGENT_LOOP, describe_run, describe_spend, mark_error, start_span
 from .tool_call import ToolCalls
 from .tool_runner import ToolRunner
 
@@ -252,8 +252,7 @@ class LoopRun:
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         state = self.state
         with start_span(SPAN_AGENT_LOOP, state.tracing) as span:
-            span.set_attribute("gen_ai.request.model", state.config.model.id)
-            span.set_attribute("yoagent.provider", state.config.model.provider)
+            describe_run(span, state.config.model, state.settings.run_label)
             self._start_extensions(prompts)
             state.emit(AgentStart())
             await self._offer_tools(first=True)
