@@ -19,6 +19,7 @@ from yoagent.core import (
     ModelConfig,
     ResumeError,
     TextContent,
+    ToolCall,
     ToolCallRequest,
     ToolDecision,
     ToolExecutionStart,
@@ -50,6 +51,16 @@ def hold_every_delete(request: ToolCallRequest) -> ToolDecision:
     return Defer(f"delete {request.arguments['path']}?")
 
 
+def holding(ran: Ran, *calls: ToolCall) -> Agent:
+    """An agent whose model asks for ``calls`` (every delete held), then says "done"."""
+    return Agent.from_provider(
+        MockProvider([tool_reply(*calls), text_reply("done")]),
+        ModelConfig.mock(),
+        tools=[ran.tool],
+        tool_middleware=[hold_every_delete],
+    )
+
+
 def sent_ids(message: Any) -> list[str]:
     assert isinstance(message, AssistantMessage)
     return [c.id for c in message.tool_calls]
@@ -58,13 +69,7 @@ def sent_ids(message: Any) -> list[str]:
 async def test_two_held_calls_sharing_an_id_are_two_pending_calls() -> None:
     """The defect: both calls held under one id, the person saw one, allowing it ran both."""
     ran = Ran()
-    reply = tool_reply(call("delete", "d", path="notes.txt"), call("delete", "d", path="/home"))
-    agent = Agent.from_provider(
-        MockProvider([reply, text_reply("done")]),
-        ModelConfig.mock(),
-        tools=[ran.tool],
-        tool_middleware=[hold_every_delete],
-    )
+    agent = holding(ran, call("delete", "d", path="notes.txt"), call("delete", "d", path="/home"))
     await agent.prompt("tidy up")
 
     pending = agent.pending
@@ -80,13 +85,7 @@ async def test_two_held_calls_sharing_an_id_are_two_pending_calls() -> None:
 
 async def test_allowing_one_id_of_a_repeated_pair_needs_a_decision_for_the_other() -> None:
     ran = Ran()
-    reply = tool_reply(call("delete", "d", path="a"), call("delete", "d", path="b"))
-    agent = Agent.from_provider(
-        MockProvider([reply, text_reply("done")]),
-        ModelConfig.mock(),
-        tools=[ran.tool],
-        tool_middleware=[hold_every_delete],
-    )
+    agent = holding(ran, call("delete", "d", path="a"), call("delete", "d", path="b"))
     await agent.prompt("go")
     with pytest.raises(ResumeError, match="no decision for the held tool calls \\['d_2'\\]"):
         await agent.resume({"d": Allow()})

@@ -134,21 +134,29 @@ async def test_spans_carry_the_genai_semantic_convention_attributes(
         }.items()
     )
     assert first.kind is trace.SpanKind.CLIENT
-    llm = dict(first.attributes or {})
-    assert llm["gen_ai.operation.name"] == "chat"
-    assert llm["gen_ai.provider.name"] == "anthropic"
-    assert llm["gen_ai.request.model"] == "claude-x"
-    assert llm["gen_ai.response.model"] == "claude-x"
-    assert llm["gen_ai.response.finish_reasons"] == ("tool_use",)
-    assert llm["gen_ai.usage.cache_read.input_tokens"] == 7
-    assert llm["gen_ai.usage.cache_creation.input_tokens"] == 3
+    assert (
+        dict(first.attributes or {}).items()
+        >= {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "anthropic",
+            "gen_ai.request.model": "claude-x",
+            "gen_ai.response.model": "claude-x",
+            "gen_ai.response.finish_reasons": ("tool_use",),
+            "gen_ai.usage.cache_read.input_tokens": 7,
+            "gen_ai.usage.cache_creation.input_tokens": 3,
+        }.items()
+    )
     assert tool_span.kind is trace.SpanKind.INTERNAL
-    called = dict(tool_span.attributes or {})
-    assert called["gen_ai.operation.name"] == "execute_tool"
-    assert called["gen_ai.tool.name"] == "fail"
-    assert called["gen_ai.tool.call.id"] == "call_9"
-    assert called["gen_ai.tool.type"] == "function"
-    assert called["error.type"] == "tool_error"
+    assert (
+        dict(tool_span.attributes or {}).items()
+        >= {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "fail",
+            "gen_ai.tool.call.id": "call_9",
+            "gen_ai.tool.type": "function",
+            "error.type": "tool_error",
+        }.items()
+    )
     names = {key for span in finished for key in (span.attributes or {})}
     assert not {"yoagent.provider", "yoagent.tool.name", "yoagent.tool.call_id"} & names
     assert not {

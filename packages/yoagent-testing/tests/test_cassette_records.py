@@ -221,12 +221,18 @@ TOOL_FIELDS = [
 ]
 
 
-def read(text: str, *, source: str) -> Cassette | CassetteError:
-    """The cassette ``text`` holds, or the error refusing it."""
+def read_checked(record: dict[str, Any]) -> Cassette | None:
+    """The cassette of one ``record``, its types checked (``_check_loaded``); ``None`` when
+    reading refused it, as it must, with a CassetteError naming the record's line."""
     try:
-        return Cassette.from_jsonl(text, source=source)
+        cassette = Cassette.from_jsonl(jsonl(record), source="c.jsonl")
     except CassetteError as error:
-        return error
+        refusal = str(error)
+    else:
+        _check_loaded(cassette)
+        return cassette
+    assert refusal.startswith("c.jsonl: line 2: ")
+    return None
 
 
 def same(a: Any, b: Any) -> bool:
@@ -275,11 +281,9 @@ def test_any_value_in_a_call_field_loads_well_typed_or_is_refused_naming_the_lin
     the cassette either refuses it with a CassetteError naming line 2, or yields a record
     whose every field has the type replay relies on."""
     record = without(call_line(), field) if drop else call_line(**{field: value})
-    cassette = read(jsonl(record), source="c.jsonl")
-    if isinstance(cassette, CassetteError):
-        assert str(cassette).startswith("c.jsonl: line 2: ")
+    cassette = read_checked(record)
+    if cassette is None:
         return
-    _check_loaded(cassette)
     (loaded,) = cassette.calls
     assert same(loaded.to_json(), {"deltas": [], **record})  # read as written
 
@@ -292,11 +296,9 @@ def test_any_value_in_a_tool_field_loads_well_typed_or_is_refused_naming_the_lin
     """The same for a tool record: refused naming line 2, or well typed, its content and
     updates readable as replay reads them."""
     record = without(tool_line(), field) if drop else tool_line(**{field: value})
-    cassette = read(jsonl(record), source="t.jsonl")
-    if isinstance(cassette, CassetteError):
-        assert str(cassette).startswith("t.jsonl: line 2: ")
+    cassette = read_checked(record)
+    if cassette is None:
         return
-    _check_loaded(cassette)
     (loaded,) = cassette.tools
     defaults = {"arguments": {}, "content": [], "details": None, "is_error": False, "updates": []}
     assert same(loaded.to_json(), {**defaults, **record})  # read as written
