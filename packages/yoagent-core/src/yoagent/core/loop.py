@@ -11,11 +11,11 @@ import typing
 
 from ._agent import PromptInput
 from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.retry_safe import RetrySafeEvents, retry_safe_events
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions
 from ._loop.state import EventSink
 from ._loop.tool_call import SUB_AGENT_STATS_KEY
 from ._namespace import Namespace as _Namespace
-from ._retry_safe import RetrySafeEvents, retry_safe_events
 from ._tools.contract import Delegation
 from ._tools.function_tool import FunctionTool
 from ._types.messages import last_assistant

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 
-from ._logging import logger
-from ._types.events import (
+from yoagent.core._logging import logger
+from yoagent.core._types.events import (
     AgentEnd,
     AgentEvent,
     MessageEnd,
@@ -31,7 +31,7 @@ from ._types.events import (
     MessageUpdate,
     ProviderRetry,
 )
-from ._types.messages import AssistantMessage, StopReason
+from yoagent.core._types.messages import AssistantMessage, StopReason
 
 _FAILED = (StopReason.ERROR, StopReason.ABORTED)
 
