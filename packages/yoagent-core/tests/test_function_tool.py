@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import pytest
@@ -122,3 +123,56 @@ def test_varargs_and_non_functions_are_refused() -> None:
 
     with pytest.raises(TypeError, match=r"\*args"):
         tool(varargs)
+
+
+# --- what @tool says about a signature it cannot use (issue 27) --------------------------------
+
+
+class Connection:
+    """A type pydantic knows nothing about (no schema, no validator)."""
+
+
+def test_a_parameter_type_pydantic_cannot_read_names_the_tool_and_the_parameter() -> None:
+    def upload(path: str, connection: Connection) -> str:
+        """Upload a file."""
+        return path
+
+    with pytest.raises(TypeError) as refused:
+        tool(upload)
+    message = str(refused.value)
+    assert message.startswith("@tool upload: parameter 'connection' has type Connection")
+    assert "JSON" in message
+    assert "arbitrary_types_allowed" not in message  # pydantic's advice does not apply here
+
+
+def test_a_parameter_type_with_no_json_schema_names_the_tool_and_the_parameter() -> None:
+    def apply(value: int, fn: Callable[[int], int]) -> int:
+        """Apply a function."""
+        return fn(value)
+
+    with pytest.raises(TypeError, match=r"^@tool apply: parameter 'fn' has type "):
+        tool(apply)
+
+
+def test_an_annotation_that_cannot_be_resolved_names_the_tool() -> None:
+    def later(item: NotDefinedAnywhere) -> str:  # type: ignore[name-defined]  # noqa: F821
+        """Refers to a name that does not exist."""
+        return ""
+
+    with pytest.raises(TypeError, match=r"^@tool later: .*NotDefinedAnywhere"):
+        tool(later)
+
+
+async def test_an_unannotated_parameter_takes_any_json_value() -> None:
+    """Decided (as pydantic-ai and openai-agents do): a parameter without an annotation is
+    ``Any`` — its schema says nothing, and the function gets the JSON value as it came."""
+
+    @tool
+    def keep(value, times=2):  # type: ignore[no-untyped-def]
+        """Repeat a value."""
+        return {"value": value, "times": times}
+
+    assert keep.parameters["properties"] == {"value": {}, "times": {"default": 2}}
+    assert keep.parameters["required"] == ["value"]
+    result = await keep.execute({"value": {"any": ["json", 1]}}, context())
+    assert result.details == {"value": {"any": ["json", 1]}, "times": 2}

@@ -648,8 +648,8 @@ async def test_a_blanket_allow_keeps_a_carried_modify() -> None:
 
 
 async def test_a_deferral_in_a_reply_that_repeats_a_call_id_pauses_and_resumes() -> None:
-    """A reply may repeat a call id (no API checks it): a held call of that id is still
-    one pending call, resumed once, never a crash."""
+    """A reply may repeat a call id: the repeat gets an id of its own (issue 27: one id
+    for two calls showed a person one of them), so the held one is resumed alone."""
     tools = Tools()
 
     def defer_b(request: ToolCallRequest) -> ToolDecision:
@@ -660,9 +660,9 @@ async def test_a_deferral_in_a_reply_that_repeats_a_call_id_pauses_and_resumes()
     agent = agent_for(provider, tools, middleware=[defer_b])
     await agent.prompt("go")
     pending = agent.pending
-    assert pending is not None and pending.call_ids == ["d"]
+    assert pending is not None and pending.call_ids == ["d_2"]
     assert tools.ran == [("delete", "a")]
-    await agent.resume({"d": Deny("no")})
+    await agent.resume({"d_2": Deny("no")})
     assert agent.pending is None
     assert tools.ran == [("delete", "a")]
 

@@ -20,9 +20,11 @@ from yoagent.core import (
     MockProvider,
     MockReply,
     ModelConfig,
+    RunSettings,
     Session,
     SessionStats,
     ToolContext,
+    ToolExecution,
     ToolResultMessage,
     Usage,
     UserMessage,
@@ -164,3 +166,41 @@ def test_custom_messages_use_the_role_extension_and_old_sessions_still_load() ->
     assert dumped["role"] == "extension"
     old = message_adapter.validate_python({"role": "custom", "kind": "note", "data": 1})
     assert isinstance(old, CustomMessage) and old.role == "extension"
+
+
+async def test_a_batch_size_of_0_runs_the_calls_one_at_a_time() -> None:
+    """The spec's ``Batched { size: 0 }`` runs as size 1 (the steering skip count too)."""
+    running = peak = 0
+
+    @tool
+    async def step(n: int) -> str:
+        """One step."""
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await anyio.sleep(0.005)
+        running -= 1
+        if n == 1:
+            agent.steer("stop there")
+        return f"step {n}"
+
+    agent = Agent.from_provider(
+        MockProvider(
+            [tool_reply(*(call("step", f"c{i}", n=i) for i in range(4))), text_reply("ok")]
+        ),
+        ModelConfig.mock(),
+        tools=[step],
+        tool_execution=ToolExecution.BATCHED,
+        batch_size=0,
+    )
+    new = await agent.prompt("go")
+    results = [m for m in new if isinstance(m, ToolResultMessage)]
+    assert peak == 1
+    assert [r.text for r in results][:2] == ["step 0", "step 1"]
+    assert all(r.text.startswith("Skipped") for r in results[2:])
+    assert len(results) == 4
+
+
+def test_a_negative_batch_size_is_still_refused() -> None:
+    with pytest.raises(ValueError, match="batch_size must be >= 0"):
+        RunSettings(batch_size=-1)

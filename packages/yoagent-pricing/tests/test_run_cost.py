@@ -140,14 +140,14 @@ async def test_spans_carry_each_turns_cost_and_the_runs_totals(spans: object) ->
     turns = [s.attributes for s in finished if s.name == "llm_stream" and s.attributes]
     parent_turns = [a for a in turns if a.get("gen_ai.request.model") == "gpt-5.5"]
     assert [a["yoagent.cost_usd"] for a in parent_turns] == [0.0135, 0.435]
-    assert parent_turns[1]["gen_ai.usage.cache_write_tokens"] == 2_000
+    assert parent_turns[1]["gen_ai.usage.cache_creation.input_tokens"] == 2_000
     (child_turn,) = [a for a in turns if a.get("gen_ai.request.model") == "claude-haiku-4-5"]
     assert child_turn["yoagent.cost_usd"] == CHILD_COST
     runs = [s.attributes for s in finished if s.name == "agent_loop" and s.attributes]
     (parent_run,) = [a for a in runs if a.get("gen_ai.request.model") == "gpt-5.5"]
     assert parent_run["yoagent.cost_usd"] == PARENT_COST
     assert parent_run["yoagent.total_cost_usd"] == TOTAL_COST
-    assert parent_run["gen_ai.usage.cache_read_tokens"] == 275_000
+    assert parent_run["gen_ai.usage.cache_read.input_tokens"] == 275_000
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from ._types.messages import (
     UserMessage,
 )
 from ._types.outcome import RunOutcome
-from ._types.stats import SessionStats
+from ._types.stats import SessionStats, replies_cost
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not with yoagent.core
     from pydantic import BaseModel
@@ -241,6 +241,18 @@ class Agent:
         run began (a busy agent, nothing to continue from, a resume that does not fit)
         leaves it as it was."""
         return self._last_outcome
+
+    def session_cost_usd(self) -> float | None:
+        """What the replies in the history cost (``None`` when one that used tokens is
+        unpriced): each at its own model's rates — this agent's model's (its ``cost``, else
+        the price resolver's), or the resolver's for the model that wrote it.
+
+        Derived from the history, as the original's is: a history loaded from a session
+        counts at once, one replaced or compacted counts what it holds now. Delegated runs,
+        compaction summaries and decision requests are not in the history and never count;
+        :attr:`stats` (``total_cost_usd()``) is what this agent's runs spent.
+        """
+        return replies_cost(self._messages, self.model)
 
     @property
     def pending(self) -> PendingApproval | None:

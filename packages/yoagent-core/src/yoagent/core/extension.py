@@ -62,8 +62,10 @@ from ._types.outcome import RunEnd, RunOutcome, StopCause
 from ._types.stats import (
     CompactionSpend,
     DecisionSpend,
+    ExtensionSpend,
     ModelSpend,
     RunSpend,
+    SpendHandle,
     SubAgentSpend,
 )
 
@@ -108,9 +110,11 @@ __all__ = [  # noqa: RUF022
     "StopCause",
     # --- the run's spend
     "RunSpend",
+    "SpendHandle",
     "ModelSpend",
     "DecisionSpend",
     "CompactionSpend",
+    "ExtensionSpend",
     "SubAgentSpend",
     # --- the older knobs (shorthands for an extension)
     "ToolMiddleware",

@@ -1,14 +1,17 @@
 """The loop beneath :class:`~yoagent.core.Agent`: the functions that run one prompt, a
-continuation or a resume over a history you hold, their configuration, and the
-delegation settings of sub-agents.
+continuation or a resume over a history you hold, their configuration, the delegation
+settings of sub-agents, and what consumes the events (``EventSink``, and
+``RetrySafeEvents`` / ``retry_safe_events`` for a sink that can only append).
 
-Most programs use ``Agent``; this namespace is for those who drive the loop themselves.
+Most programs use ``Agent``; this namespace is for those who drive the loop themselves,
+or consume its events.
 """
 
 import typing
 
 from ._agent import PromptInput
 from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
+from ._loop.retry_safe import RetrySafeEvents, retry_safe_events
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions
 from ._loop.state import EventSink
 from ._loop.tool_call import SUB_AGENT_STATS_KEY
@@ -30,6 +33,8 @@ __all__ = [  # noqa: RUF022
     "RunOptions",
     "PromptInput",
     "EventSink",
+    "RetrySafeEvents",
+    "retry_safe_events",
     "last_assistant",
     # --- tools and delegation
     "FunctionTool",

@@ -20,7 +20,7 @@ def fork_point(messages: Sequence[AgentMessage], turn: int) -> int:
     """How many of ``messages`` make up the conversation through its ``turn``-th reply
     and that reply's tool results (``turn=0``: what came before the first reply).
 
-    Replies that failed or were cancelled are not turns (a model never saw them). Raises
+    Replies that failed or were cancelled are not turns (no call returned them). Raises
     ``ValueError`` when the conversation has fewer turns.
     """
     if turn < 0:

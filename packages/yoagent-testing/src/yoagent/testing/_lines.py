@@ -15,7 +15,7 @@ A line is written when its call ends, so concurrent calls may appear out of ``n`
 request naming a ``base`` call states only the fields that differ from that call's request,
 and its ``messages`` follow the first ``keep`` messages of that request: a long run's
 history is written once, not once per turn. Readers skip record kinds they do not know and
-refuse a newer version.
+refuse a newer version. Every field's type is checked as its line is read (``_line_types``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pydantic import ValidationError
 from yoagent.core.support import utf8_safe_json
 
 from ._codec import CassetteError, JsonObject
-from ._records import RecordedCall, RecordedTool, list_of_objects, tool_from_json
+from ._line_types import CallFields, brief, check_fields
+from ._records import RecordedCall, RecordedTool, tool_from_json
 
 FORMAT = "yoagent-cassette"
 FORMAT_VERSION = 1
@@ -202,32 +203,25 @@ class LineReader:
         outcomes = [name for name in ("reply", "error", "cancelled") if name in fields]
         if len(outcomes) != 1:
             raise CassetteError(f"call {n} must end in one of reply, error or cancelled")
+        checked = check_fields(CallFields, fields, f"call {n}")
+        if checked.times is not None and len(checked.times) != len(checked.deltas):
+            raise CassetteError(f"call {n} needs one time (in seconds) per delta")
         call = RecordedCall(
             n=n,
             request=self._resolve(n, cast(JsonObject, request)),
-            deltas=list_of_objects(fields.get("deltas", []), f"call {n}'s deltas"),
-            times=fields.get("times"),
-            elapsed=fields.get("elapsed"),
-            reply=fields.get("reply"),
-            error=fields.get("error"),
-            cancelled=fields.get("cancelled") is True,
+            deltas=checked.deltas,
+            times=checked.times,
+            elapsed=checked.elapsed,
+            reply=checked.reply,
+            error=fields.get("error"),  # as written (checked: ErrorFields)
+            cancelled=checked.cancelled is True,
         )
         try:  # check now what replay builds later, so a bad record fails at load
             call.delta_objects()
             call.reply_message()
-            call.provider_error()
             call.messages()
         except (ValidationError, ValueError, KeyError, TypeError) as error:
             raise CassetteError(f"call {n} holds an invalid record ({_brief(error)})") from None
-        times: Any = call.times
-        if times is not None and (
-            not isinstance(times, list)
-            or len(cast(list[Any], times)) != len(call.deltas)
-            or not all(_is_number(t) for t in cast(list[Any], times))
-        ):
-            raise CassetteError(f"call {n} needs one time (in seconds) per delta")
-        if call.elapsed is not None and not _is_number(call.elapsed):
-            raise CassetteError(f"call {n}'s elapsed time must be a number of seconds")
         return call
 
     def _resolve(self, n: int, request: JsonObject) -> JsonObject:
@@ -266,13 +260,7 @@ def _check_header(fields: JsonObject) -> None:
         )
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _brief(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}"
+        return brief(error)
     return f"{type(error).__name__}: {error}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from yoagent.core import AgentMessage, AssistantMessage, ProviderError
 
@@ -16,6 +16,7 @@ from ._codec import (
     message_from_json,
     reply_from_json,
 )
+from ._line_types import ToolFields, check_fields
 
 
 @dataclass(slots=True, kw_only=True)
@@ -109,29 +110,17 @@ class RecordedTool:
 
 def tool_from_json(fields: JsonObject) -> RecordedTool:
     """The tool record a ``{"kind": "tool", ...}`` line describes (:class:`CassetteError`
-    when it is malformed)."""
+    naming the wrong field when it is malformed)."""
     call_id, name = fields.get("tool_call_id"), fields.get("tool_name")
     if not isinstance(call_id, str) or not isinstance(name, str):
-        raise CassetteError("a tool record needs a tool_call_id and a tool_name")
-    arguments = fields.get("arguments", {})
-    if not isinstance(arguments, dict):
-        raise CassetteError(f"tool record {call_id!r}: arguments must be an object")
+        raise CassetteError("a tool record needs a tool_call_id and a tool_name (text)")
+    checked = check_fields(ToolFields, fields, f"tool record {call_id!r}")
     return RecordedTool(
-        tool_call_id=call_id,
-        tool_name=name,
-        arguments=cast(JsonObject, arguments),
-        content=list_of_objects(fields.get("content", []), f"tool record {call_id!r}'s content"),
-        details=fields.get("details"),
-        is_error=fields.get("is_error") is True,
-        updates=list_of_objects(fields.get("updates", []), f"tool record {call_id!r}'s updates"),
+        tool_call_id=checked.tool_call_id,
+        tool_name=checked.tool_name,
+        arguments=checked.arguments,
+        content=fields.get("content", []),  # as written (checked: text and image blocks)
+        details=checked.details,
+        is_error=checked.is_error,
+        updates=fields.get("updates", []),  # as written (checked: update and progress)
     )
-
-
-def list_of_objects(value: Any, what: str) -> list[JsonObject]:
-    """``value`` when it is a list of JSON objects; :class:`CassetteError` naming ``what``
-    otherwise."""
-    if not isinstance(value, list) or not all(
-        isinstance(item, dict) for item in cast(list[Any], value)
-    ):
-        raise CassetteError(f"{what} must be a list of objects")
-    return cast(list[JsonObject], value)

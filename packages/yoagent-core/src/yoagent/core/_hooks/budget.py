@@ -26,9 +26,10 @@ class Budget(Extension):
     """An extension that stops a run once it has spent ``limit_usd``.
 
     Spend is the run's own replies priced at ``cost`` (one ``CostConfig``), plus its
-    compaction and decision requests, plus what the runs it delegated spent (each at its
-    recorded price, or at ``cost`` where unpriced). The limit is checked before every
-    model request; reaching it ends the run with ``[Agent stopped: budget ...]``.
+    compaction and decision requests and its extensions' own model calls, plus what the
+    runs it delegated spent (each at its recorded price, or at ``cost`` where unpriced).
+    The limit is checked before every model request; reaching it ends the run with
+    ``[Agent stopped: budget ...]``.
 
     Per run by default; with ``across_runs=True`` every run it is installed on (later
     runs, and delegated runs when installed with ``with_tree_extension``) draws on one
@@ -91,16 +92,17 @@ class Budget(Extension):
         spend: RunSpend = run.spend
         stats = spend.stats
         total = own_usd
-        total += self._price(stats.compaction.usage, stats.compaction.cost_usd)
-        total += self._price(stats.decision.usage, stats.decision.cost_usd)
+        for part in (stats.compaction, stats.decision, stats.extensions):
+            total += self._price(part.usage, part.cost_usd)
         with self._lock:
             served = set(self._served)
         for call_id, child in spend.delegated().items():
             if self.across_runs and (run.run_id, call_id) in served:
-                # That child drew on the shared total itself, its summaries and decisions
-                # too (which the run's own buckets also hold): count none of it here.
-                total -= self._price(child.compaction.usage, child.compaction.cost_usd)
-                total -= self._price(child.decision.usage, child.decision.cost_usd)
+                # That child drew on the shared total itself, its summaries, decisions and
+                # extension calls too (which the run's own buckets also hold): count none
+                # of it here.
+                for part in (child.compaction, child.decision, child.extensions):
+                    total -= self._price(part.usage, part.cost_usd)
                 continue
             total += self._price(child.usage, child.cost_usd)
             nested = child.sub_agents

@@ -20,7 +20,7 @@ from yoagent.core._types.config import ModelConfig
 from yoagent.core._types.events import AgentEvent
 from yoagent.core._types.messages import AssistantMessage
 from yoagent.core._types.outcome import RunOutcome, StopCause
-from yoagent.core._types.stats import RunSpend
+from yoagent.core._types.stats import RunSpend, SpendHandle
 
 from .basic import Allow, FilterResult, Pass, ToolCallRequest, ToolDecision, TurnContext
 
@@ -45,7 +45,8 @@ class RunContext:
     ``delegated_by`` (the delegating tool call's id) are set in a delegated run;
     ``inherited`` is True when the extension runs here because an ancestor installed it
     with ``with_tree_extension``. ``spend`` is the run's ledger: record decision or
-    compaction requests made for the run there (they reach ``AgentEnd.stats`` and budgets).
+    compaction requests made for the run there (they reach ``AgentEnd.stats`` and budgets);
+    an extension's own model calls go through :meth:`spend_handle`.
     """
 
     run_id: str
@@ -58,6 +59,11 @@ class RunContext:
     parent_run_id: str | None = None
     delegated_by: str | None = None
     inherited: bool = False
+
+    def spend_handle(self) -> SpendHandle:
+        """A handle recording this extension's own model calls into the run's extension
+        spend (``SessionStats.extensions``), usable from any task until the run ends."""
+        return SpendHandle(self.spend)
 
 
 # --- verdicts -------------------------------------------------------------------------------

@@ -32,7 +32,6 @@ from yoagent.core._types.events import (
     InputRejected,
     MessageStart,
     RunPaused,
-    TurnStart,
 )
 from yoagent.core._types.markers import (
     CANCELLED_MARKER,
@@ -60,7 +59,7 @@ from .resume import Decisions, check_decisions
 from .settings import AgentContext, AgentLoopConfig
 from .state import EventSink, RunState, ignore_event
 from .task_groups import ungrouped
-from .telemetry import SPAN_AGENT_LOOP, describe_spend, mark_error, start_span
+from .telemetry import SPAN_AGENT_LOOP, describe_run, describe_spend, mark_error, start_span
 from .tool_call import ToolCalls
 from .tool_runner import ToolRunner
 
@@ -253,8 +252,7 @@ class LoopRun:
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         state = self.state
         with start_span(SPAN_AGENT_LOOP, state.tracing) as span:
-            span.set_attribute("gen_ai.request.model", state.config.model.id)
-            span.set_attribute("yoagent.provider", state.config.model.provider)
+            describe_run(span, state.config.model, state.settings.run_label)
             self._start_extensions(prompts)
             state.emit(AgentStart())
             await self._offer_tools(first=True)
@@ -333,8 +331,8 @@ class LoopRun:
             unanswered = [call for call in last.tool_calls if call.id not in answered]
             for result in self.calls.abandon(unanswered):
                 state.append(result)
-        if state.turn_open and last is not None:
-            state.end_turn(last)
+        if state.turn_open:
+            state.end_turn(state.turn_reply)
         replied = any(isinstance(m, AssistantMessage) for m in state.new_messages)
         if state.produced_reply or replied:
             state.append_marker(CANCELLED_MARKER)
@@ -363,9 +361,7 @@ class LoopRun:
             )
         )
         if not state.turn_open:
-            state.turn += 1
-            state.emit(TurnStart(turn=state.turn))
-            state.turn_open = True
+            state.open_turn()
         state.emit(MessageStart(message=message))
         state.append(message)
         state.end_turn(message)
@@ -443,24 +439,25 @@ class LoopRun:
             if state.turn > 0:
                 await self._offer_tools(first=False)
             self.compactor.compact()
+            # The turn opens before its before_model chain, so a stop there (a budget) ends
+            # a turn of its own; a cancel meanwhile still lets the model call end it
+            # ABORTED, sending nothing.
+            state.open_turn()
+            tracker.turns += 1
             notes: list[str] = []
             extensions = state.extensions
             if extensions.takes("before_model"):
-                notes, halt = await extensions.before_model(self._turn_context(1))
+                notes, halt = await extensions.before_model(self._turn_context())
                 if halt is not None:
                     if halt.failed:
                         self._fail_run(halt.extension, halt.reason)
                     else:
                         self.ending.stop(halt.cause, halt.reason, extension=halt.extension)
+                        state.end_turn(None)
                     return
                 if extensions.failure is not None:
                     self._fail_run(extensions.failure.extension, extensions.failure.reason)
                     return
-            # A cancel meanwhile still opens the turn: the model call ends it, sending nothing.
-            state.turn += 1
-            tracker.turns += 1
-            state.emit(TurnStart(turn=state.turn))
-            state.turn_open = True
             reply, sent_count = await call_model(
                 state, notes, self.calls.definitions, self.compactor
             )
@@ -543,9 +540,8 @@ class LoopRun:
         calls = [call for call in reply.tool_calls if call.id in held]
         if self.compactor.tracker is not None:
             self.compactor.tracker.reset()  # results replace placeholders: re-estimate
-        state.turn += 1
-        state.emit(TurnStart(turn=state.turn))
-        state.turn_open = True
+        state.open_turn()
+        state.turn_reply = reply
         state.produced_reply = True  # a cancel from here on marks the history, as mid-turn
         results, steering = await self.tools.run_calls(calls, answers=answers)
         state.end_turn(reply, results)

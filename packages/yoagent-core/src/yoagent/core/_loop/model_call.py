@@ -27,9 +27,10 @@ from yoagent.core._types.events import (
 )
 from yoagent.core._types.messages import AssistantMessage, StopReason
 
+from .call_ids import unique_call_ids
 from .compactor import Compactor
 from .state import RunState
-from .telemetry import SPAN_LLM_STREAM, mark_error, start_span
+from .telemetry import SPAN_LLM_STREAM, describe_reply, describe_request, mark_error, start_span
 
 
 class ModelReply(NamedTuple):
@@ -118,11 +119,12 @@ async def call_model(
     attempt that had started is closed with an error, then a ``ProviderRetry`` event);
     compacts once and retries after a context overflow; a cancellation, during the
     stream or the backoff, ends the reply as ABORTED. A reply whose streaming had not
-    started gets its ``MessageStart`` here.
+    started gets its ``MessageStart`` here. Tool-call ids the reply repeats are made
+    unique before anyone sees the reply whole (see ``call_ids``).
     """
     call = _ModelCall(state, notes, tools, compactor)
     try:
-        reply = await call.settle()
+        reply = unique_call_ids(await call.settle())
     except BaseException:
         if call.attempt.started:  # the caller saw it start: the history shows how far it got
             state.quiet()
@@ -163,9 +165,8 @@ class _ModelCall:
         retry = state.settings.retry
         retries = 0
         overflow_compacted = False
-        with start_span(SPAN_LLM_STREAM, state.tracing) as span:
-            span.set_attribute("gen_ai.request.model", state.config.model.id)
-            span.set_attribute("yoagent.turn", state.turn)
+        with start_span(SPAN_LLM_STREAM, state.tracing, client=True) as span:
+            describe_request(span, state.config.model, state.turn)
             while True:
                 reply, error = await self._once()
                 if reply is not None:
@@ -224,14 +225,6 @@ class _ModelCall:
 
 def _describe(span: Any, reply: AssistantMessage, state: RunState) -> None:
     """The reply's tokens, cost and outcome as attributes of its ``llm_stream`` span."""
-    usage = reply.usage
-    span.set_attribute("gen_ai.usage.input_tokens", usage.input)
-    span.set_attribute("gen_ai.usage.output_tokens", usage.output)
-    span.set_attribute("gen_ai.usage.cache_read_tokens", usage.cache_read)
-    span.set_attribute("gen_ai.usage.cache_write_tokens", usage.cache_write)
-    cost = cost_of(usage, resolve_cost(state.config.model))
-    if cost is not None:
-        span.set_attribute("yoagent.cost_usd", cost)
-    span.set_attribute("yoagent.stop_reason", reply.stop_reason.value)
+    describe_reply(span, reply, cost_of(reply.usage, resolve_cost(state.config.model)))
     if reply.stop_reason is StopReason.ERROR and reply.error_message:
         mark_error(span, reply.error_message)

@@ -10,13 +10,14 @@ has nothing left to resume.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import cast
 
 from yoagent.core._hooks.basic import Allow, ApprovalDecision, Deny, Modify
 from yoagent.core._types.approval import PendingApproval
 from yoagent.core._types.errors import YoagentError
-from yoagent.core._types.messages import AgentMessage
+from yoagent.core._types.messages import AgentMessage, last_assistant
 
 Decisions = Mapping[str, ApprovalDecision] | Allow | Deny
 """Decisions per held call id, or one ``Allow`` / ``Deny`` for every held call."""
@@ -46,6 +47,7 @@ def check_decisions(
             "nothing to resume: no tool call of the latest reply is held for approval "
             "(the run did not pause, or it was resumed already)"
         )
+    _check_ids_unique(messages, pending)
     if isinstance(decisions, Deny):
         return {call.tool_call_id: decisions for call in pending.calls}
     if isinstance(decisions, Allow):
@@ -85,3 +87,19 @@ def check_decisions(
         if call.decided_arguments is not None and call.tool_call_id not in checked:
             checked[call.tool_call_id] = Modify(call.decided_arguments)
     return checked
+
+
+def _check_ids_unique(messages: Sequence[AgentMessage], pending: PendingApproval) -> None:
+    """Refuse a held id that more than one call of the reply has (a history stored before
+    the loop made ids unique): one decision would answer calls nobody saw."""
+    reply = last_assistant(messages)
+    if reply is None:  # pragma: no cover - a pending call answers a reply
+        return
+    counts = Counter(call.id for call in reply.tool_calls)
+    for call_id in pending.call_ids:
+        if counts[call_id] > 1:
+            raise ResumeError(
+                f"the history cannot be resumed: the latest reply repeats the held tool "
+                f"call id {call_id!r} ({counts[call_id]} calls), so one decision would "
+                "answer more than one call (a new prompt goes on past the held calls)"
+            )

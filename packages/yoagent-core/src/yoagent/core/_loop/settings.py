@@ -68,7 +68,7 @@ class RunSettings:
     cache: CacheConfig = field(default_factory=CacheConfig)
     tool_execution: ToolExecution = ToolExecution.PARALLEL
     batch_size: int = 4
-    """Calls per batch with ``ToolExecution.BATCHED``."""
+    """Calls per batch with ``ToolExecution.BATCHED`` (0 runs as 1, as in the spec)."""
     limits: ExecutionLimits = field(default_factory=ExecutionLimits)
     retry: RetryConfig = field(default_factory=RetryConfig)
     tool_middleware: Sequence[MiddlewareLike] = ()
@@ -118,8 +118,8 @@ class RunSettings:
             )
         object.__setattr__(self, "thinking_level", ThinkingLevel(self.thinking_level))
         object.__setattr__(self, "tool_execution", ToolExecution(self.tool_execution))
-        if self.batch_size < 1:
-            raise ValueError(f"RunSettings.batch_size must be >= 1, got {self.batch_size}")
+        if self.batch_size < 0:
+            raise ValueError(f"RunSettings.batch_size must be >= 0, got {self.batch_size}")
         if self.max_stop_continues < 0:
             raise ValueError(
                 f"RunSettings.max_stop_continues must be >= 0, got {self.max_stop_continues}"

@@ -9,7 +9,7 @@ from yoagent.core._cancel import CancelToken
 from yoagent.core._hooks.active import ActiveExtensions
 from yoagent.core._logging import logger
 from yoagent.core._types.approval import PendingCall, pending_call_of
-from yoagent.core._types.events import AgentEvent, MessageEnd, MessageStart, TurnEnd
+from yoagent.core._types.events import AgentEvent, MessageEnd, MessageStart, TurnEnd, TurnStart
 from yoagent.core._types.limits import ExecutionTracker
 from yoagent.core._types.messages import (
     AgentMessage,
@@ -105,6 +105,7 @@ class RunState:
         "tracker",
         "turn",
         "turn_open",
+        "turn_reply",
     )
 
     def __init__(
@@ -132,6 +133,8 @@ class RunState:
         self.tracker = ExecutionTracker(self.settings.limits)
         self.turn = 0
         self.turn_open = False
+        self.turn_reply: AssistantMessage | None = None
+        """The reply of the open turn, once it is in the history."""
         self.produced_reply = False
         self.timed_out = False
         self.run_prompts: list[str] = []
@@ -158,7 +161,9 @@ class RunState:
         self.context.messages.append(message)
         self.new_messages.append(message)
         self.sendable.extend(context_messages((message,)))
-        if not isinstance(message, AssistantMessage):
+        if isinstance(message, AssistantMessage):
+            self.turn_reply = message
+        else:
             self.emit(MessageStart(message=message))
         self.emit(MessageEnd(message=message))
 
@@ -206,10 +211,18 @@ class RunState:
             if isinstance(message, UserMessage) and message.text:
                 self.run_prompts.append(message.text)
 
+    def open_turn(self) -> None:
+        """Start the next turn (its ``TurnStart``); its ``before_model`` chain runs in it."""
+        self.turn += 1
+        self.turn_open = True
+        self.turn_reply = None
+        self.emit(TurnStart(turn=self.turn))
+
     def end_turn(
-        self, message: AssistantMessage, results: list[ToolResultMessage] | None = None
+        self, message: AssistantMessage | None, results: list[ToolResultMessage] | None = None
     ) -> None:
-        """Close the open turn with its reply and the results of the tools it ran."""
+        """Close the open turn with its reply (``None``: it ended before the model was
+        asked) and the results of the tools it ran."""
         self.turn_open = False
         self.emit(TurnEnd(turn=self.turn, message=message, tool_results=results or []))
 

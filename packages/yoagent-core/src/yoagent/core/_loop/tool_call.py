@@ -31,7 +31,7 @@ from yoagent.core._types.stats import SessionStats
 
 from .approval import ApprovalChain
 from .state import RunState
-from .telemetry import SPAN_TOOL, start_span
+from .telemetry import SPAN_TOOL, describe_tool_call, describe_tool_result, start_span
 from .truncation import cut_output, text_length
 
 CANCELLED_RESULT = "Tool execution cancelled."
@@ -146,8 +146,7 @@ class ToolCalls:
         """Run ``call`` its one way: verdict → run → record → cut, between its events."""
         self.start(call)
         with start_span(SPAN_TOOL, self.state.tracing) as span:
-            span.set_attribute("yoagent.tool.name", call.name)
-            span.set_attribute("yoagent.tool.call_id", call.id)
+            describe_tool_call(span, call)
             verdict = await self._verdict(call)
             if isinstance(verdict, str):
                 result = error_result(call, verdict)
@@ -163,7 +162,7 @@ class ToolCalls:
                     # Failures too go through the cut: a failing command prints plenty.
                     sink = self.state.config.tool_output_sink
                     result.content = await cut_output(result.content, limit, call, sink)
-            span.set_attribute("yoagent.tool.is_error", result.is_error)
+            describe_tool_result(span, result.is_error)
         self.end(result)
         return result
 

@@ -68,7 +68,7 @@ class ToolRunner:
         if strategy is ToolExecution.SEQUENTIAL:
             size = 1
         elif strategy is ToolExecution.BATCHED:
-            size = state.settings.batch_size
+            size = max(state.settings.batch_size, 1)
         try:
             for start in range(0, len(calls), size):
                 if state.cancel.cancelled:

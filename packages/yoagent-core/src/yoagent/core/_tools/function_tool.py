@@ -48,33 +48,54 @@ class FunctionTool(ModelTool["ToolArguments"]):
         docs = docstring_parser.parse(inspect.getdoc(func) or "")
         self._context_param: str | None = None
         documented = {param.arg_name: param.description or "" for param in docs.params}
-        model = self._build_model(func, tool_name, documented)
-        super().__init__(
-            name=tool_name,
-            description=description or _describe(docs) or tool_name,
-            arguments=model,
-        )
-
-    def _build_model(
-        self, func: ToolFunction, name: str, documented: dict[str, str]
-    ) -> type[ToolArguments]:
+        types = self._parameter_types(func, tool_name)
         # pydantic (≈ 40 % of yoagent.core's import time) comes with the first tool.
-        from pydantic import Field, create_model
+        from pydantic import PydanticUserError
 
-        hints = get_type_hints(func, include_extras=True)
-        fields: dict[str, Any] = {}
+        try:
+            super().__init__(
+                name=tool_name,
+                description=description or _describe(docs) or tool_name,
+                arguments=self._build_model(func, tool_name, types, documented),
+            )
+        except PydanticUserError as error:  # a type pydantic cannot read or describe
+            raise _unusable_parameter(tool_name, types, error) from None
+
+    def _parameter_types(self, func: ToolFunction, name: str) -> dict[str, Any]:
+        """Each parameter's type (``Any`` when unannotated), the context parameter left
+        out; a ``TypeError`` naming the tool for what the signature cannot be."""
+        try:
+            hints = get_type_hints(func, include_extras=True)
+        except Exception as error:  # NameError: a forward reference to a missing name
+            raise TypeError(
+                f"@tool {name}: its annotations cannot be resolved "
+                f"({type(error).__name__}: {error})"
+            ) from None
+        types: dict[str, Any] = {}
         for param in inspect.signature(func).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(f"@tool does not support *args/**kwargs ({name})")
-            annotation = hints.get(param.name, Any)
+            annotation = hints.get(param.name, Any)  # unannotated: any JSON value (documented)
             if _is_context(annotation):
                 self._context_param = param.name
                 continue
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            doc = documented.get(param.name, "").strip()
+            types[param.name] = annotation
+        return types
+
+    def _build_model(
+        self, func: ToolFunction, name: str, types: dict[str, Any], documented: dict[str, str]
+    ) -> type[ToolArguments]:
+        from pydantic import Field, create_model
+
+        fields: dict[str, Any] = {}
+        parameters = inspect.signature(func).parameters
+        for param_name, annotation in types.items():
+            default = parameters[param_name].default
+            default = ... if default is inspect.Parameter.empty else default
+            doc = documented.get(param_name, "").strip()
             if doc:
                 annotation = Annotated[annotation, Field(description=doc)]
-            fields[param.name] = (annotation, default)
+            fields[param_name] = (annotation, default)
         from .arguments import ToolArguments  # the first pydantic model: made on first use
 
         return create_model(f"{name}_arguments", __base__=ToolArguments, **fields)
@@ -91,6 +112,33 @@ class FunctionTool(ModelTool["ToolArguments"]):
             # to return (a thread cannot be stopped); long ones should poll ``ctx.cancelled``.
             value = await anyio.to_thread.run_sync(functools.partial(self._func, **kwargs))
         return _to_result(value)
+
+
+def _unusable_parameter(name: str, types: dict[str, Any], error: Exception) -> TypeError:
+    """The ``TypeError`` for a tool whose arguments model failed: which parameter's type
+    pydantic could not read from JSON or describe as a JSON schema (found by trying each)."""
+    from pydantic import TypeAdapter
+
+    for param_name, annotation in types.items():
+        try:
+            TypeAdapter(annotation).json_schema()
+        except Exception as problem:  # pydantic's PydanticUserError family, mostly
+            if type(problem).__name__ == "PydanticInvalidForJsonSchema":
+                why = "it has no JSON schema to show the model"
+            else:
+                why = "pydantic cannot read it from the model's JSON arguments"
+            return TypeError(
+                f"@tool {name}: parameter {param_name!r} has type {_type_name(annotation)}, "
+                f"which a tool cannot take: {why}. Use a type that JSON can carry (str, int, "
+                "float, bool, a list or dict of those, a pydantic model, a Literal, an Enum) "
+                "and build the object inside the tool"
+            )
+    return TypeError(f"@tool {name}: its arguments cannot be made a model ({error})")
+
+
+def _type_name(annotation: Any) -> str:
+    name = getattr(annotation, "__qualname__", None)
+    return name if isinstance(name, str) and not get_args(annotation) else repr(annotation)
 
 
 def _describe(docs: docstring_parser.Docstring) -> str:

@@ -171,10 +171,15 @@ class SubAgentEvent:
 
 @dataclass(slots=True, kw_only=True)
 class TurnEnd:
-    """A turn finished: its reply and the results of the tools it ran."""
+    """A turn finished: its reply and the results of the tools it ran.
+
+    ``message`` is ``None`` for a turn that ended before the model was asked: an
+    extension's ``before_model`` stopped the run (a budget reached), or the run was torn
+    down before a reply came (an outer cancellation, a crash).
+    """
 
     turn: int
-    message: AssistantMessage
+    message: AssistantMessage | None
     tool_results: list[ToolResultMessage] = field(default_factory=list[ToolResultMessage])
     type: Literal["turn_end"] = "turn_end"
 

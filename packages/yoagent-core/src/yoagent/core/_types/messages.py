@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -155,39 +155,38 @@ message_adapter: LazyTypeAdapter[AgentMessage] = LazyTypeAdapter(AgentMessage)
 messages_adapter: LazyTypeAdapter[list[AgentMessage]] = LazyTypeAdapter(list[AgentMessage])
 """JSON (de)serialization of a list of :data:`AgentMessage`."""
 
-_UNSENDABLE = (StopReason.ERROR, StopReason.ABORTED)
-
 
 def context_messages(messages: Iterable[AgentMessage]) -> list[Message]:
     """The part of a history a model is shown.
 
-    Custom messages are left out; so are errored and aborted replies (their tool calls
-    never ran, and a real API refuses a tool call without a result). A refusal keeps its
-    text but loses its tool calls, which were never run.
+    Custom messages are left out; so are failed replies (``StopReason.ERROR``: their tool
+    calls never ran, and ``continue_`` asks again). A cancelled reply (``ABORTED``) keeps
+    the text it streamed, so the next prompt follows what the model said — without its
+    reasoning (unsigned, cut off) or its calls (never run); with no text it is left out. A
+    refusal keeps its text but loses its tool calls, which were never run.
     """
     out: list[Message] = []
     for message in messages:
         if isinstance(message, CustomMessage):
             continue
         if isinstance(message, AssistantMessage):
-            if message.stop_reason in _UNSENDABLE:
+            stop = message.stop_reason
+            if stop is StopReason.ERROR:
                 continue
-            if message.stop_reason is StopReason.REFUSAL and message.tool_calls:
+            if stop is StopReason.ABORTED:
                 kept: list[AssistantContent] = [
-                    block for block in message.content if not isinstance(block, ToolCall)
+                    block
+                    for block in message.content
+                    if isinstance(block, TextContent) and block.text
                 ]
-                if not kept:
-                    continue  # nothing left to show: an empty message is refused by APIs
-                message = AssistantMessage(
-                    content=kept,
-                    stop_reason=message.stop_reason,
-                    usage=message.usage,
-                    model=message.model,
-                    provider=message.provider,
-                    error_message=message.error_message,
-                    error_kind=message.error_kind,
-                    timestamp=message.timestamp,
-                )
+            elif stop is StopReason.REFUSAL and message.tool_calls:
+                kept = [block for block in message.content if not isinstance(block, ToolCall)]
+            else:
+                out.append(message)
+                continue
+            if not kept:
+                continue  # nothing left to show: an empty message is refused by APIs
+            message = replace(message, content=kept)
         out.append(message)
     return out
 
