@@ -8,6 +8,11 @@ the benchmark machine; see ``benchmarks/RESULTS.md``). ``git commit -- <paths>``
 those paths (a user's other staged work stays staged) and runs the repository's commit
 hooks, as the reference runtime does; gitpython's in-process ``index.commit`` would
 commit the whole index, sweeping staged changes into a run's commit, so it is not used.
+
+Every git process runs in a session of its own (:class:`~._git.DetachedRepo`): a Ctrl+C
+at the terminal is the application's, and must not kill the helpers a later commit
+needs. A commit's sha is read from the refs on disk, never through the object helper, so
+a commit that was made is never reported as failed.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import git
 from yoagent.core.support import atomic_write
 
 from ._errors import GaspError
-from ._git import git_errors
+from ._git import DetachedRepo, git_errors, object_lookup
 from .fold import LOG_PATH
 from .identity import IDENTITY_DIR, MANIFEST, Manifest, identity_hash, read_manifest
 from .lease import LEASE_PATH
@@ -87,9 +92,9 @@ class AgentRepo:
         base = Path(root)
         base.mkdir(parents=True, exist_ok=True)
         try:
-            repo = git.Repo(base)
+            repo = DetachedRepo(base)
         except git.InvalidGitRepositoryError:
-            repo = git.Repo.init(base)
+            repo = DetachedRepo.init(base)
         if repo.bare or repo.working_tree_dir is None:
             raise RepositoryError(f"{base} is a bare git repository; an agent needs a work tree")
         top = Path(repo.working_tree_dir).resolve()
@@ -112,7 +117,7 @@ class AgentRepo:
         base = Path(root)
         missing = f"{base} is not a git repository (the GASP layout requires one)"
         with git_errors(RepositoryError, "git", not_a_repository=missing):
-            repo = git.Repo(base)
+            repo = DetachedRepo(base)
         if repo.working_tree_dir is None or Path(repo.working_tree_dir).resolve() != base.resolve():
             raise RepositoryError(f"{base} is not the root of a git work tree")
         read_manifest(base)  # not an agent repository: refused before anything is written
@@ -227,7 +232,11 @@ class AgentRepo:
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", *present, env=self._commit_env()
             )
-        return self.git.head.commit.hexsha
+        return self._head_sha()
+
+    def _head_sha(self) -> str:
+        """HEAD's commit, read from the refs on disk (no git process, no object read)."""
+        return git.SymbolicReference.dereference_recursive(self.git, "HEAD")
 
     def commit_scaffolding(self) -> str | None:
         """Commit the log, ``.gitignore`` and — while git does not track them yet —
@@ -240,12 +249,23 @@ class AgentRepo:
         return self._commit_paths(SCAFFOLDING_MESSAGE, paths)
 
     def _in_head(self, path: str) -> bool:
-        if not self.git.head.is_valid():
-            return False
+        return self._head_entry(path) is not None
+
+    def _head_entry(self, path: str) -> git.Blob | git.Tree | git.Submodule | None:
+        """``path`` as HEAD holds it, if it does (read through the object helper, started
+        afresh when the old one has gone)."""
         try:
-            return bool(self.git.head.commit.tree / path)
-        except KeyError:
-            return False
+            head = self._head_sha()
+        except ValueError:  # no commit yet
+            return None
+
+        def read() -> git.Blob | git.Tree | git.Submodule | None:
+            try:
+                return self.git.commit(head).tree / path
+            except KeyError:
+                return None
+
+        return object_lookup(self.git, read)
 
     def commit_run(
         self, run_id: str, goal_id: str, outcome: str, extra_paths: tuple[str, ...] = ()
@@ -272,12 +292,7 @@ class AgentRepo:
 
     def _committed_log(self) -> git.Blob | None:
         """The log as HEAD holds it, if it does."""
-        if not self.git.head.is_valid():
-            return None
-        try:
-            blob = self.git.head.commit.tree / LOG_PATH
-        except KeyError:
-            return None
+        blob = self._head_entry(LOG_PATH)
         return blob if isinstance(blob, git.Blob) else None
 
     def _commit_tracked_log(self, message: str, committed: git.Blob) -> str | None:
@@ -294,4 +309,4 @@ class AgentRepo:
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", LOG_PATH, env=self._commit_env()
             )
-        return self.git.head.commit.hexsha
+        return self._head_sha()
