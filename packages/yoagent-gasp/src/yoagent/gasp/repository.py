@@ -38,6 +38,9 @@ logger = logging.getLogger("yoagent.gasp")
 GITIGNORED: Final = (LEASE_PATH, ".agent/HEAD")
 SCAFFOLDING_MESSAGE: Final = "gasp: agent scaffolding"
 SCAFFOLDING_PATHS: Final = (MANIFEST, IDENTITY_DIR, ".gitignore", LOG_PATH)
+WRITTEN_THROUGH: Final = (".agent", LEASE_PATH, ".gitignore", "state", LOG_PATH)
+"""What the recorder writes through (creates, appends to, replaces, locks or removes):
+none of it may be a symbolic link, which a cloned repository could point anywhere."""
 _FALLBACK_EMAIL_DOMAIN = "gasp.invalid"
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -62,6 +65,17 @@ def run_commit_message(run_id: str, goal_id: str, outcome: str) -> str:
     _trailer_safe("goal", goal_id)
     _trailer_safe("outcome", outcome)
     return f"run {run_id}: {outcome}\n\nRun-Id: {run_id}\nGoal: {goal_id}\nOutcome: {outcome}"
+
+
+def _refuse_links(base: Path, paths: tuple[str, ...]) -> None:
+    """:class:`RepositoryError` when one of ``paths`` (relative to ``base``) is a symbolic
+    link: every append, lease or rewrite through it would write outside the repository."""
+    for relative in paths:
+        if (base / relative).is_symlink():
+            raise RepositoryError(
+                f"{relative} is a symbolic link; the recorder writes only files of the "
+                "repository itself (through the link it would write outside it)"
+            )
 
 
 class AgentRepo:
@@ -91,6 +105,7 @@ class AgentRepo:
             raise ValueError("agent_id must be one non-empty line")
         base = Path(root)
         base.mkdir(parents=True, exist_ok=True)
+        _refuse_links(base, (MANIFEST, IDENTITY_DIR, *WRITTEN_THROUGH))  # before any write
         try:
             repo = DetachedRepo(base)
         except git.InvalidGitRepositoryError:
@@ -126,14 +141,7 @@ class AgentRepo:
     @classmethod
     def _prepare(cls, base: Path, repo: git.Repo) -> AgentRepo:
         agent_repo = cls(base, repo)
-        # A cloned repository could hold state/ or the log as a symlink: every append (and
-        # a repair's cut) would then write to a file outside it.
-        for path in (base / "state", base / LOG_PATH):
-            if path.is_symlink():
-                raise RepositoryError(
-                    f"{path.relative_to(base)} is a symbolic link; the log must be a file of "
-                    "the repository itself"
-                )
+        _refuse_links(base, WRITTEN_THROUGH)
         (base / "state").mkdir(exist_ok=True)
         agent_repo._ensure_gitignore()
         return agent_repo
