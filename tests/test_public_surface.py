@@ -197,6 +197,7 @@ CORE_SUPPORT = [
     "header_secrets",
     "http_client",
     "is_credential_name",
+    "kill_children",
     "looks_like_key",
     "reset_warn_once",
     "scrub_logs",

@@ -33,7 +33,8 @@ from ._types.adapters import LazyTypeAdapter
 if typing.TYPE_CHECKING:
     from ._support.http import HTTP_POOL_LIMITS, HTTP_TIMEOUT, http_client, shared_ssl_context
     from ._support.pipes import PipeCapture, Wakeup
-    from ._support.process import RUN_ID_VARIABLE, ChildProcess, Command, spawn_process
+    from ._support.process import ChildProcess, Command, kill_children, spawn_process
+    from ._support.reaper import RUN_ID_VARIABLE
 
 __all__: list[str] = [
     "CUT_MARKER",
@@ -57,6 +58,7 @@ __all__: list[str] = [
     "header_secrets",
     "http_client",
     "is_credential_name",
+    "kill_children",
     "looks_like_key",
     "reset_warn_once",
     "scrub_logs",
@@ -75,8 +77,9 @@ _names = _Namespace(
     globals(),
     lazy={
         **dict.fromkeys(("PipeCapture", "Wakeup"), "._support.pipes"),
+        "RUN_ID_VARIABLE": "._support.reaper",
         **dict.fromkeys(
-            ("RUN_ID_VARIABLE", "ChildProcess", "Command", "spawn_process"), "._support.process"
+            ("ChildProcess", "Command", "kill_children", "spawn_process"), "._support.process"
         ),
         **dict.fromkeys(
             ("HTTP_POOL_LIMITS", "HTTP_TIMEOUT", "http_client", "shared_ssl_context"),
