@@ -195,6 +195,7 @@ CORE_SUPPORT = [
     "cut_middle",
     "display_url",
     "header_secrets",
+    "html_summary",
     "http_client",
     "is_credential_name",
     "kill_children",

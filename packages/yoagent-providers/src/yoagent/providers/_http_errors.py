@@ -10,26 +10,22 @@ server's HTML page is summarised (its title), never shown raw.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from html import unescape
 from typing import Any, cast
 
 import httpx
 
 from yoagent.core import ErrorKind, ProviderError
 from yoagent.core.provider import classify, parse_retry_after
-from yoagent.core.support import Scrubber
+from yoagent.core.support import Scrubber, html_summary
 
 from ._json import parse_json
 from ._logging import logger
 
 _MAX_MESSAGE = 500
-_HTML_START = re.compile(r"\s*(<!doctype\s+html|<html[\s>])", re.IGNORECASE)
-_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _SHOWN_STATUSES = frozenset({404, 405})
 """Statuses named in the message: a path the server does not have (a protocol it does
 not speak, a wrong base URL) says nothing by its body alone."""
@@ -106,7 +102,7 @@ def from_http_status(
     except ValueError:
         parsed = None
     message, codes = _error_fields(parsed)
-    page = _html_page(raw, headers.get("content-type", "")) if not message else None
+    page = html_summary(raw, headers.get("content-type", "")) if not message else None
     # Scrubbed before it is cut (a cut key escapes the scrub) and classified whole (an
     # overflow phrase may come late); shortened last.
     text = key.scrub(page or message or raw)
@@ -118,16 +114,6 @@ def from_http_status(
     error = _with_auth_hint(_shortened(error), key)
     logger.debug("HTTP %s from provider: %s", status, error.message)
     return error
-
-
-def _html_page(raw: str, content_type: str) -> str | None:
-    """``an HTML page (title: …)`` when ``raw`` is a web page (a proxy's or a web server's
-    error page), else ``None``."""
-    if "html" not in content_type.lower() and not _HTML_START.match(raw):
-        return None
-    found = _HTML_TITLE.search(raw)
-    title = " ".join(unescape(found.group(1)).split()) if found else ""
-    return f"an HTML page (title: {_short(title)})" if title else "an HTML page"
 
 
 def from_stream_error(payload: object, key: KeySource) -> ProviderError:
