@@ -78,6 +78,17 @@ def call(name: str, /, **arguments: Any) -> Reply:
 Responder = Callable[[dict[str, Any]], Reply]
 
 
+ENDPOINTS = ("models", "chat/completions", "responses")
+"""What a full server offers: the model list and both OpenAI protocols."""
+
+NOT_FOUND_PAGE = (
+    "<!DOCTYPE html>\n<html>\n<head><title>404 Not Found</title></head>\n<body>\n"
+    "<center><h1>404 Not Found</h1></center>\n<hr><center>nginx/1.24.0</center>\n"
+    "</body>\n</html>\n"
+)
+"""A reverse proxy's page for a path its server does not have."""
+
+
 class ScriptedServer:
     """The server; use as a context manager. ``url`` is the ``--base-url`` to pass."""
 
@@ -86,7 +97,10 @@ class ScriptedServer:
         replies: Iterable[Reply] = (),
         responder: Responder | None = None,
         port: int = 0,
+        serves: Iterable[str] = ENDPOINTS,
     ) -> None:
+        self.serves = frozenset(serves)
+        """The endpoints it offers; the others answer a web server's HTML 404 page."""
         self.replies: deque[Reply] = deque(replies)
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
@@ -99,6 +113,8 @@ class ScriptedServer:
                 return
 
             def do_GET(self) -> None:
+                if self._missing():
+                    return
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": MODEL}]})
                 else:
@@ -107,6 +123,8 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if self._missing():
+                    return
                 path = self.path.rstrip("/")
                 if path.endswith("/chat/completions"):
                     chunks = owner._chunks
@@ -136,6 +154,20 @@ class ScriptedServer:
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     return
+
+            def _missing(self) -> bool:
+                """Answer a known endpoint the server does not offer, as a web server would."""
+                path = self.path.split("?", 1)[0].rstrip("/")
+                endpoint = next((e for e in ENDPOINTS if path.endswith("/" + e)), None)
+                if endpoint is None or endpoint in owner.serves:
+                    return False
+                page = NOT_FOUND_PAGE.encode()
+                self.send_response(404)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.send_header("content-length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return True
 
             def _json(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

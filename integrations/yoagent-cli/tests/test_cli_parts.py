@@ -21,6 +21,7 @@ from yoagent.cli.settings import SettingsError, load_settings
 from yoagent.cli.turns import settle
 from yoagent.core import (
     AgentEnd,
+    ApiProtocol,
     AssistantMessage,
     ModelConfig,
     RunEnd,
@@ -269,6 +270,24 @@ def test_failures_are_explained_without_kind_names() -> None:
     for kind in ("AUTH", "RATE_LIMITED", "CONTEXT_OVERFLOW", "API", "OTHER"):
         assert f"{kind}:" not in explain_failure(f"{kind}: detail", model)
     assert "detail" in explain_failure("API: detail", model)
+
+
+def test_only_a_missing_endpoint_of_an_openai_protocol_gets_the_other_protocols_flag() -> None:
+    responses = ModelConfig.mock()
+    responses.api = ApiProtocol.OPENAI_RESPONSES
+    responses.base_url = "http://127.0.0.1:8080/v1"
+    hinted = explain_failure("API: HTTP 405: Method Not Allowed", responses)
+    assert hinted == (
+        "http://127.0.0.1:8080 has no OpenAI Responses endpoint (HTTP 405: Method Not "
+        "Allowed): if it speaks only Chat Completions (most local servers do), use "
+        "--provider openai-compatible, or leave --provider out."
+    )
+    unknown_model = explain_failure("API: HTTP 404: The model `m` does not exist", responses)
+    assert "--provider" not in unknown_model and "rejected the request" in unknown_model
+    assert "--provider" not in explain_failure("API: HTTP 400: bad field", responses)
+    anthropic = ModelConfig.mock()
+    anthropic.api = ApiProtocol.ANTHROPIC_MESSAGES
+    assert "--provider" not in explain_failure("API: HTTP 404", anthropic)
 
 
 @pytest.mark.parametrize(

@@ -227,3 +227,66 @@ def test_resume_shows_the_last_exchange(
     assert result.returncode == 0, result.stderr
     assert "you: what is 2+2?" in result.stdout
     assert "The answer is 4." in result.stdout
+
+
+def test_a_server_that_lists_no_models_gets_default_with_a_warning_naming_model(
+    run_cli: RunCli,
+) -> None:
+    """No ``GET /v1/models``: the model id ``default`` was used without a word, and the
+    server's refusal showed up later as its raw HTML page (issue 27)."""
+    with ScriptedServer(serves=("chat/completions",)) as bare:
+        bare.add(text("hello back"))
+        result = run_cli("--base-url", bare.url, "-p", "hello")
+    assert result.returncode == 0, result.stderr
+    assert bare.requests[0]["model"] == "default"
+    warning = (
+        f"yoagent: warning: could not list the models at {bare.url}/models (HTTP 404); "
+        "using the model id 'default': pass --model"
+    )
+    assert warning in result.stderr
+    assert "<html" not in result.stderr.lower()
+
+
+def test_a_server_that_lists_models_or_a_given_model_gives_no_warning(
+    run_cli: RunCli, server: ScriptedServer
+) -> None:
+    server.add(text("one"), text("two"))
+    assert "warning" not in run_cli("--base-url", server.url, "-p", "hi").stderr
+    with ScriptedServer(serves=("chat/completions",)) as bare:
+        bare.add(text("three"))
+        given = run_cli("--base-url", bare.url, "--model", "mine", "-p", "hi")
+    assert given.returncode == 0 and "warning" not in given.stderr
+
+
+def test_responses_against_a_chat_completions_only_server_names_the_other_flag(
+    run_cli: RunCli,
+) -> None:
+    """``--provider openai`` speaks Responses; a server without ``/v1/responses`` printed
+    its raw 404 page (issue 27)."""
+    with ScriptedServer(serves=("models", "chat/completions")) as chat_only:
+        result = run_cli(
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            chat_only.url,
+            "-p",
+            "hi",
+            env={"OPENAI_API_KEY": "sk-test-0123456789abcdef"},
+        )
+    assert result.returncode == 1
+    assert "<html" not in result.stderr.lower() and "<center>" not in result.stderr
+    assert "has no OpenAI Responses endpoint (HTTP 404" in result.stderr
+    assert "--provider openai-compatible" in result.stderr
+
+
+def test_chat_completions_against_a_responses_only_server_names_the_other_flag(
+    run_cli: RunCli,
+) -> None:
+    with ScriptedServer(serves=("models", "responses")) as responses_only:
+        result = run_cli("--base-url", responses_only.url, "--model", "m", "-p", "hi")
+    assert result.returncode == 1
+    assert "<html" not in result.stderr.lower()
+    assert "has no Chat Completions endpoint (HTTP 404" in result.stderr
+    assert "--provider openai" in result.stderr

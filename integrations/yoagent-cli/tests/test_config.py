@@ -85,6 +85,35 @@ def test_base_url_without_model_asks_nobody_when_told_not_to() -> None:
     assert resolve({}, base_url="http://127.0.0.1:1/v1").config.id == "default"
 
 
+def test_a_server_that_cannot_be_asked_gets_default_with_a_warning_saying_why() -> None:
+    for provider in (None, "lmstudio"):
+        choice = resolve_model(
+            provider=provider,
+            model=None,
+            base_url="http://127.0.0.1:1/v1",  # nothing listens on port 1
+            env={},
+            ask_server=True,
+        )
+        assert choice.config.id == "default"
+        assert choice.warnings == (
+            "could not list the models at http://127.0.0.1:1/v1/models (connection "
+            "refused); using the model id 'default': pass --model NAME to choose one",
+        )
+    secret = resolve_model(
+        provider=None,
+        model=None,
+        base_url="http://user:hunter2-pw@127.0.0.1:1/v1?key=sk-0123456789abcdef",
+        env={},
+        ask_server=True,
+    )
+    (warning,) = secret.warnings
+    assert "hunter2" not in warning and "sk-0123" not in warning
+    given = resolve_model(
+        provider=None, model="m", base_url="http://127.0.0.1:1/v1", env={}, ask_server=True
+    )
+    assert given.warnings == ()
+
+
 def test_base_url_with_a_provider_keeps_the_provider_quirks() -> None:
     choice = resolve({}, provider="ollama", base_url="http://box:11434/v1")
     assert choice.config.provider == "ollama"

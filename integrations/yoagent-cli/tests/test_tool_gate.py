@@ -84,6 +84,18 @@ def test_the_gate_denies_a_destructive_command_and_the_denial_reaches_the_model(
     assert set(asked["questions"]) == {"destructive", "requested"}
 
 
+def test_a_gate_nobody_listens_on_says_the_connection_failed_not_timed_out(
+    run_cli: RunCli, server: ScriptedServer, workdir: Path
+) -> None:
+    server.add(call("bash", command="touch made.txt"), text("It was denied."))
+    result = run_cli(*base(server), "--tool-gate", "http://127.0.0.1:1", "-p", "make a file")
+    assert result.returncode == 0, result.stderr
+    assert not (workdir / "made.txt").exists()
+    (denial,) = tool_results(server.requests[1])
+    assert "transport error: ConnectError" in denial
+    assert "timed out" not in denial and "timed out" not in result.stderr
+
+
 def test_the_gate_runs_harmless_commands_and_never_judges_reads(
     run_cli: RunCli, server: ScriptedServer, workdir: Path
 ) -> None:

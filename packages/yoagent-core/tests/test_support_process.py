@@ -7,8 +7,10 @@ reach a stranger, descendants that left the group, nothing left running.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -25,6 +27,7 @@ from yoagent.core.support import (
     Command,
     PipeCapture,
     Wakeup,
+    kill_children,
     spawn_process,
 )
 
@@ -332,3 +335,150 @@ def test_a_detached_capture_drains_its_pipe_without_keeping_it() -> None:
     os.close(write)
     assert capture.done.wait(10)
     assert capture.snapshot() == (b"", b"", 0)
+
+
+def test_kill_children_ends_every_child_still_ours_and_leaves_released_ones(
+    spawned: list[ChildProcess],
+) -> None:
+    """The clean-up entry point for a program's own signal handler."""
+    kept = spawn_process(_sh("sleep 300 & echo $!; wait"))
+    released = spawn_process(_sh("sleep 300"))
+    spawned += [kept, released]
+    out, _ = _captures(kept)
+    grandchild = int(_line(out))
+    _captures(released)
+    released.release()
+    assert kill_children() >= 1
+    assert kept.exited.wait(10) and _wait_dead(grandchild)
+    assert _alive(released.pid)
+    os.kill(released.pid, signal.SIGKILL)
+
+
+# -- a parent that dies without running its exit handlers ------------------------------------
+
+_PARENT = textwrap.dedent(
+    """
+    import os, sys, time
+    from yoagent.core.support import Command, spawn_process
+
+    isolation, script, track, release = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    process = spawn_process(
+        Command(["sh", "-c", script]), isolation=isolation, track_descendants=track == "track"
+    )
+    line = b""
+    while not line.endswith(b"\\n"):
+        line += os.read(process.stdout, 100)
+    if release == "release":
+        process.release()
+    print(process.pid, line.decode().strip(), flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def _parent(
+    isolation: str, script: str, *, track: bool = False, release: bool = False, marker: str = ""
+) -> tuple[subprocess.Popen[str], int, int]:
+    """A program that spawns ``script`` (which prints a pid) and sleeps: it, the child's pid,
+    and the printed pid."""
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _PARENT,
+            isolation,
+            script,
+            "track" if track else "-",
+            "release" if release else "-",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the test's own group is never signalled
+        env={**os.environ, "YOAGENT_TEST_MARKER": marker},
+    )
+    assert parent.stdout is not None
+    child, printed = parent.stdout.readline().split()
+    return parent, int(child), int(printed)
+
+
+@pytest.mark.parametrize(
+    ("isolation", "how"),
+    [("session", "SIGTERM"), ("session", "SIGKILL"), ("group", "SIGKILL"), ("none", "SIGTERM")],
+)
+def test_children_die_with_a_parent_killed_before_its_exit_handlers_run(
+    isolation: str, how: str
+) -> None:
+    """A plain program using the bash tool, stopped by SIGTERM (no exit handler runs) or
+    SIGKILL, left its commands running (issue 27): the floor's watchdog notices the
+    parent's death through a pipe and kills what was still the parent's."""
+    parent, child, grandchild = _parent(isolation, "sleep 300 & echo $!; wait")
+    try:
+        parent.send_signal(getattr(signal, how))
+        parent.wait(30)
+        assert _wait_dead(child), "the child outlived its parent"
+        if isolation != "none":  # only a group of its own is killed whole
+            assert _wait_dead(grandchild), "the child's group outlived the parent"
+    finally:
+        for pid in (child, grandchild):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_tracked_childs_escaped_descendant_dies_with_a_killed_parent(tmp_path: Path) -> None:
+    parent, child, escaped = _parent(
+        "session", "setsid sh -c 'echo $$; exec sleep 300' & sleep 300", track=True
+    )
+    try:
+        assert os.getsid(escaped) == escaped
+        parent.kill()
+        parent.wait(30)
+        assert _wait_dead(child) and _wait_dead(escaped), "the setsid child outlived its parent"
+    finally:
+        for pid in (child, escaped):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_released_child_is_never_signalled_even_when_its_parent_dies() -> None:
+    parent, child, _ = _parent("session", "echo $$; exec sleep 300", release=True)
+    try:
+        parent.kill()
+        parent.wait(30)
+        time.sleep(0.5)  # the watchdog had its chance
+        assert _alive(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_nothing_of_a_parent_is_left_once_it_has_exited_either_way() -> None:
+    """Neither the children nor the watchdog outlive the parent."""
+    for stop in (signal.SIGTERM, None):
+        marker = f"marker-{os.getpid()}-{time.monotonic_ns()}"
+        parent, _, _ = _parent("session", "sleep 300 & echo $!; wait", marker=marker)
+        if stop is None:
+            os.kill(parent.pid, signal.SIGINT)  # KeyboardInterrupt: exit handlers run
+        else:
+            parent.send_signal(stop)
+        parent.wait(30)
+        deadline = time.monotonic() + 10
+        while _marked(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        how = "a normal exit" if stop is None else stop.name
+        assert _marked(marker) == [], f"left running after {how}"
+
+
+def _marked(marker: str) -> list[int]:
+    """Live processes whose environment carries ``YOAGENT_TEST_MARKER=marker``."""
+    needle = f"YOAGENT_TEST_MARKER={marker}".encode()
+    found: list[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{name}/environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0") and _alive(int(name)):
+            found.append(int(name))
+    return found

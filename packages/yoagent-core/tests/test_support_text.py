@@ -13,6 +13,7 @@ from yoagent.core.support import (
     CUT_MARKER,
     cut_middle,
     display_url,
+    html_summary,
     reset_warn_once,
     utf8_decode,
     utf8_safe,
@@ -199,3 +200,37 @@ def test_a_condition_is_logged_once_per_logger_until_reset(
         "first again",
         "second after a full reset",
     ]
+
+
+# -- html_summary -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "content_type", "summary"),
+    [
+        (
+            "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>",
+            "",
+            "an HTML page (title: 404 Not Found)",
+        ),
+        (
+            "  <HTML><head><TITLE lang=en>\n  Bad &amp; Gateway \n</TITLE></head></HTML>",
+            "",
+            "an HTML page (title: Bad & Gateway)",
+        ),
+        ('<?xml version="1.0"?>\n<!doctype html><p>x', "", "an HTML page"),
+        ("<p>no page start</p>", "text/html; charset=utf-8", "an HTML page"),
+        ("<p>no page start</p>", "", None),
+        ('{"error": "<html>"}', "application/json", None),
+        ("", "", None),
+    ],
+)
+def test_html_summary_names_a_web_page_by_its_title(
+    text: str, content_type: str, summary: str | None
+) -> None:
+    assert html_summary(text, content_type) == summary
+
+
+def test_html_summary_cuts_a_long_title() -> None:
+    summary = html_summary(f"<html><title>{'t' * 500}</title></html>")
+    assert summary == f"an HTML page (title: {'t' * 120}…)"

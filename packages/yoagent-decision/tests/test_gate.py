@@ -276,3 +276,16 @@ async def test_the_strictest_token_limit_of_a_chain_is_fitted() -> None:
     assert isinstance(decision, Allow)
     assert tight.request_count == 1 and roomy.request_count == 0  # nobody skipped it
     assert tight.requests[0].state["tool_call"]["omitted"] == ["/content"]  # type: ignore[index]
+
+
+async def test_a_refused_connection_is_reported_as_such_never_as_a_timeout() -> None:
+    """Nothing listens: the transport error was retried (1 s, 2 s, ...) until the gate's
+    5 s ran out, and the denial said "timed out after 5.0s" (issue 27)."""
+    gate = ToolGate(model=DecisionModel.local("http://127.0.0.1:1"), timeout=5.0)
+    started = time.monotonic()
+    decision = await gate.decide("bash", {"command": "rm -rf build"}, ASKED)
+    assert isinstance(decision, Deny)
+    assert "timed out" not in decision.reason
+    assert "transport error: ConnectError" in decision.reason
+    assert "retried until the time limit" in decision.reason
+    assert time.monotonic() - started < 4.0  # the retry that cannot finish in time is not waited

@@ -424,6 +424,33 @@ async def test_a_malformed_success_is_a_bad_response_and_not_retried(body: bytes
     assert route.call_count == 1
 
 
+_PAGE = (
+    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{margin:0}</style>"
+    "</head><body><h1>502 Bad Gateway</h1></body></html>"
+)
+
+
+@respx.mock
+async def test_a_web_page_is_summarised_by_its_title_never_shown_raw() -> None:
+    """A proxy's error page, or a portal's page answered with 200, reached the tool
+    gate's denial (and the model) as raw HTML (issue 27)."""
+    route = respx.post(LOCAL_URL).mock(
+        return_value=httpx.Response(502, text=_PAGE, headers={"content-type": "text/html"})
+    )
+    model = local().with_retry(NO_RETRY)
+    with pytest.raises(DecisionError) as caught:
+        await model.noul("s", "q?")
+    assert str(caught.value) == (
+        "decision model returned HTTP 502: an HTML page (title: 502 Bad Gateway)"
+    )
+    route.mock(return_value=httpx.Response(200, text=_PAGE))  # no content type: by its start
+    with pytest.raises(DecisionError) as caught:
+        await model.noul("s", "q?")
+    assert caught.value.kind is DecisionErrorKind.BAD_RESPONSE
+    assert "<" not in str(caught.value)
+    assert "an HTML page (title: 502 Bad Gateway)" in str(caught.value)
+
+
 @respx.mock
 async def test_an_oversized_success_is_a_bad_response_and_an_oversized_error_is_cut() -> None:
     route = respx.post(LOCAL_URL).mock(return_value=httpx.Response(200, content=b" " * 9_000_000))

@@ -226,23 +226,23 @@ def test_a_lease_steal_racing_a_renewal_and_a_third_worker_leaves_exactly_one_ho
         thread.join(timeout=1.0)
         others.append(thread)
 
-    real_read, real_replace = lease_module.read_lease, os.replace
+    real_read, real_replace = lease_module._read, os.replace  # pyright: ignore[reportPrivateUsage]
     pending = {"renewal", "arrival"}
 
-    def read_lease(path: Path) -> LeaseRecord | None:
-        record = real_read(path)
+    def read_lease(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
+        record = real_read(name, folder, path)
         if threading.get_ident() == stealer and record is not None and "renewal" in pending:
             pending.discard("renewal")
             meanwhile(a)  # B has seen A's expired lease; A renews it now
         return record
 
-    def replace(source: Any, target: Any) -> None:
-        real_replace(source, target)
+    def replace(source: Any, target: Any, **folders: Any) -> None:
+        real_replace(source, target, **folders)
         if threading.get_ident() == stealer and "arrival" in pending:
             pending.discard("arrival")
             meanwhile(c)  # C arrives right after B's first rename
 
-    monkeypatch.setattr(lease_module, "read_lease", read_lease)
+    monkeypatch.setattr(lease_module, "_read", read_lease)
     monkeypatch.setattr(os, "replace", replace)
     take(b)
     for thread in others:

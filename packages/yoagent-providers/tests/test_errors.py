@@ -102,6 +102,38 @@ async def test_http_statuses_and_bodies_are_classified(
     assert caught.value.retry_after == retry_after
 
 
+@pytest.mark.parametrize(
+    ("status", "body", "headers", "shown"),
+    [
+        (
+            404,
+            b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body>\n"
+            b"<center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>",
+            {"content-type": "text/html"},
+            "HTTP 404: an HTML page (title: 404 Not Found)",
+        ),
+        (
+            502,
+            b"<html><head>\n<title>\n  502 Bad &amp; Gateway\n</title></head><body>x</body></html>",
+            {},  # no content type: recognised by its start
+            "HTTP 502: an HTML page (title: 502 Bad & Gateway)",
+        ),
+        (500, b"<html>oops</html>", {"content-type": "text/html"}, "HTTP 500: an HTML page"),
+        (405, b'{"error": {"message": "Method Not Allowed"}}', {}, "HTTP 405: Method Not Allowed"),
+        (404, b"", {}, "HTTP 404"),
+    ],
+)
+async def test_an_html_page_is_summarised_and_a_missing_endpoint_names_its_status(
+    status: int, body: bytes, headers: dict[str, str], shown: str
+) -> None:
+    """A server's HTML error page reached the user raw; a 404 or 405 (a path the server
+    does not have: a protocol it does not speak) did not say which status it was."""
+    with pytest.raises(ProviderError) as caught:
+        await replay(body, anthropic=False, status=status, headers=headers)
+    assert caught.value.message == shown
+    assert caught.value.status == status
+
+
 async def test_auth_failure_names_the_variable_never_the_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import resource
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -309,3 +313,43 @@ async def test_a_failing_progress_callback_never_leaves_the_command_running(
         await BashTool().execute({"command": f"touch {marker}; sleep 30"}, ctx)
     await anyio.sleep(0.3)
     assert not marker.exists()
+
+
+_PROGRAM = f"""
+import anyio
+from yoagent.core import ToolContext
+from yoagent.tools import BashTool
+
+async def main() -> None:
+    shown = lambda result: print(result.text, flush=True)
+    context = ToolContext(tool_call_id="call-1", tool_name="bash", on_update=shown)
+    await BashTool().execute({{"command": {_TREE!r}}}, context)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_a_program_killed_mid_command_takes_the_commands_group_with_it(how: str) -> None:
+    """A plain Python program using the bash tool, stopped by SIGTERM (Python's default:
+    no exit handler runs) or SIGKILL, left its commands running (issue 27)."""
+    program = subprocess.Popen(
+        [sys.executable, "-c", _PROGRAM],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert program.stdout is not None
+    line = ""
+    while "child=" not in line:
+        line = program.stdout.readline()
+        assert line, "the program ended before its command started"
+    pgid, child = _ids(line)
+    try:
+        program.send_signal(getattr(signal, how))
+        program.wait(30)
+        assert wait_group_gone(pgid, within=10) == []
+        assert not is_alive(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
 
 from yoagent.core import ApiProtocol, ModelConfig, OpenAiCompat, ProviderError
 from yoagent.providers import models
 
 from ._errors import CliError
+from .served import served_models
 
 OPENAI_COMPATIBLE = "openai-compatible"
 """The provider name of a model reached through ``--base-url`` alone."""
@@ -46,6 +44,9 @@ class ModelChoice:
 
     config: ModelConfig
     key_variable: str
+    warnings: tuple[str, ...] = ()
+    """What the user should know about the choice (a model id guessed for a server that
+    would not list its models)."""
 
 
 def _own_variable(provider: str) -> str | None:
@@ -131,27 +132,22 @@ def openai_compatible(base_url: str, model_id: str) -> ModelConfig:
     )
 
 
-def served_model(base_url: str, timeout: float = 3.0) -> str | None:
-    """The first model id a server lists at ``GET {base_url}/models``, if it answers."""
-    url = base_url.rstrip("/") + "/models"
-    if not url.startswith(("http://", "https://")):
-        return None
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            payload: object = json.loads(response.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(payload, dict):
-        return None
-    data = cast(dict[str, Any], payload).get("data")
-    if not isinstance(data, list):
-        return None
-    for raw in cast(list[Any], data):
-        if isinstance(raw, dict):
-            model_id = cast(dict[str, Any], raw).get("id")
-            if isinstance(model_id, str) and model_id:
-                return model_id
-    return None
+FALLBACK_MODEL = "default"
+"""The model id used when none is given and the server lists none."""
+
+
+def _ask_server(base_url: str, ask_server: bool) -> tuple[str, tuple[str, ...]]:
+    """The first model the server at ``base_url`` lists, else :data:`FALLBACK_MODEL` with a
+    warning saying why and what to pass instead."""
+    if not ask_server:
+        return FALLBACK_MODEL, ()
+    served = served_models(base_url)
+    if served.ids:
+        return served.ids[0], ()
+    return FALLBACK_MODEL, (
+        f"could not list the models at {served.url} ({served.problem}); using the model "
+        f"id '{FALLBACK_MODEL}': pass --model NAME to choose one",
+    )
 
 
 def resolve_model(
@@ -185,10 +181,10 @@ def resolve_model(
     if variable is None:
         raise ConfigError(_missing_key_message(provider))
     model_id = model or DEFAULT_MODELS.get(provider)
+    warnings: tuple[str, ...] = ()
     if model_id is None:
-        vendor_url = models.VENDORS[provider].base_url
-        model_id = (served_model(vendor_url) if ask_server else None) or "default"
-    return ModelChoice(config=model_config(provider, model_id), key_variable=variable)
+        model_id, warnings = _ask_server(models.VENDORS[provider].base_url, ask_server)
+    return ModelChoice(model_config(provider, model_id), variable, warnings)
 
 
 def _with_base_url(
@@ -198,13 +194,15 @@ def _with_base_url(
     env: Mapping[str, str],
     ask_server: bool,
 ) -> ModelChoice:
+    warnings: tuple[str, ...] = ()
     if provider is None or provider == OPENAI_COMPATIBLE:
-        model_id = model or (served_model(base_url) if ask_server else None) or "default"
+        if not model:
+            model, warnings = _ask_server(base_url, ask_server)
         variable = find_key(OPENAI_COMPATIBLE, env) or ""
-        return ModelChoice(config=openai_compatible(base_url, model_id), key_variable=variable)
+        return ModelChoice(openai_compatible(base_url, model), variable, warnings)
     model_id = model or DEFAULT_MODELS.get(provider)
     if model_id is None:
-        model_id = (served_model(base_url) if ask_server else None) or "default"
+        model_id, warnings = _ask_server(base_url, ask_server)
     config = replace(model_config(provider, model_id), base_url=base_url.rstrip("/"))
     variable = find_key(provider, env) or ""
-    return ModelChoice(config=config, key_variable=variable)
+    return ModelChoice(config, variable, warnings)

@@ -96,6 +96,8 @@ def run(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         sys.stderr.write(str(error))
         return EXIT_USAGE
+    for warning in choice.warnings:
+        write_inert(sys.stderr, f"yoagent: warning: {warning}")
     report_library_warnings()
     store = SessionStore()
     try:

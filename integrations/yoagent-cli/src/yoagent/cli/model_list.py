@@ -3,41 +3,16 @@ for a ``--base-url`` server, the models it lists (asked once, in the background)
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from typing import Any, cast
-
 from yoagent.core import ModelConfig
 from yoagent.providers import models
 
 from .config import OPENAI_COMPATIBLE
+from .served import served_models
 
 
 def preset_ids(provider: str) -> list[str]:
     """The ids of ``provider``'s named presets."""
     return [preset.id for preset in models.presets() if preset.provider == provider]
-
-
-def served_ids(base_url: str, timeout: float = 3.0) -> list[str]:
-    """Every model id a server lists at ``GET {base_url}/models`` (empty when it does not
-    answer, or not as an OpenAI-compatible server)."""
-    url = base_url.rstrip("/") + "/models"
-    if not url.startswith(("http://", "https://")):
-        return []
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            payload: object = json.loads(response.read())
-    except (OSError, ValueError):
-        return []
-    data = cast(dict[str, Any], payload).get("data") if isinstance(payload, dict) else None
-    if not isinstance(data, list):
-        return []
-    ids: list[str] = []
-    for raw in cast(list[Any], data):
-        model_id = cast(dict[str, Any], raw).get("id") if isinstance(raw, dict) else None
-        if isinstance(model_id, str) and model_id:
-            ids.append(model_id)
-    return ids
 
 
 class ModelList:
@@ -52,6 +27,6 @@ class ModelList:
         found = [current.id, *preset_ids(current.provider)]
         if current.provider == OPENAI_COMPATIBLE and current.base_url:
             if current.base_url not in self._served:
-                self._served[current.base_url] = served_ids(current.base_url)
+                self._served[current.base_url] = list(served_models(current.base_url).ids)
             found += self._served[current.base_url]
         return list(dict.fromkeys(found))

@@ -11,10 +11,25 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from yoagent.core import ErrorKind, ModelConfig
+from yoagent.core import ApiProtocol, ErrorKind, ModelConfig
 from yoagent.core.support import display_url
 
 _KIND_PREFIX = re.compile(r"^(" + "|".join(kind.name for kind in ErrorKind) + r"): ?(.*)$", re.S)
+_NO_SUCH_PATH = re.compile(r"^HTTP 40[45]\b")
+"""How the providers start the text of a 404 or 405: the server has no such endpoint."""
+
+_OTHER_PROTOCOL = {
+    ApiProtocol.OPENAI_RESPONSES: (
+        "OpenAI Responses",
+        "if it speaks only Chat Completions (most local servers do), use --provider "
+        "openai-compatible, or leave --provider out",
+    ),
+    ApiProtocol.OPENAI_COMPLETIONS: (
+        "Chat Completions",
+        "if it speaks only the OpenAI Responses API, use --provider openai",
+    ),
+}
+"""For each OpenAI protocol: its name, and the flag that speaks the other one."""
 
 
 def origin(url: str) -> str:
@@ -73,5 +88,18 @@ def explain_failure(error_message: str | None, model: ModelConfig) -> str:
             "/compact shortens it, /clear starts over; then /retry."
         )
     if kind is ErrorKind.API:
+        mismatch = _protocol_mismatch(detail, model, where)
+        if mismatch is not None:
+            return mismatch
         return f"{where} rejected the request for {model.id}: {detail}"
     return f"the call to {model.id} at {where} failed: {detail}"
+
+
+def _protocol_mismatch(detail: str, model: ModelConfig, where: str) -> str | None:
+    """A 404 or 405 where an OpenAI protocol's endpoint should be: the hint naming the
+    flag for the other protocol (``None`` when it is not that, e.g. an unknown model)."""
+    other = _OTHER_PROTOCOL.get(model.api)
+    if other is None or not _NO_SUCH_PATH.match(detail) or "model" in detail.lower():
+        return None
+    name, hint = other
+    return f"{where} has no {name} endpoint ({detail}): {hint}."

@@ -4,8 +4,9 @@ promises, implemented once.
 No secret ever appears (scrubbing of values, URL pieces, headers, log records and text
 that arrives in pieces; URL display), nothing is left running (the process-group runner),
 no file is torn (``atomic_write``), text always encodes (the surrogate policy), long text
-is cut one way (middle-cutting), HTTP clients are set up one way, and a repeated
-condition is logged once (``warn_once``). Applications rarely need this module; it is not
+is cut one way (middle-cutting), a web page in an error shows as its title
+(``html_summary``), HTTP clients are set up one way, and a repeated condition is logged
+once (``warn_once``). Applications rarely need this module; it is not
 re-exported by :mod:`yoagent.core`. A helper that a second package needs moves here in
 the same change: no package keeps its own copy.
 """
@@ -15,6 +16,7 @@ import typing
 from ._namespace import Namespace as _Namespace
 from ._support.atomic import atomic_write
 from ._support.cut import CUT_MARKER, cut_middle
+from ._support.html import html_summary
 from ._support.log_scrub import LogScrubGuard, scrub_logs
 from ._support.scrub import Scrubber, StreamScrubber
 from ._support.secrets import (
@@ -33,7 +35,8 @@ from ._types.adapters import LazyTypeAdapter
 if typing.TYPE_CHECKING:
     from ._support.http import HTTP_POOL_LIMITS, HTTP_TIMEOUT, http_client, shared_ssl_context
     from ._support.pipes import PipeCapture, Wakeup
-    from ._support.process import RUN_ID_VARIABLE, ChildProcess, Command, spawn_process
+    from ._support.process import ChildProcess, Command, kill_children, spawn_process
+    from ._support.reaper import RUN_ID_VARIABLE
 
 __all__: list[str] = [
     "CUT_MARKER",
@@ -55,8 +58,10 @@ __all__: list[str] = [
     "cut_middle",
     "display_url",
     "header_secrets",
+    "html_summary",
     "http_client",
     "is_credential_name",
+    "kill_children",
     "looks_like_key",
     "reset_warn_once",
     "scrub_logs",
@@ -75,8 +80,9 @@ _names = _Namespace(
     globals(),
     lazy={
         **dict.fromkeys(("PipeCapture", "Wakeup"), "._support.pipes"),
+        "RUN_ID_VARIABLE": "._support.reaper",
         **dict.fromkeys(
-            ("RUN_ID_VARIABLE", "ChildProcess", "Command", "spawn_process"), "._support.process"
+            ("ChildProcess", "Command", "kill_children", "spawn_process"), "._support.process"
         ),
         **dict.fromkeys(
             ("HTTP_POOL_LIMITS", "HTTP_TIMEOUT", "http_client", "shared_ssl_context"),

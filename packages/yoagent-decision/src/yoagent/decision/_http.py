@@ -24,7 +24,7 @@ import httpx
 
 from yoagent.core import RetryConfig
 from yoagent.core.provider import parse_retry_after
-from yoagent.core.support import REDACTED, Scrubber, display_url, http_client
+from yoagent.core.support import REDACTED, Scrubber, display_url, html_summary, http_client
 
 from ._errors import DecisionError, DecisionErrorKind
 
@@ -224,8 +224,9 @@ async def _exchange(
     try:
         return json.loads(text)
     except ValueError as error:
+        shown = html_summary(text, response.headers.get("content-type", ""))
         raise DecisionError.bad_response(
-            f"response is not JSON ({error}): {excerpt(scrubber.scrub(text), 200)}"
+            f"response is not JSON ({error}): {shown or excerpt(scrubber.scrub(text), 200)}"
         ) from None
 
 
@@ -251,8 +252,8 @@ def _json_or_none(text: str) -> object:
 
 
 def status_error(status: int, headers: Mapping[str, str], text: str) -> DecisionError:
-    """The error for a non-2xx answer."""
-    body = excerpt(text, MAX_ERROR_BODY)
+    """The error for a non-2xx answer (a web page summarised by its title)."""
+    body = html_summary(text, headers.get("content-type", "")) or excerpt(text, MAX_ERROR_BODY)
     if status == 429 and CLOUDFLARE_DAILY_LIMIT in cloudflare_codes(_json_or_none(text)):
         return DecisionError.http(status, body)  # no retry helps before the daily reset
     if status in (429, 529):
@@ -278,7 +279,10 @@ async def with_retries(retry: RetryConfig, send: Callable[[], Awaitable[T]]) -> 
     """Run ``send`` until it succeeds, fails for good, or the retries are spent.
 
     Rate limits, overload and transport failures are retried with ``retry``'s backoff; a
-    server's retry-after wins, capped at ``retry.max_delay``.
+    server's retry-after wins, capped at ``retry.max_delay``. A retry that would start
+    after the caller's time limit (the enclosing cancel scope's deadline) is not waited
+    for: the last error is raised as it is, so a refused connection is reported as one,
+    never as the timeout the wait would have become.
     """
     attempt = 0
     while True:
@@ -291,6 +295,8 @@ async def with_retries(retry: RetryConfig, send: Callable[[], Awaitable[T]]) -> 
                 delay = min(max(error.retry_after, 0.0), retry.max_delay)
             else:
                 delay = retry.delay(attempt)
+            if anyio.current_time() + delay >= anyio.current_effective_deadline():
+                raise _out_of_time(error, attempt + 1) from None
             attempt += 1
             logger.warning(
                 "decision model error (attempt %d/%d), retrying in %.1fs: %s",
@@ -300,3 +306,11 @@ async def with_retries(retry: RetryConfig, send: Callable[[], Awaitable[T]]) -> 
                 error,
             )
             await anyio.sleep(delay)
+
+
+def _out_of_time(error: DecisionError, tries: int) -> DecisionError:
+    """``error``, saying that it was retried until no time was left for another try."""
+    if error.kind is DecisionErrorKind.TRANSPORT:
+        note = f"retried until the time limit: {tries} attempt{'s' if tries > 1 else ''}"
+        return DecisionError.transport(f"{error.detail} ({note})")
+    return error  # a rate limit's text already says to wait

@@ -15,10 +15,17 @@ never absent meanwhile), so even a writer that does not take the lock — anothe
 runtime creating it exclusively — cannot get in. The lock lasts one decision, never a
 run, and dies with its process. Where ``fcntl`` is missing (Windows) the changes are not
 locked.
+
+The lease is a file of the repository itself: the ``.agent/`` folder is opened without
+following a symbolic link (a cloned repository could commit one pointing anywhere), and
+the file is created, read, replaced and removed relative to that open folder, never
+through a link.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import socket
@@ -39,6 +46,10 @@ except ImportError:  # pragma: no cover - Windows: lease changes are not locked
     fcntl = None
 
 LEASE_PATH = ".agent/lease"
+_LEASE_NAME = "lease"
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NO_FOLLOW | _CLOEXEC
 DEFAULT_TTL = 600.0
 """Seconds a lease lasts without renewal."""
 
@@ -125,9 +136,11 @@ class Lease:
         """
         if self._expires_at_ms - now_ms() > self.ttl_ms // 2 and self._still_ours():
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(self.path.parent):
-            existing = read_lease(self.path)
+        with contextlib.suppress(FileExistsError):  # a link there is refused as it is opened
+            self.path.parent.mkdir(parents=True)
+        with _locked(self.path.parent) as folder:
+            name = self._name(folder)
+            existing = _read(name, folder, self.path)
             if (
                 existing is not None
                 and existing.worker_id != self.worker_id
@@ -137,21 +150,26 @@ class Lease:
             record = self._fresh()
             payload = json.dumps(record.to_json()).encode()
             if existing is None:
-                self._create(payload)
-            else:
-                atomic_write(self.path, payload)  # a renewal, or a takeover of a stale lease
+                self._create(name, folder, payload)
+            else:  # a renewal, or a takeover of a stale lease
+                atomic_write(name, payload, dir_fd=folder)
             self._expires_at_ms = record.expires_at_ms
+
+    def _name(self, folder: int | None) -> str:
+        """The lease file's name relative to the open folder (its path without one)."""
+        return _LEASE_NAME if folder is not None else str(self.path)
 
     def _still_ours(self) -> bool:
         record = self.read()
         return record is not None and record.worker_id == self.worker_id
 
-    def _create(self, payload: bytes) -> None:
+    def _create(self, name: str, folder: int | None, payload: bytes) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
         try:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            descriptor = os.open(name, flags, 0o644, dir_fd=folder)
         except FileExistsError:
             # created since we looked, by a writer that does not take the lock
-            holder = read_lease(self.path)
+            holder = _read(name, folder, self.path)
             held = holder.describe() if holder is not None else "another writer"
             raise LeaseHeldError(f"the lease is held by {held}") from None
         try:
@@ -165,37 +183,67 @@ class Lease:
         self._expires_at_ms = 0
         if not self.path.parent.is_dir():
             return
-        with _locked(self.path.parent):
-            record = self.read()
+        with _locked(self.path.parent) as folder:
+            name = self._name(folder)
+            record = _read(name, folder, self.path)
             if record is not None and record.worker_id == self.worker_id:
-                self.path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=folder)
 
 
 @contextmanager
-def _locked(folder: Path) -> Generator[None]:
-    """Hold an exclusive ``flock`` on ``folder`` (closing the descriptor releases it)."""
+def _locked(folder: Path) -> Generator[int | None]:
+    """Hold an exclusive ``flock`` on ``folder``, opened without following a link; yields
+    its descriptor (``None`` where there is no ``fcntl``: Windows). Closing it unlocks."""
     if fcntl is None:  # pragma: no cover - Windows
-        yield
+        if folder.is_symlink():
+            raise _linked(folder)
+        yield None
         return
-    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        descriptor = os.open(folder, _FOLDER_FLAGS)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and folder.is_symlink():
+            raise _linked(folder) from None
+        raise
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
+        yield descriptor
     finally:
         os.close(descriptor)
 
 
+def _linked(folder: Path) -> LeaseError:
+    return LeaseError(
+        f"{folder} is a symbolic link; the lease must be a file of the repository itself "
+        "(through the link it would be created, locked and removed elsewhere)"
+    )
+
+
 def read_lease(path: Path) -> LeaseRecord | None:
-    """Parse a lease file; ``None`` when absent, :class:`LeaseCorruptError` when unreadable."""
+    """Parse a lease file; ``None`` when absent, :class:`LeaseCorruptError` when it is
+    unreadable or a symbolic link."""
+    return _read(str(path), None, path)
+
+
+def _read(name: str, dir_fd: int | None, path: Path) -> LeaseRecord | None:
+    """:func:`read_lease` of ``name`` (relative to ``dir_fd`` when given), shown as ``path``."""
     try:
-        raw = path.read_bytes()
+        descriptor = os.open(name, os.O_RDONLY | _NO_FOLLOW | _CLOEXEC, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise LeaseCorruptError(
-            f"cannot read the lease {path}: {error.strerror}; refusing to write without "
-            "proof of exclusivity"
-        ) from None
+        if error.errno == errno.ELOOP:
+            raise LeaseCorruptError(
+                f"the lease file {path} is a symbolic link; refusing to read or replace it "
+                "(inspect or remove it by hand)"
+            ) from None
+        raise _unreadable(path, error) from None
+    try:
+        with os.fdopen(descriptor, "rb") as file:
+            raw = file.read()
+    except OSError as error:
+        raise _unreadable(path, error) from None
     try:
         value = json.loads(raw)
         worker, pid, expires = value["worker_id"], value["pid"], value["expires_at_ms"]
@@ -213,3 +261,10 @@ def read_lease(path: Path) -> LeaseRecord | None:
             "inspect or remove it by hand"
         ) from None
     return LeaseRecord(worker, pid, expires, host)
+
+
+def _unreadable(path: Path, error: OSError) -> LeaseCorruptError:
+    return LeaseCorruptError(
+        f"cannot read the lease {path}: {error.strerror}; refusing to write without "
+        "proof of exclusivity"
+    )

@@ -8,6 +8,11 @@ the benchmark machine; see ``benchmarks/RESULTS.md``). ``git commit -- <paths>``
 those paths (a user's other staged work stays staged) and runs the repository's commit
 hooks, as the reference runtime does; gitpython's in-process ``index.commit`` would
 commit the whole index, sweeping staged changes into a run's commit, so it is not used.
+
+Every git process runs in a session of its own (:class:`~._git.DetachedRepo`): a Ctrl+C
+at the terminal is the application's, and must not kill the helpers a later commit
+needs. A commit's sha is read from the refs on disk, never through the object helper, so
+a commit that was made is never reported as failed.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import git
 from yoagent.core.support import atomic_write
 
 from ._errors import GaspError
-from ._git import git_errors
+from ._git import DetachedRepo, git_errors, object_lookup
 from .fold import LOG_PATH
 from .identity import IDENTITY_DIR, MANIFEST, Manifest, identity_hash, read_manifest
 from .lease import LEASE_PATH
@@ -33,6 +38,9 @@ logger = logging.getLogger("yoagent.gasp")
 GITIGNORED: Final = (LEASE_PATH, ".agent/HEAD")
 SCAFFOLDING_MESSAGE: Final = "gasp: agent scaffolding"
 SCAFFOLDING_PATHS: Final = (MANIFEST, IDENTITY_DIR, ".gitignore", LOG_PATH)
+WRITTEN_THROUGH: Final = (".agent", LEASE_PATH, ".gitignore", "state", LOG_PATH)
+"""What the recorder writes through (creates, appends to, replaces, locks or removes):
+none of it may be a symbolic link, which a cloned repository could point anywhere."""
 _FALLBACK_EMAIL_DOMAIN = "gasp.invalid"
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -57,6 +65,17 @@ def run_commit_message(run_id: str, goal_id: str, outcome: str) -> str:
     _trailer_safe("goal", goal_id)
     _trailer_safe("outcome", outcome)
     return f"run {run_id}: {outcome}\n\nRun-Id: {run_id}\nGoal: {goal_id}\nOutcome: {outcome}"
+
+
+def _refuse_links(base: Path, paths: tuple[str, ...]) -> None:
+    """:class:`RepositoryError` when one of ``paths`` (relative to ``base``) is a symbolic
+    link: every append, lease or rewrite through it would write outside the repository."""
+    for relative in paths:
+        if (base / relative).is_symlink():
+            raise RepositoryError(
+                f"{relative} is a symbolic link; the recorder writes only files of the "
+                "repository itself (through the link it would write outside it)"
+            )
 
 
 class AgentRepo:
@@ -86,10 +105,11 @@ class AgentRepo:
             raise ValueError("agent_id must be one non-empty line")
         base = Path(root)
         base.mkdir(parents=True, exist_ok=True)
+        _refuse_links(base, (MANIFEST, IDENTITY_DIR, *WRITTEN_THROUGH))  # before any write
         try:
-            repo = git.Repo(base)
+            repo = DetachedRepo(base)
         except git.InvalidGitRepositoryError:
-            repo = git.Repo.init(base)
+            repo = DetachedRepo.init(base)
         if repo.bare or repo.working_tree_dir is None:
             raise RepositoryError(f"{base} is a bare git repository; an agent needs a work tree")
         top = Path(repo.working_tree_dir).resolve()
@@ -112,7 +132,7 @@ class AgentRepo:
         base = Path(root)
         missing = f"{base} is not a git repository (the GASP layout requires one)"
         with git_errors(RepositoryError, "git", not_a_repository=missing):
-            repo = git.Repo(base)
+            repo = DetachedRepo(base)
         if repo.working_tree_dir is None or Path(repo.working_tree_dir).resolve() != base.resolve():
             raise RepositoryError(f"{base} is not the root of a git work tree")
         read_manifest(base)  # not an agent repository: refused before anything is written
@@ -121,14 +141,7 @@ class AgentRepo:
     @classmethod
     def _prepare(cls, base: Path, repo: git.Repo) -> AgentRepo:
         agent_repo = cls(base, repo)
-        # A cloned repository could hold state/ or the log as a symlink: every append (and
-        # a repair's cut) would then write to a file outside it.
-        for path in (base / "state", base / LOG_PATH):
-            if path.is_symlink():
-                raise RepositoryError(
-                    f"{path.relative_to(base)} is a symbolic link; the log must be a file of "
-                    "the repository itself"
-                )
+        _refuse_links(base, WRITTEN_THROUGH)
         (base / "state").mkdir(exist_ok=True)
         agent_repo._ensure_gitignore()
         return agent_repo
@@ -227,7 +240,11 @@ class AgentRepo:
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", *present, env=self._commit_env()
             )
-        return self.git.head.commit.hexsha
+        return self._head_sha()
+
+    def _head_sha(self) -> str:
+        """HEAD's commit, read from the refs on disk (no git process, no object read)."""
+        return git.SymbolicReference.dereference_recursive(self.git, "HEAD")
 
     def commit_scaffolding(self) -> str | None:
         """Commit the log, ``.gitignore`` and — while git does not track them yet —
@@ -240,12 +257,23 @@ class AgentRepo:
         return self._commit_paths(SCAFFOLDING_MESSAGE, paths)
 
     def _in_head(self, path: str) -> bool:
-        if not self.git.head.is_valid():
-            return False
+        return self._head_entry(path) is not None
+
+    def _head_entry(self, path: str) -> git.Blob | git.Tree | git.Submodule | None:
+        """``path`` as HEAD holds it, if it does (read through the object helper, started
+        afresh when the old one has gone)."""
         try:
-            return bool(self.git.head.commit.tree / path)
-        except KeyError:
-            return False
+            head = self._head_sha()
+        except ValueError:  # no commit yet
+            return None
+
+        def read() -> git.Blob | git.Tree | git.Submodule | None:
+            try:
+                return self.git.commit(head).tree / path
+            except KeyError:
+                return None
+
+        return object_lookup(self.git, read)
 
     def commit_run(
         self, run_id: str, goal_id: str, outcome: str, extra_paths: tuple[str, ...] = ()
@@ -272,12 +300,7 @@ class AgentRepo:
 
     def _committed_log(self) -> git.Blob | None:
         """The log as HEAD holds it, if it does."""
-        if not self.git.head.is_valid():
-            return None
-        try:
-            blob = self.git.head.commit.tree / LOG_PATH
-        except KeyError:
-            return None
+        blob = self._head_entry(LOG_PATH)
         return blob if isinstance(blob, git.Blob) else None
 
     def _commit_tracked_log(self, message: str, committed: git.Blob) -> str | None:
@@ -294,4 +317,4 @@ class AgentRepo:
             self.git.git.commit(
                 "-q", "--no-edit", "-m", message, "--", LOG_PATH, env=self._commit_env()
             )
-        return self.git.head.commit.hexsha
+        return self._head_sha()

@@ -4,7 +4,8 @@ HTTP statuses and error bodies, in-stream error events, transport failures (http
 errors: :func:`httpx_errors` is where any of them becomes a ``ProviderError``) and bodies
 that end early all pass through here, so the rules hold everywhere: rate limits are
 checked before overflow phrases (``yoagent.core.provider.classify``), an auth failure names the
-variable the key came from, and no text that leaves this module contains the key.
+variable the key came from, no text that leaves this module contains the key, and a
+server's HTML page is summarised (its title), never shown raw.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ import httpx
 
 from yoagent.core import ErrorKind, ProviderError
 from yoagent.core.provider import classify, parse_retry_after
-from yoagent.core.support import Scrubber, display_url
+from yoagent.core.support import Scrubber, display_url, html_summary
 
 from ._json import parse_json
 from ._logging import logger
 
 _MAX_MESSAGE = 500
+_SHOWN_STATUSES = frozenset({404, 405})
+"""Statuses named in the message: a path the server does not have (a protocol it does
+not speak, a wrong base URL) says nothing by its body alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +102,12 @@ def from_http_status(
     except ValueError:
         parsed = None
     message, codes = _error_fields(parsed)
+    page = html_summary(raw, headers.get("content-type", "")) if not message else None
     # Scrubbed before it is cut (a cut key escapes the scrub) and classified whole (an
     # overflow phrase may come late); shortened last.
-    text = key.scrub(message or raw)
+    text = key.scrub(page or message or raw)
+    if page is not None or status in _SHOWN_STATUSES:
+        text = f"HTTP {status}: {text}" if text.strip() else f"HTTP {status}"
     error = classify(
         status=status, codes=codes, message=text, retry_after=parse_retry_after(headers)
     )

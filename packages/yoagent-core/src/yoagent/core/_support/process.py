@@ -20,38 +20,43 @@ be reused and a ``killpg`` could reach a stranger. The design:
   whose environment carries its run id (what left the group with ``setsid``).
 
 Every child not yet reaped is killed when the interpreter exits, and a child whose
-:class:`ChildProcess` is garbage-collected unreleased is killed and reaped.
+:class:`ChildProcess` is garbage-collected unreleased is killed and reaped. Exit handlers
+do not run when the program is stopped by a signal it does not handle (SIGTERM by
+default) or by SIGKILL: for that, the first child starts a watchdog (:mod:`.reaper`), a
+small process of its own that notices the program's death through a pipe and kills every
+child, group and tracked descendant that was still the program's.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import secrets
 import signal
 import subprocess
+import sys
 import threading
-import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from . import reaper
 from .pipes import Wakeup
+from .reaper import RUN_ID_VARIABLE, kill_marked
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
+logger = logging.getLogger("yoagent.core")
+
 Isolation = Literal["session", "group", "none"]
 """Where a child runs: a new session (and group), a new group in this session, or ours."""
 
-RUN_ID_VARIABLE: Final = "YOAGENT_RUN_ID"
-"""Set in a tracked child's environment (a random id per child); its descendants inherit it."""
-
-_KILL_ROUNDS: Final = 5
 _F_SETPIPE_SZ: Final = 1031  # Linux: a bigger pipe means fewer reads for large output
 
 
@@ -68,47 +73,6 @@ class Command:
     cwd: str | None = None
     env: Mapping[str, str] | None = None
     pass_fds: tuple[int, ...] = ()
-
-
-def kill_marked(run_id: str) -> int:
-    """SIGKILL every live process whose environment holds ``YOAGENT_RUN_ID=run_id``.
-
-    This reaches what left the process group, such as a ``setsid`` child that was
-    re-parented. Linux only (``/proc``); a process that cleared its environment
-    (``env -i``) is not found. Returns how many processes were signalled.
-    """
-    needle = f"{RUN_ID_VARIABLE}={run_id}".encode()
-    own = os.getpid()
-    signalled = 0
-    for round_number in range(_KILL_ROUNDS):
-        found = [pid for pid in _pids_with(needle) if pid != own]
-        if not found:
-            break
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                signalled += 1
-        time.sleep(0.005 * (round_number + 1))  # let them die before looking again
-    return signalled
-
-
-def _pids_with(needle: bytes) -> list[int]:
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    found: list[int] = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as file:
-                environ = file.read()
-        except OSError:
-            continue  # gone, a zombie, or not ours to read
-        if needle in environ.split(b"\0"):
-            found.append(int(name))
-    return found
 
 
 class _Child:
@@ -136,6 +100,17 @@ class _Child:
         self._release = threading.Event()
         self._kill_group_on_exit = kill_group_on_exit
         self._wakeup = wakeup
+        kind = "g" if own_group else "p"  # a group of its own is killed whole
+        self.watched: tuple[str, ...] = (f"{kind}{self.pid}",)
+        if run_id is not None:
+            self.watched += (f"r{run_id}",)
+
+    def unwatch(self) -> None:
+        """Take the child off the watchdog's list (before it is reaped: called under
+        :attr:`lock`)."""
+        if self.watched:
+            _watchdog.remove(self.watched)
+            self.watched = ()
 
     def watch(self) -> None:
         if hasattr(os, "waitid"):
@@ -162,6 +137,7 @@ class _Child:
     def _reap(self) -> None:
         with self.lock:
             self.armed = False
+            self.unwatch()  # first: once reaped, its ids may be someone else's
             with contextlib.suppress(ChildProcessError):
                 self.popen.wait()
             if self.returncode is None:
@@ -197,6 +173,7 @@ class _Child:
         with self.lock:
             self.released = True
             self.armed = False
+            self.unwatch()
         self._release.set()
 
     def abandon(self) -> None:
@@ -208,14 +185,112 @@ _live: set[_Child] = set()
 _live_lock = threading.Lock()
 
 
-def _kill_live() -> None:
+def kill_children() -> int:
+    """SIGKILL every child :func:`spawn_process` started that is still this program's
+    (not released, not reaped): its whole group when it leads one, and its tracked
+    descendants. Returns how many children that was.
+
+    The interpreter's exit does this by itself, and the watchdog does it when the program
+    dies without exiting (SIGTERM, SIGKILL); call it from a signal handler of your own, or
+    before :func:`os._exit`, to end them sooner.
+    """
     with _live_lock:
         children = list(_live)
     for child in children:
         child.kill()
+    return len(children)
+
+
+def _kill_live() -> None:
+    kill_children()
+    _watchdog.stand_down()  # nothing left for it to do
 
 
 atexit.register(_kill_live)
+
+
+class _Watchdog:
+    """This program's side of the watchdog (:mod:`.reaper`): the write end of its pipe.
+
+    Started with the first child. Where it cannot start (no interpreter to run it, no
+    ``os.killpg``), children are still killed at exit and on :func:`kill_children`.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pipe: int | None = None
+        self._failed = False
+
+    def add(self, entries: tuple[str, ...]) -> None:
+        self._send("".join(f"+{entry}\n" for entry in entries), start=True)
+
+    def remove(self, entries: tuple[str, ...]) -> None:
+        self._send("".join(f"-{entry}\n" for entry in entries))
+
+    def stand_down(self) -> None:
+        self._send("x\n")
+
+    def forget(self) -> None:
+        """In a forked child: the pipe is the parent's watchdog's, not ours."""
+        pipe, self._pipe, self._lock = self._pipe, None, threading.Lock()
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                os.close(pipe)
+
+    def _send(self, text: str, *, start: bool = False) -> None:
+        with self._lock:
+            if self._pipe is None and start and not self._failed:
+                self._pipe = self._start()
+            if self._pipe is None:
+                return
+            try:
+                os.write(self._pipe, text.encode("ascii"))
+            except OSError as error:  # it was killed: children are still killed at exit
+                logger.warning(
+                    "the child-process watchdog has gone (%s); children are killed when "
+                    "this program exits, no longer when it is killed",
+                    error.strerror,
+                )
+                os.close(self._pipe)
+                self._pipe = None
+                self._failed = True
+
+    def _start(self) -> int | None:
+        script = reaper.__file__
+        if not (hasattr(os, "killpg") and sys.executable and os.path.isfile(script)):
+            self._failed = True
+            return None
+        read, write = os.pipe()
+        try:
+            launcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", script],
+                stdin=read,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd="/",
+                start_new_session=True,  # out of the terminal's reach (Ctrl+C, hang-up)
+                close_fds=True,
+            )
+        except OSError as error:
+            os.close(write)
+            logger.warning(
+                "could not start the child-process watchdog (%s); children are killed "
+                "when this program exits, not when it is killed",
+                error.strerror,
+            )
+            self._failed = True
+            return None
+        finally:
+            os.close(read)
+        # The launcher forks the watchdog and exits at once: the watchdog is nobody's
+        # child here, so it is never a zombie of ours, whenever it ends.
+        threading.Thread(target=launcher.wait, name="yoagent-watchdog-start", daemon=True).start()
+        return write
+
+
+_watchdog = _Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_watchdog.forget)
 
 
 class ChildProcess:
@@ -324,6 +399,7 @@ def spawn_process(
     )
     with _live_lock:
         _live.add(child)
+    _watchdog.add(child.watched)  # before the watcher can reap it
     watcher = threading.Thread(target=child.watch, name=f"yoagent-wait-{child.pid}", daemon=True)
     try:
         watcher.start()

@@ -1,0 +1,62 @@
+"""What an OpenAI-compatible server says it serves: ``GET {base_url}/models``, and why not
+when it does not say."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any, cast
+
+from yoagent.core.support import display_url
+
+
+@dataclass(frozen=True, slots=True)
+class ServedModels:
+    """The ids a server lists, in its order, or why there are none (``problem``)."""
+
+    url: str
+    """Where they were asked for, for display (no credential)."""
+    ids: tuple[str, ...] = ()
+    problem: str | None = None
+
+
+def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
+    """Ask ``GET {base_url}/models`` which models the server serves."""
+    url = base_url.rstrip("/") + "/models"
+    shown = display_url(url, invalid="the server's model list")
+    if not url.startswith(("http://", "https://")):
+        return ServedModels(shown, problem="not an http:// or https:// URL")
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            payload: object = json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return ServedModels(shown, problem=f"HTTP {error.code}")
+    except urllib.error.URLError as error:
+        return ServedModels(shown, problem=_reason(error.reason))
+    except TimeoutError:
+        return ServedModels(shown, problem=f"no answer within {timeout:g} s")
+    except OSError as error:
+        return ServedModels(shown, problem=_reason(error))
+    except ValueError:
+        return ServedModels(shown, problem="the answer is not JSON")
+    data = cast(dict[str, Any], payload).get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, list):
+        return ServedModels(shown, problem="the answer is not a model list")
+    ids: list[str] = []
+    for raw in cast(list[Any], data):
+        model_id = cast(dict[str, Any], raw).get("id") if isinstance(raw, dict) else None
+        if isinstance(model_id, str) and model_id:
+            ids.append(model_id)
+    return ServedModels(shown, tuple(ids), None if ids else "it lists no models")
+
+
+def _reason(reason: object) -> str:
+    if isinstance(reason, TimeoutError):
+        return "no answer in time"
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, OSError) and reason.strerror:
+        return reason.strerror
+    return str(reason) or type(reason).__name__
