@@ -34,12 +34,11 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 import zipfile
 from pathlib import Path
 
 from packaging.utils import parse_sdist_filename, parse_wheel_filename
-from workspace import ROOT, Package, closure, packages
+from workspace import ROOT, Package, closure, packages, pytest_options
 
 _BIN = "Scripts" if os.name == "nt" else "bin"
 _NPM_QUIET = ("--no-audit", "--no-fund", "--loglevel=error")
@@ -58,9 +57,7 @@ def _find(dist: Path, package: Package, suffix: str) -> Path:
 
 def pytest_ini(root: Path = ROOT) -> str:
     """The workspace's pytest settings as a pytest.ini for one unpacked package."""
-    workspace = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
-    options = dict(workspace["tool"]["pytest"]["ini_options"])
-    options.pop("testpaths", None)  # they name the workspace's folders
+    options = pytest_options(root)
     options["pythonpath"] = ["tests"]  # the package's own helpers, nothing of its siblings
     lines = ["[pytest]"]
     for key, value in options.items():

@@ -84,6 +84,29 @@ class Package:
         )
 
 
+_XDIST_OPTIONS = {"-n": 2, "--dist": 2, "--numprocesses": 2}
+
+
+def pytest_options(root: Path = ROOT) -> dict[str, Any]:
+    """The workspace's ``[tool.pytest.ini_options]`` for a run outside the workspace's venv
+    (one package alone, mutmut's copy): ``testpaths`` dropped (they name the workspace's
+    folders) and the pytest-xdist options taken out of ``addopts`` (those runs have no
+    xdist, and mutmut runs its tests one process at a time)."""
+    workspace = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    options: dict[str, Any] = dict(workspace["tool"]["pytest"]["ini_options"])
+    options.pop("testpaths", None)
+    addopts: list[str] = list(options.get("addopts", []))
+    kept: list[str] = []
+    index = 0
+    while index < len(addopts):
+        width = _XDIST_OPTIONS.get(addopts[index], 1)
+        if width == 1:
+            kept.append(addopts[index])
+        index += width
+    options["addopts"] = kept
+    return options
+
+
 def packages(root: Path = ROOT) -> list[Package]:
     """Every workspace member under ``root``, sorted by folder."""
     found: list[Package] = []

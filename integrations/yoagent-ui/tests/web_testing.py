@@ -64,7 +64,7 @@ class Page:
         self.errors: list[str] = []
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(60_000)  # a hang guard: a loaded CI machine is slow
 
     def _console(self, message: Any) -> None:
         if message.type in ("error", "assert"):
