@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
 
 import pytest
 from mcp_helpers import RAW_SERVER
 
 from yoagent.core import TextContent, ToolContext, ToolError
 from yoagent.mcp import McpClient, McpToolAdapter
+from yoagent.mcp._stdio import EXIT_TAIL_GRACE, StdioState
 
 
 def raw_client() -> McpClient:
@@ -59,3 +62,39 @@ async def test_server_requests_are_answered_ping_with_a_result_others_with_an_er
     async with raw_client() as client:
         result = await run(client, "ask")
     assert result.text == "roots answer code -32600; ping {}"  # type: ignore[attr-defined]
+
+
+class _SlowToExit:
+    """A process that closed its output and exits only later (a loaded machine)."""
+
+    def __init__(self) -> None:
+        self.status: str | None = None
+        self.has_exited = False
+        self.stderr = self
+
+    @property
+    def done(self) -> threading.Event:
+        event = threading.Event()
+        if self.has_exited:
+            event.set()
+        return event
+
+    def text(self) -> str:
+        return ""
+
+
+def test_a_closed_output_becomes_the_exit_status_however_late_the_exit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    process = _SlowToExit()
+    state = StdioState(process)  # type: ignore[arg-type]
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    state.output_closed = True
+    assert state.exit_reason() == "closed its output (its process is still running)"
+    clock[0] += 10 * EXIT_TAIL_GRACE  # long past the grace, still running: not fixed
+    assert state.exit_reason() == "closed its output (its process is still running)"
+    process.status, process.has_exited = "exited with status 3", True
+    assert state.exit_reason() == "exited with status 3"
+    process.status = "exited with status 4"  # fixed once the exit is seen and drained
+    assert state.exit_reason() == "exited with status 3"

@@ -53,7 +53,7 @@ class StdioState:
         self.input_closed = False
         self.line_too_long = False
         self.closed_by_host = False
-        self._first_seen: float | None = None
+        self._first_seen: float | None = None  # when the process's exit was first seen
         self._latched: str | None = None
 
     def _why(self) -> str | None:
@@ -85,21 +85,23 @@ class StdioState:
         """Why the server has gone, or ``None`` while it is up. Never blocks.
 
         The text may still grow while stderr drains (at most :data:`EXIT_TAIL_GRACE`
-        after the end is first seen); then it is fixed.
+        after the exit is first seen); then it is fixed. A closed output or input while
+        the process still runs is not fixed: when the process then exits, however late
+        (a loaded machine), the reason becomes its exit status.
         """
         if self._latched is not None:
             return self._latched
         why = self._why()
         if why is None:
             return None
-        now = time.monotonic()
-        if self._first_seen is None:
-            self._first_seen = now
         text = why + self.suffix()
-        waited = now - self._first_seen >= EXIT_TAIL_GRACE
-        # An exit is final once stderr has drained; a closed output or input once the
-        # process has stayed running a while with it.
-        drained = self.process.has_exited and self.process.stderr.done.is_set()
+        # An exit is final once stderr has drained or the grace is over; a closed output
+        # or input stays open to the exit status that usually follows it.
+        exited = self.process.has_exited
+        if exited and self._first_seen is None:
+            self._first_seen = time.monotonic()
+        waited = exited and time.monotonic() - (self._first_seen or 0.0) >= EXIT_TAIL_GRACE
+        drained = exited and self.process.stderr.done.is_set()
         if self.closed_by_host or drained or waited:
             self._latched = text
         return text
