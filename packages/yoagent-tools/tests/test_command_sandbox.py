@@ -15,16 +15,26 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import LINUX_MECHANISMS, copy_confinement_step, snapshot
-from tools_helpers import is_alive, make_ctx, wait_group_gone
+from sandbox_helpers import (
+    LINUX_MECHANISMS,
+    Layout,
+    bash,
+    copy_confinement_step,
+    escape_script,
+    fails,
+    gone,
+    present,
+    run,
+    snapshot,
+    wait_for,
+)
+from tools_helpers import wait_group_gone
 
-from yoagent.core import ToolError, ToolResult
 from yoagent.core.support import Command
 from yoagent.tools import (
     BashTool,
@@ -39,105 +49,6 @@ from yoagent.tools._mechanisms import render, seatbelt_profile
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Landlock, bubblewrap and /proc are Linux's"
 )
-
-
-class Layout:
-    """A workspace (a git repository) and what lies outside it: a home folder, a sibling
-    folder beside the workspace, and a folder holding a file, a folder and a link target."""
-
-    def __init__(self, base: Path) -> None:
-        self.base = base.resolve()
-        self.ws = self.base / "ws"
-        self.home = self.base / "home"
-        self.sibling = self.base / "sibling"
-        self.out = self.base / "out"
-        for folder in (self.ws, self.home, self.sibling, self.out / "dir"):
-            folder.mkdir(parents=True)
-        (self.home / ".bashrc").write_text("# rc\n")
-        (self.out / "file").write_text("outside\n")
-        (self.ws / "inside.txt").write_text("inside\n")
-        (self.ws / "out-link").symlink_to(self.out)
-        git = self.ws / ".git"
-        (git / "hooks").mkdir(parents=True)
-        (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
-
-    def outside(self) -> dict[str, str]:
-        """What must not change: everything outside the workspace, and its .git protections."""
-        git = self.ws / ".git"
-        return snapshot(self.home, self.sibling, self.out, git / "hooks", git / "config")
-
-
-@pytest.fixture
-def layout(tmp_path: Path) -> Layout:
-    return Layout(tmp_path)
-
-
-@pytest.fixture
-def real_home_file() -> Iterator[Path]:
-    """A name in the real home folder that no test run leaves behind."""
-    path = Path.home() / f".yoagent-sandbox-test-{uuid.uuid4().hex}"
-    yield path
-    path.unlink(missing_ok=True)
-
-
-def bash(layout: Layout, policy: str, mechanism: str, **options: object) -> BashTool:
-    sandbox = CommandSandbox(
-        policy,
-        writable_paths=[layout.ws],
-        mechanisms=[mechanism],  # type: ignore[list-item]
-        network=bool(options.pop("network", False)),
-    )
-    return BashTool(cwd=layout.ws, sandbox=sandbox, env={"HOME": str(layout.home)}, **options)  # type: ignore[arg-type]
-
-
-async def run(tool: BashTool, command: str, **arguments: object) -> ToolResult:
-    return await tool.execute({"command": command, **arguments}, make_ctx("bash"))
-
-
-async def fails(tool: BashTool, command: str, **arguments: object) -> ToolError:
-    with pytest.raises(ToolError) as info:
-        await run(tool, command, **arguments)
-    return info.value
-
-
-def escape_script(layout: Layout, home_file: Path) -> str:
-    """Every way out the issue lists, each allowed to fail; the daemon reports when it ran."""
-    out, ws = layout.out, layout.ws
-    return textwrap.dedent(
-        f"""\
-        echo new > "$HOME/created"; echo x >> "$HOME/.bashrc"; echo x > {home_file}
-        echo new > {layout.sibling}/created
-        echo x >> {out}/file; truncate -s 0 {out}/file; mv {out}/file {out}/renamed
-        rm -f {out}/file; rmdir {out}/dir; mkdir {out}/newdir
-        echo hook > .git/hooks/pre-commit; ln -s /bin/true .git/hooks/post-checkout
-        echo "[core] hooksPath = /x" >> .git/config; mv .git/config .git/config.old
-        mv .git/hooks .git/hooks.old; rm -rf .git/hooks; mv .git .git.moved
-        ln -s {out}/file link-out; echo x >> link-out; echo x > out-link/through-link
-        ln {out}/file hard-out && echo x >> hard-out
-        mv inside.txt {out}/; mv {out}/file {ws}/moved-in
-        setsid bash -c 'sleep 0.3; echo x > {out}/daemon; echo ran > {ws}/daemon-ran' \\
-            </dev/null >/dev/null 2>&1 &
-        exit 1
-        """
-    )
-
-
-def gone(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while is_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not is_alive(pid)
-
-
-def present(path: Path) -> bool:
-    return path.exists()
-
-
-def wait_for(path: Path, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert path.exists(), f"{path} never appeared"
 
 
 # --- workspace-write --------------------------------------------------------------------------
