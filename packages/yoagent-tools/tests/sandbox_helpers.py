@@ -4,7 +4,6 @@ the workspace layout the escape attempts are tried in."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import textwrap
 import time
@@ -70,16 +69,6 @@ def snapshot(*roots: Path) -> dict[str, str]:
                 elif path.is_file():
                     seen[str(path)] = path.read_text(errors="replace")
     return seen
-
-
-def copy_confinement_step(into: Path) -> Path:
-    """A world-readable copy of the confinement step, for a run as another user."""
-    from yoagent.tools import _confine
-
-    target = into / "_confine.py"
-    shutil.copyfile(_confine.__file__, target)
-    target.chmod(0o644)
-    return target
 
 
 class Layout:

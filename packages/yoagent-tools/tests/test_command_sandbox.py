@@ -24,7 +24,6 @@ from sandbox_helpers import (
     LINUX_MECHANISMS,
     Layout,
     bash,
-    copy_confinement_step,
     escape_script,
     fails,
     gone,
@@ -44,7 +43,7 @@ from yoagent.tools import (
     ToolsError,
     default_tools,
 )
-from yoagent.tools._mechanisms import render, seatbelt_profile
+from yoagent.tools._mechanisms import SEATBELT, launcher, render, seatbelt_profile
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Landlock, bubblewrap and /proc are Linux's"
@@ -385,9 +384,10 @@ def test_an_unprivileged_user_is_confined_the_same_way(open_layout: Layout, mech
                 os.chmod(name, 0o777 if os.path.isdir(name) else 0o666)
     sandbox = CommandSandbox(writable_paths=[layout.ws], mechanisms=[mechanism])  # type: ignore[list-item]
     script = f"id -u; echo in > mine; echo x > {layout.out}/file; echo x > .git/hooks/h; true"
-    line = render(mechanism, sandbox.plan(), ["bash", "-c", script], str(layout.ws))  # type: ignore[arg-type]
-    if mechanism == "landlock":
-        line[0], line[3] = python, str(copy_confinement_step(layout.base))
+    program = python if mechanism == "landlock" else launcher("bubblewrap", [str(layout.ws)])
+    line = render(
+        mechanism, sandbox.plan(), ["bash", "-c", script], str(layout.ws), launcher=program
+    )  # type: ignore[arg-type]
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *line],
         cwd=layout.ws,
@@ -455,7 +455,7 @@ def test_the_seatbelt_profile_keeps_paths_out_of_its_text(tmp_path: Path) -> Non
     profile, params = seatbelt_profile(sandbox.plan())
     assert str(odd) not in profile and str(odd) in params.values()
     assert "(deny network-outbound" in profile
-    line = render("seatbelt", sandbox.plan(), ["true"], None)
+    line = render("seatbelt", sandbox.plan(), ["true"], None, launcher=SEATBELT)
     assert line[:3] == ["/usr/bin/sandbox-exec", "-p", profile] and line[-2:] == ["--", "true"]
 
 

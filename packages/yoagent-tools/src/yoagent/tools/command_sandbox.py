@@ -39,10 +39,11 @@ from ._mechanisms import (
     MECHANISMS,
     Mechanism,
     Plan,
+    Unavailable,
     default_mechanisms,
     describe,
+    launcher,
     render,
-    unavailable,
 )
 from .sandbox import StrPath
 
@@ -113,6 +114,7 @@ class CommandSandbox:
         self._temp_lock = threading.Lock()
         self._resolved = False
         self._mechanism: Mechanism | None = None
+        self._launcher = ""
         self._failure: str | None = None
         self._temp: str | None = None
 
@@ -160,7 +162,7 @@ class CommandSandbox:
             return None
         with self._lock:
             if not self._resolved:
-                self._mechanism, self._failure = self._probe_all()
+                self._mechanism, self._launcher, self._failure = self._probe_all()
                 self._resolved = True
             mechanism, failure = self._mechanism, self._failure
         if mechanism is None:
@@ -189,7 +191,7 @@ class CommandSandbox:
         if temp is not None:
             for name in ("TMPDIR", "TMP", "TEMP"):
                 env[name] = temp
-        argv = render(mechanism, self.plan(), command.argv, command.cwd)
+        argv = render(mechanism, self.plan(), command.argv, command.cwd, launcher=self._launcher)
         return Command(argv, cwd=command.cwd, env=env, pass_fds=command.pass_fds)
 
     def plan(self) -> Plan:
@@ -228,13 +230,22 @@ class CommandSandbox:
             f"permissions."
         )
 
-    def _probe_all(self) -> tuple[Mechanism | None, str | None]:
+    def _probe_all(self) -> tuple[Mechanism | None, str, str | None]:
         reasons: list[str] = []
+        writable = [*self.writable_paths]
+        temp = self.temp_folder
+        if temp is not None:
+            writable.append(temp)
         for mechanism in self.mechanisms:
-            reason = unavailable(mechanism) or self._probe(mechanism)
+            try:
+                program = launcher(mechanism, writable)
+            except Unavailable as why:
+                reasons.append(f"{mechanism}: {why}")
+                continue
+            reason = self._probe(mechanism, program)
             if reason is None:
                 logger.info("bash sandbox: %s", self._described(mechanism))
-                return mechanism, None
+                return mechanism, program, None
             reasons.append(f"{mechanism}: {reason}")
         tried = "; ".join(reasons) if reasons else "no mechanism for this platform"
         failure = (
@@ -242,16 +253,17 @@ class CommandSandbox:
             f"commands are refused rather than run unsandboxed"
         )
         logger.warning("bash sandbox: %s", failure)
-        return None, failure
+        return None, "", failure
 
     def _described(self, mechanism: Mechanism) -> str:
         network = "network on" if self.network else "network off"
         return f"{self.policy.value} via {describe(mechanism)}, {network}"
 
-    def _probe(self, mechanism: Mechanism) -> str | None:
-        """Why a confined ``true`` fails under ``mechanism``, or ``None`` when it runs."""
+    def _probe(self, mechanism: Mechanism, program: str) -> str | None:
+        """Why a confined ``true`` fails under ``mechanism`` started by ``program``, or
+        ``None`` when it runs."""
         try:
-            argv = render(mechanism, self.plan(), ["true"], None)
+            argv = render(mechanism, self.plan(), ["true"], None, launcher=program)
             done = subprocess.run(
                 argv,
                 stdin=subprocess.DEVNULL,
