@@ -94,7 +94,8 @@ class Layout:
     def outside(self) -> dict[str, str]:
         """What must not change: everything outside the workspace, and its .git protections."""
         git = self.ws / ".git"
-        return snapshot(self.home, self.sibling, self.out, git / "hooks", git / "config")
+        kept = [git / name for name in ("hooks", "config", "commondir", "config.worktree", "info")]
+        return snapshot(self.home, self.sibling, self.out, *kept)
 
 
 def bash(layout: Layout, policy: str, mechanism: str, **options: object) -> BashTool:
@@ -128,6 +129,10 @@ def escape_script(layout: Layout, home_file: Path) -> str:
         rm -f {out}/file; rmdir {out}/dir; mkdir {out}/newdir
         echo hook > .git/hooks/pre-commit; ln -s /bin/true .git/hooks/post-checkout
         echo "[core] hooksPath = /x" >> .git/config; mv .git/config .git/config.old
+        mkdir -p .cache/common/hooks; echo hook > .cache/common/hooks/pre-commit
+        rm -f .git/commondir; echo ../.cache/common > .git/commondir
+        rm -f .git/config.worktree; echo "[core] hooksPath = /x" > .git/config.worktree
+        echo "* filter=x" > .git/info/attributes; mv .git/info .git/info.old
         mv .git/hooks .git/hooks.old; rm -rf .git/hooks; mv .git .git.moved
         ln -s {out}/file link-out; echo x >> link-out; echo x > out-link/through-link
         ln {out}/file hard-out && echo x >> hard-out

@@ -99,8 +99,9 @@ async def test_shared_memory_is_the_commands_own_and_multiprocessing_works(
 async def test_workspace_write_refuses_every_way_out(
     layout: Layout, mechanism: str, real_home_file: Path
 ) -> None:
-    before = layout.outside()
     tool = bash(layout, "workspace-write", mechanism)
+    await run(tool, "true")  # the first command makes the .git files the sandbox pins
+    before = layout.outside()
     error = await fails(tool, escape_script(layout, real_home_file))
     wait_for(layout.ws / "daemon-ran")  # the daemon outlived the command, still confined
     assert layout.outside() == before
@@ -128,6 +129,7 @@ async def test_the_escape_attempts_succeed_without_a_sandbox(
     for aim in aims:
         assert any(path.endswith(aim) for path in changed), aim
     assert not (layout.ws / ".git").exists()  # moved away
+    assert (layout.ws / ".git.moved" / "commondir").read_text() == "../.cache/common\n"
 
 
 @pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)

@@ -7,6 +7,7 @@ Each test is a way out a review found; it fails on the code before its fix.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import LINUX_MECHANISMS, Layout, bash, fails, run
 
-from yoagent.tools import CommandSandbox, SandboxUnavailableError, _confine
+from yoagent.core import ToolError
+from yoagent.tools import BashTool, CommandSandbox, SandboxUnavailableError, _confine
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Landlock, bubblewrap and /proc are Linux's"
@@ -41,7 +43,8 @@ _INSTALLED_IN_THE_WORKSPACE = textwrap.dedent(
     import anyio
     import yoagent.tools
     from yoagent.core import ToolContext, ToolError
-    from yoagent.tools import BashTool, CommandSandbox
+    from yoagent.core import ToolError
+from yoagent.tools import BashTool, CommandSandbox
 
     assert yoagent.tools.__file__.startswith(ws), yoagent.tools.__file__
     sandbox = CommandSandbox(writable_paths=[ws], mechanisms=[mechanism])
@@ -205,3 +208,90 @@ def test_the_confinement_step_works_at_every_landlock_abi(tmp_path: Path) -> Non
         assert done.returncode == 0, (abi, done.stderr)
         assert (ws / str(abi)).read_text() == "in\n"
         assert not (out / str(abi)).exists()
+
+
+# --- .git: what a later, unsandboxed git reads ------------------------------------------------
+
+
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    return subprocess.run(
+        ["git", *identity, *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+_PLANT_A_COMMON_DIR = """\
+mkdir -p .cache/c && cp -r .git/objects .git/refs .git/HEAD .cache/c/ && mkdir .cache/c/hooks
+printf '[core]\\n\\trepositoryformatversion = 0\\n' > .cache/c/config
+printf '#!/bin/sh\\necho ran > {marker}\\n' > .cache/c/hooks/pre-commit
+chmod +x .cache/c/hooks/pre-commit
+rm -f .git/commondir; echo ../.cache/c > .git/commondir
+echo {to_common} > .git/worktrees/linked/commondir
+"""
+
+
+@linux_only
+@pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
+async def test_a_planted_common_dir_runs_no_hook_on_the_users_next_commit(
+    tmp_path: Path, mechanism: str
+) -> None:
+    """``.git/commondir`` (and a linked worktree's, in ``.git/worktrees``) names where git
+    reads config and hooks from: planted, the user's next commit outside the sandbox ran a
+    hook the command wrote."""
+    layout = Layout(tmp_path)
+    ws, marker = layout.ws, layout.out / "hooked"
+    shutil.rmtree(ws / ".git")
+    assert _git("init", "-q", cwd=ws).returncode == 0
+    assert _git("commit", "-q", "--allow-empty", "-m", "first", cwd=ws).returncode == 0
+    linked = tmp_path / "linked"
+    assert _git("worktree", "add", "-q", str(linked), cwd=ws).returncode == 0
+    tool = bash(layout, "workspace-write", mechanism)
+    plant = _PLANT_A_COMMON_DIR.format(marker=marker, to_common=ws / ".cache" / "c")
+    error = await fails(tool, plant)
+    assert "sandbox refused" in str(error)
+    # the user, later, outside any sandbox, in the workspace and in the linked worktree
+    for where in (ws, linked):
+        done = _git("commit", "-q", "--allow-empty", "-m", "next", cwd=where)
+        assert done.returncode == 0, done.stderr
+        assert not marker.exists(), where
+    common = _git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=linked)
+    assert common.stdout.strip() == str(ws / ".git")
+    # and git inside the sandbox still works
+    result = await run(tool, "git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x")
+    assert result.details["sandbox_denied"] is False
+
+
+@linux_only
+@pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
+async def test_a_git_link_out_of_the_workspace_is_not_followed(
+    tmp_path: Path, mechanism: str
+) -> None:
+    """A command makes ``.git`` a link to a folder outside; the next command's setup, which
+    runs unsandboxed, must not create ``hooks`` and ``config`` there."""
+    layout = Layout(tmp_path)
+    shutil.rmtree(layout.ws / ".git")
+    victim = layout.out / "dir"
+    tool = bash(layout, "workspace-write", mechanism)
+    await run(tool, f"ln -s {victim} .git")
+    await run(tool, "true")
+    assert os.listdir(victim) == []
+
+
+@linux_only
+@pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
+async def test_a_writable_folder_replaced_by_a_link_is_not_made_writable(
+    tmp_path: Path, mechanism: str
+) -> None:
+    """One writable folder inside another: a command replaces the inner one with a link to
+    a folder outside; the next command's rules, made by path, must not follow it."""
+    layout = Layout(tmp_path)
+    inner = layout.ws / "inner"
+    inner.mkdir()
+    sandbox = CommandSandbox(writable_paths=[layout.ws, inner], mechanisms=[mechanism])  # type: ignore[list-item]
+    tool = BashTool(cwd=layout.ws, sandbox=sandbox)
+    with contextlib.suppress(ToolError):  # bubblewrap: the folder is a mount point (EBUSY)
+        await run(tool, f"rm -r inner && ln -s {layout.out} inner")
+    assert inner.is_symlink() or mechanism == "bubblewrap"
+    with contextlib.suppress(ToolError):
+        await run(tool, "echo x > inner/file")
+    assert (layout.out / "file").read_text() == "outside\n"
