@@ -8,8 +8,9 @@ watches, caps and kills it as any other. The policies (:class:`SandboxPolicy`):
 * ``read-only``: the command reads the whole file system and writes nothing (device files
   such as ``/dev/null`` aside);
 * ``workspace-write``: it also writes under the writable folders and a private temporary
-  folder of its own (``TMPDIR``); in each writable folder's ``.git`` the ``hooks`` folder
-  and ``config`` stay read-only, and ``.git`` cannot be renamed or removed;
+  folder of its own (``TMPDIR``); in each writable folder's ``.git`` what a later ``git``
+  reads config and hooks through stays read-only (:data:`GIT_KEPT`), and ``.git`` cannot
+  be renamed or removed;
 * ``full-access``: no sandbox (the command can reach whatever this process can).
 
 The network is off under the first two unless ``network=True``. The mechanisms, tried in
