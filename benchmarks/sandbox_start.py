@@ -17,9 +17,9 @@ And the parts, each as a bare ``subprocess.run`` (no tool around it):
 - **exec:bash**: ``bash -c true``.
 - **exec:python -I -S**: an interpreter start without ``site`` (the confinement step's floor).
 - **exec:confine**: the confinement step running ``true`` (as the tool starts it: ``-I -S``
-  and the file's path).
+  and the step's source after ``-c``).
 - **exec:confine -m**: the same step started as ``python -m yoagent.tools._confine`` (with
-  ``site``: what running it by path saves).
+  ``site``: what running it without saves).
 
 Usage: ``uv run python benchmarks/sandbox_start.py [--repeat 40] [--json FILE]``.
 """
@@ -43,7 +43,7 @@ import anyio
 from yoagent.core import ToolContext
 from yoagent.tools import BashTool, CommandSandbox, SandboxUnavailableError
 from yoagent.tools._confine import landlock_abi
-from yoagent.tools._mechanisms import render
+from yoagent.tools._mechanisms import launcher, render
 
 Variant = Callable[[], Awaitable[None]]
 _KEPT: list[CommandSandbox] = []
@@ -92,9 +92,10 @@ def variants(workspace: Path, plain: Path) -> dict[str, Variant]:
     if landlock_abi() >= 1:
         sandbox = CommandSandbox(writable_paths=[workspace], mechanisms=["landlock"])
         _KEPT.append(sandbox)  # its temporary folder lives as long as the sandbox
-        line = render("landlock", sandbox.plan(), ["true"], cwd)
+        python = launcher("landlock", [str(workspace)])
+        line = render("landlock", sandbox.plan(), ["true"], cwd, launcher=python)
         found["exec:confine"] = exec_variant(line, cwd)
-        module = [sys.executable, "-m", "yoagent.tools._confine", *line[4:]]
+        module = [sys.executable, "-m", "yoagent.tools._confine", *line[5:]]
         found["exec:confine -m"] = exec_variant(module, cwd)
     return found
 

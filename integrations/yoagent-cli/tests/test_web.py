@@ -12,8 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from yoagent.cli.app import confirmation
+from yoagent.cli.arguments import make_options
 from yoagent.cli.confirm import READ_ONLY_TOOLS, ConfirmMiddleware, declined, describe
-from yoagent.cli.web import HoldForThePage
+from yoagent.cli.settings import LoadedSettings
+from yoagent.cli.web import HoldForThePage, web_parser
 from yoagent.core import Allow, Defer, ToolCallRequest
 
 CALLS = [
@@ -45,6 +48,34 @@ def test_the_page_holds_what_the_terminal_asks_about(assume_yes: bool) -> None:
         asks = not assume_yes and confirm.guards(name)
         assert decision == (Defer(describe(call)) if asks else Allow()), name
     assert not any(isinstance(hold(request(name, {})), Defer) for name in READ_ONLY_TOOLS)
+
+
+@pytest.mark.parametrize("assume_yes", [False, True])
+def test_the_page_holds_a_command_leaving_the_sandbox_even_with_yes(assume_yes: bool) -> None:
+    """The terminal's rule: a call asking to run outside the sandbox waits for a person
+    every time; ``--yes`` let it run unapproved in the page."""
+    hold = HoldForThePage(ConfirmMiddleware(None, assume_yes=assume_yes))
+    for leave in (True, "true", 1):
+        call = request("bash", {"command": "echo x > ~/.bashrc", "outside_sandbox": leave})
+        assert hold(call) == Defer("run outside the sandbox: echo x > ~/.bashrc")
+    inside = request("bash", {"command": "make", "outside_sandbox": False})
+    assert hold(inside) == (Allow() if assume_yes else Defer("run: make"))
+
+
+def test_yoagent_web_says_when_commands_run_without_the_sandbox(tmp_path: Path) -> None:
+    """``--sandbox full-access``: the page describes every command as the terminal does,
+    as running outside the sandbox (and ``--yes`` still allows it, as in the terminal)."""
+    parser = web_parser()
+    for argv, shown in (
+        ([], "run: ls"),
+        (["--sandbox", "full-access"], "run outside the sandbox: ls"),
+    ):
+        options = make_options(parser.parse_args(argv), parser, LoadedSettings(), tmp_path)
+        assert HoldForThePage(confirmation(options))(request("bash", {"command": "ls"})) == Defer(
+            shown
+        )
+        yes = make_options(parser.parse_args([*argv, "--yes"]), parser, LoadedSettings(), tmp_path)
+        assert HoldForThePage(confirmation(yes))(request("bash", {"command": "ls"})) == Allow()
 
 
 def test_a_no_in_the_page_reads_to_the_model_as_in_the_terminal() -> None:

@@ -1,17 +1,21 @@
-"""The AG-UI translator on its own: what a reply that was not streamed becomes, and how a
-sub-agent's events nest (the client tests cover the streamed paths end to end)."""
+"""The AG-UI translator on its own: what a reply that was not streamed becomes, how a
+sub-agent's events nest, and two calls a model gave one id (the client tests cover the
+streamed paths end to end)."""
 
 from __future__ import annotations
 
 from ag_ui.core import BaseEvent
 
 from yoagent.core import (
+    Agent,
     AgentEnd,
     ApiProtocol,
     AssistantMessage,
     ErrorKind,
     MessageEnd,
     MessageStart,
+    MockProvider,
+    ModelConfig,
     RunEnd,
     RunOutcome,
     StopReason,
@@ -21,6 +25,7 @@ from yoagent.core import (
     ToolCall,
     ToolExecutionEnd,
     ToolResultMessage,
+    tool,
 )
 from yoagent.ui._agui_events import AguiTranslator
 
@@ -122,3 +127,35 @@ def test_a_held_placeholder_is_not_a_result() -> None:
     translator = AguiTranslator()
     assert translator.events(ToolExecutionEnd(result=held)) == []
     assert translator.ids[id(held)] == ""
+
+
+async def test_two_calls_sharing_an_id_are_two_calls_in_the_stream() -> None:
+    """The settled reply gave the repeat its own id, but the streamed deltas still carried
+    the model's: the client saw one call with both argument strings glued together."""
+
+    @tool
+    async def echo(x: int) -> str:
+        """Echo."""
+        return f"echo {x}"
+
+    repeated = AssistantMessage(
+        content=[
+            ToolCall(id="d", name="echo", arguments={"x": 1}),
+            ToolCall(id="d", name="echo", arguments={"x": 2}),
+        ],
+        stop_reason=StopReason.TOOL_USE,
+    )
+    provider = MockProvider([repeated, AssistantMessage(content=[TextContent(text="done")])])
+    agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[echo])
+    translator = AguiTranslator()
+    out: list[BaseEvent] = []
+    async with agent.stream("go") as events:
+        async for event in events:
+            out += translator.events(event)
+    got = dumped(out)
+    starts = [e["toolCallId"] for e in got if e["type"] == "TOOL_CALL_START"]
+    assert starts == ["d", "d_2"]
+    args = {e["toolCallId"]: e["delta"] for e in got if e["type"] == "TOOL_CALL_ARGS"}
+    assert args == {"d": '{"x": 1}', "d_2": '{"x": 2}'}
+    results = [(e["toolCallId"], e["content"]) for e in got if e["type"] == "TOOL_CALL_RESULT"]
+    assert results == [("d", "echo 1"), ("d_2", "echo 2")]

@@ -15,11 +15,14 @@ from yoagent.core import (
     AssistantMessage,
     Defer,
     Deny,
+    MessageUpdate,
     MockProvider,
+    MockReply,
     ModelConfig,
     ResumeError,
     TextContent,
     ToolCall,
+    ToolCallDelta,
     ToolCallRequest,
     ToolDecision,
     ToolExecutionStart,
@@ -114,7 +117,11 @@ async def test_calls_sharing_an_id_run_once_each_and_the_next_request_is_valid()
     assert agent.messages[-1].text == "ok"  # type: ignore[union-attr]
 
 
-async def test_a_new_id_never_takes_one_the_reply_already_uses() -> None:
+async def test_a_new_id_never_takes_one_already_given_and_a_later_call_holding_it_moves_on() -> (
+    None
+):
+    """Ids are given in the order the calls stream (a later call is not known yet): the
+    second ``x`` gets ``x_2``, so the call that arrives as ``x_2`` gets ``x_2_2``."""
     ran = Ran()
     provider = MockProvider(
         [
@@ -129,7 +136,7 @@ async def test_a_new_id_never_takes_one_the_reply_already_uses() -> None:
     )
     agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[ran.tool])
     await agent.prompt("go")
-    assert sent_ids(provider.requests[1].messages[1]) == ["x", "x_3", "x_2", "x_4"]
+    assert sent_ids(provider.requests[1].messages[1]) == ["x", "x_2", "x_2_2", "x_3"]
     assert sorted(ran.paths) == ["a", "b", "c", "d"]
 
 
@@ -161,6 +168,28 @@ async def test_the_message_end_of_a_reply_already_carries_the_unique_ids() -> No
     ends = [e.message for e in events.events if e.type == "message_end"]
     replies = [m for m in ends if isinstance(m, AssistantMessage) and m.tool_calls]
     assert [sent_ids(m) for m in replies] == [["x", "x_2"]]
+
+
+async def test_the_streamed_deltas_carry_the_ids_the_settled_reply_holds() -> None:
+    """The reply was rewritten but its deltas still carried the model's ids: a client
+    following the stream (AG-UI) merged two calls into one and got a result for a call it
+    never saw."""
+    events = Recorder()
+    calls = [("x", "a"), ("x", "b"), ("x_2", "c"), ("x", "d")]
+    reply = MockReply(  # several deltas per call
+        message=tool_reply(*(call("delete", i, path=p) for i, p in calls)), chunk_size=4
+    )
+    provider = MockProvider([reply, text_reply("ok")])
+    agent = Agent.from_provider(provider, ModelConfig.mock(), tools=[Ran().tool])
+    await agent.prompt("go", on_event=events)
+    streamed: dict[int, list[str]] = {}
+    for update in events.of(MessageUpdate):
+        if isinstance(update.delta, ToolCallDelta):
+            streamed.setdefault(update.delta.content_index, []).append(update.delta.id)
+    settled = sent_ids(agent.messages[1])
+    assert len(set(settled)) == 4
+    assert [set(streamed[index]) for index in sorted(streamed)] == [{i} for i in settled]
+    assert [e.tool_call_id for e in events.of(ToolExecutionStart)] == settled
 
 
 async def test_a_stored_history_with_a_repeated_held_id_cannot_be_resumed() -> None:

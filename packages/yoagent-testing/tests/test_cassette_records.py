@@ -90,6 +90,7 @@ REFUSED = [
     pytest.param(
         without(call_line(), "reply") | {"cancelled": False}, "cancelled", id="cancelled-false"
     ),
+    pytest.param(without(call_line(), "reply") | {"cancelled": 1}, "cancelled", id="cancelled-one"),
     pytest.param(call_line(n=True), "n", id="boolean-n"),
     pytest.param(call_line(n=1.0), "n", id="float-n"),
     pytest.param(call_line(deltas={"0": DELTA}), "deltas", id="deltas-object"),
@@ -140,6 +141,24 @@ def test_a_record_of_the_wrong_type_is_refused_naming_its_line_and_field(
     with pytest.raises(CassetteError, match=r"^run\.jsonl: line 2: ") as refused:
         Cassette.from_jsonl(jsonl(record), source="run.jsonl")
     assert field in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("shared", "said"),
+    [
+        ({"base": True, "keep": 0}, "call 2 names base True"),
+        ({"base": 1, "keep": True}, "call 2 keeps True of the 1 base messages"),
+        ({"base": 1.0, "keep": 0}, "call 2 names base 1.0"),
+    ],
+)
+def test_a_base_or_keep_that_is_not_a_whole_number_is_refused(
+    shared: dict[str, Any], said: str
+) -> None:
+    """``true`` is not ``1``: read as one, it named call 1 as the base, or kept one message."""
+    later = call_line(n=2, request={**shared, "messages": []})
+    with pytest.raises(CassetteError, match=r"^run\.jsonl: line 3: ") as refused:
+        Cassette.from_jsonl(jsonl(call_line(n=1), later), source="run.jsonl")
+    assert said in str(refused.value)
 
 
 def test_valid_records_still_load_with_their_values() -> None:

@@ -1,14 +1,19 @@
-"""Helpers for the command sandbox tests: which mechanisms run here, and file-tree snapshots."""
+"""Helpers for the command sandbox tests: which mechanisms run here, file-tree snapshots, and
+the workspace layout the escape attempts are tried in."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
+from tools_helpers import is_alive, make_ctx
 
+from yoagent.core import ToolError, ToolResult
+from yoagent.tools import BashTool
 from yoagent.tools.command_sandbox import CommandSandbox, SandboxUnavailableError
 
 
@@ -66,11 +71,92 @@ def snapshot(*roots: Path) -> dict[str, str]:
     return seen
 
 
-def copy_confinement_step(into: Path) -> Path:
-    """A world-readable copy of the confinement step, for a run as another user."""
-    from yoagent.tools import _confine
+class Layout:
+    """A workspace (a git repository) and what lies outside it: a home folder, a sibling
+    folder beside the workspace, and a folder holding a file, a folder and a link target."""
 
-    target = into / "_confine.py"
-    shutil.copyfile(_confine.__file__, target)
-    target.chmod(0o644)
-    return target
+    def __init__(self, base: Path) -> None:
+        self.base = base.resolve()
+        self.ws = self.base / "ws"
+        self.home = self.base / "home"
+        self.sibling = self.base / "sibling"
+        self.out = self.base / "out"
+        for folder in (self.ws, self.home, self.sibling, self.out / "dir"):
+            folder.mkdir(parents=True)
+        (self.home / ".bashrc").write_text("# rc\n")
+        (self.out / "file").write_text("outside\n")
+        (self.ws / "inside.txt").write_text("inside\n")
+        (self.ws / "out-link").symlink_to(self.out)
+        git = self.ws / ".git"
+        (git / "hooks").mkdir(parents=True)
+        (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
+
+    def outside(self) -> dict[str, str]:
+        """What must not change: everything outside the workspace, and its .git protections."""
+        git = self.ws / ".git"
+        kept = [git / name for name in ("hooks", "config", "commondir", "config.worktree", "info")]
+        return snapshot(self.home, self.sibling, self.out, *kept)
+
+
+def bash(layout: Layout, policy: str, mechanism: str, **options: object) -> BashTool:
+    sandbox = CommandSandbox(
+        policy,
+        writable_paths=[layout.ws],
+        mechanisms=[mechanism],  # type: ignore[list-item]
+        network=bool(options.pop("network", False)),
+    )
+    return BashTool(cwd=layout.ws, sandbox=sandbox, env={"HOME": str(layout.home)}, **options)  # type: ignore[arg-type]
+
+
+async def run(tool: BashTool, command: str, **arguments: object) -> ToolResult:
+    return await tool.execute({"command": command, **arguments}, make_ctx("bash"))
+
+
+async def fails(tool: BashTool, command: str, **arguments: object) -> ToolError:
+    with pytest.raises(ToolError) as info:
+        await run(tool, command, **arguments)
+    return info.value
+
+
+def escape_script(layout: Layout, home_file: Path) -> str:
+    """Every way out the issue lists, each allowed to fail; the daemon reports when it ran."""
+    out, ws = layout.out, layout.ws
+    return textwrap.dedent(
+        f"""\
+        echo new > "$HOME/created"; echo x >> "$HOME/.bashrc"; echo x > {home_file}
+        echo new > {layout.sibling}/created
+        echo x >> {out}/file; truncate -s 0 {out}/file; mv {out}/file {out}/renamed
+        rm -f {out}/file; rmdir {out}/dir; mkdir {out}/newdir
+        echo hook > .git/hooks/pre-commit; ln -s /bin/true .git/hooks/post-checkout
+        echo "[core] hooksPath = /x" >> .git/config; mv .git/config .git/config.old
+        mkdir -p .cache/common/hooks; echo hook > .cache/common/hooks/pre-commit
+        rm -f .git/commondir; echo ../.cache/common > .git/commondir
+        rm -f .git/config.worktree; echo "[core] hooksPath = /x" > .git/config.worktree
+        echo "* filter=x" > .git/info/attributes; mv .git/info .git/info.old
+        mv .git/hooks .git/hooks.old; rm -rf .git/hooks; mv .git .git.moved
+        ln -s {out}/file link-out; echo x >> link-out; echo x > out-link/through-link
+        ln {out}/file hard-out && echo x >> hard-out
+        mv inside.txt {out}/; mv {out}/file {ws}/moved-in
+        setsid bash -c 'sleep 0.3; echo x > {out}/daemon; echo ran > {ws}/daemon-ran' \\
+            </dev/null >/dev/null 2>&1 &
+        exit 1
+        """
+    )
+
+
+def gone(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while is_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not is_alive(pid)
+
+
+def present(path: Path) -> bool:
+    return path.exists()
+
+
+def wait_for(path: Path, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert path.exists(), f"{path} never appeared"

@@ -15,16 +15,25 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import LINUX_MECHANISMS, copy_confinement_step, snapshot
-from tools_helpers import is_alive, make_ctx, wait_group_gone
+from sandbox_helpers import (
+    LINUX_MECHANISMS,
+    Layout,
+    bash,
+    escape_script,
+    fails,
+    gone,
+    present,
+    run,
+    snapshot,
+    wait_for,
+)
+from tools_helpers import wait_group_gone
 
-from yoagent.core import ToolError, ToolResult
 from yoagent.core.support import Command
 from yoagent.tools import (
     BashTool,
@@ -34,110 +43,11 @@ from yoagent.tools import (
     ToolsError,
     default_tools,
 )
-from yoagent.tools._mechanisms import render, seatbelt_profile
+from yoagent.tools._mechanisms import SEATBELT, launcher, render, seatbelt_profile
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Landlock, bubblewrap and /proc are Linux's"
 )
-
-
-class Layout:
-    """A workspace (a git repository) and what lies outside it: a home folder, a sibling
-    folder beside the workspace, and a folder holding a file, a folder and a link target."""
-
-    def __init__(self, base: Path) -> None:
-        self.base = base.resolve()
-        self.ws = self.base / "ws"
-        self.home = self.base / "home"
-        self.sibling = self.base / "sibling"
-        self.out = self.base / "out"
-        for folder in (self.ws, self.home, self.sibling, self.out / "dir"):
-            folder.mkdir(parents=True)
-        (self.home / ".bashrc").write_text("# rc\n")
-        (self.out / "file").write_text("outside\n")
-        (self.ws / "inside.txt").write_text("inside\n")
-        (self.ws / "out-link").symlink_to(self.out)
-        git = self.ws / ".git"
-        (git / "hooks").mkdir(parents=True)
-        (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
-
-    def outside(self) -> dict[str, str]:
-        """What must not change: everything outside the workspace, and its .git protections."""
-        git = self.ws / ".git"
-        return snapshot(self.home, self.sibling, self.out, git / "hooks", git / "config")
-
-
-@pytest.fixture
-def layout(tmp_path: Path) -> Layout:
-    return Layout(tmp_path)
-
-
-@pytest.fixture
-def real_home_file() -> Iterator[Path]:
-    """A name in the real home folder that no test run leaves behind."""
-    path = Path.home() / f".yoagent-sandbox-test-{uuid.uuid4().hex}"
-    yield path
-    path.unlink(missing_ok=True)
-
-
-def bash(layout: Layout, policy: str, mechanism: str, **options: object) -> BashTool:
-    sandbox = CommandSandbox(
-        policy,
-        writable_paths=[layout.ws],
-        mechanisms=[mechanism],  # type: ignore[list-item]
-        network=bool(options.pop("network", False)),
-    )
-    return BashTool(cwd=layout.ws, sandbox=sandbox, env={"HOME": str(layout.home)}, **options)  # type: ignore[arg-type]
-
-
-async def run(tool: BashTool, command: str, **arguments: object) -> ToolResult:
-    return await tool.execute({"command": command, **arguments}, make_ctx("bash"))
-
-
-async def fails(tool: BashTool, command: str, **arguments: object) -> ToolError:
-    with pytest.raises(ToolError) as info:
-        await run(tool, command, **arguments)
-    return info.value
-
-
-def escape_script(layout: Layout, home_file: Path) -> str:
-    """Every way out the issue lists, each allowed to fail; the daemon reports when it ran."""
-    out, ws = layout.out, layout.ws
-    return textwrap.dedent(
-        f"""\
-        echo new > "$HOME/created"; echo x >> "$HOME/.bashrc"; echo x > {home_file}
-        echo new > {layout.sibling}/created
-        echo x >> {out}/file; truncate -s 0 {out}/file; mv {out}/file {out}/renamed
-        rm -f {out}/file; rmdir {out}/dir; mkdir {out}/newdir
-        echo hook > .git/hooks/pre-commit; ln -s /bin/true .git/hooks/post-checkout
-        echo "[core] hooksPath = /x" >> .git/config; mv .git/config .git/config.old
-        mv .git/hooks .git/hooks.old; rm -rf .git/hooks; mv .git .git.moved
-        ln -s {out}/file link-out; echo x >> link-out; echo x > out-link/through-link
-        ln {out}/file hard-out && echo x >> hard-out
-        mv inside.txt {out}/; mv {out}/file {ws}/moved-in
-        setsid bash -c 'sleep 0.3; echo x > {out}/daemon; echo ran > {ws}/daemon-ran' \\
-            </dev/null >/dev/null 2>&1 &
-        exit 1
-        """
-    )
-
-
-def gone(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while is_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not is_alive(pid)
-
-
-def present(path: Path) -> bool:
-    return path.exists()
-
-
-def wait_for(path: Path, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert path.exists(), f"{path} never appeared"
 
 
 # --- workspace-write --------------------------------------------------------------------------
@@ -189,8 +99,9 @@ async def test_shared_memory_is_the_commands_own_and_multiprocessing_works(
 async def test_workspace_write_refuses_every_way_out(
     layout: Layout, mechanism: str, real_home_file: Path
 ) -> None:
-    before = layout.outside()
     tool = bash(layout, "workspace-write", mechanism)
+    await run(tool, "true")  # the first command makes the .git files the sandbox pins
+    before = layout.outside()
     error = await fails(tool, escape_script(layout, real_home_file))
     wait_for(layout.ws / "daemon-ran")  # the daemon outlived the command, still confined
     assert layout.outside() == before
@@ -218,6 +129,7 @@ async def test_the_escape_attempts_succeed_without_a_sandbox(
     for aim in aims:
         assert any(path.endswith(aim) for path in changed), aim
     assert not (layout.ws / ".git").exists()  # moved away
+    assert (layout.ws / ".git.moved" / "commondir").read_text() == "../.cache/common\n"
 
 
 @pytest.mark.parametrize("mechanism", LINUX_MECHANISMS)
@@ -474,9 +386,10 @@ def test_an_unprivileged_user_is_confined_the_same_way(open_layout: Layout, mech
                 os.chmod(name, 0o777 if os.path.isdir(name) else 0o666)
     sandbox = CommandSandbox(writable_paths=[layout.ws], mechanisms=[mechanism])  # type: ignore[list-item]
     script = f"id -u; echo in > mine; echo x > {layout.out}/file; echo x > .git/hooks/h; true"
-    line = render(mechanism, sandbox.plan(), ["bash", "-c", script], str(layout.ws))  # type: ignore[arg-type]
-    if mechanism == "landlock":
-        line[0], line[3] = python, str(copy_confinement_step(layout.base))
+    program = python if mechanism == "landlock" else launcher("bubblewrap", [str(layout.ws)])
+    line = render(
+        mechanism, sandbox.plan(), ["bash", "-c", script], str(layout.ws), launcher=program
+    )  # type: ignore[arg-type]
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *line],
         cwd=layout.ws,
@@ -544,7 +457,7 @@ def test_the_seatbelt_profile_keeps_paths_out_of_its_text(tmp_path: Path) -> Non
     profile, params = seatbelt_profile(sandbox.plan())
     assert str(odd) not in profile and str(odd) in params.values()
     assert "(deny network-outbound" in profile
-    line = render("seatbelt", sandbox.plan(), ["true"], None)
+    line = render("seatbelt", sandbox.plan(), ["true"], None, launcher=SEATBELT)
     assert line[:3] == ["/usr/bin/sandbox-exec", "-p", profile] and line[-2:] == ["--", "true"]
 
 

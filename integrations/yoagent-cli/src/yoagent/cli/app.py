@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,12 +15,14 @@ from yoagent.core import (
     ReadSkillTool,
     SkillSet,
     ThinkingLevel,
+    ToolCallRequest,
     ToolSource,
 )
 from yoagent.core.extension import MiddlewareLike
 from yoagent.decision import ToolGate
 from yoagent.tools import PathSandbox, SandboxPolicy, default_tools
 
+from .confirm import ConfirmMiddleware
 from .instructions import find_instructions, instructions_section
 from .mcp_config import McpServerSpec
 from .prices import PricingMode
@@ -68,6 +70,23 @@ class Options:
 
 def _roots(options: Options) -> list[Path]:
     return [options.cwd, *options.allow_paths]
+
+
+def confirmation(
+    options: Options,
+    *,
+    trusted: Callable[[str], bool] | None = None,
+    on_denied: Callable[[ToolCallRequest, str], None] | None = None,
+) -> ConfirmMiddleware:
+    """The approvals of ``options`` (``--yes``; whether bash's commands run in the OS
+    sandbox), with nobody to ask yet: the interactive mode sets its ``ask``."""
+    return ConfirmMiddleware(
+        None,
+        assume_yes=options.yes,
+        on_denied=on_denied,
+        trusted=trusted,
+        sandboxed=options.sandbox is not SandboxPolicy.FULL_ACCESS,
+    )
 
 
 def file_sandbox(options: Options) -> PathSandbox:

@@ -133,13 +133,23 @@ class ConfirmMiddleware:
         trusted = self.trusted
         return tool_name not in READ_ONLY_TOOLS and not (trusted is not None and trusted(tool_name))
 
+    def leaves(self, request: ToolCallRequest) -> bool:
+        """Whether ``request`` asks to leave the OS sandbox: asked about every time, whatever
+        ``--yes`` or a standing grant says."""
+        return self.sandboxed and asks_outside(request)
+
+    def waits(self, request: ToolCallRequest) -> bool:
+        """Whether ``request`` needs a person's yes now: a call leaving the sandbox always;
+        another guarded call unless ``--yes`` or an "always" grant covers it."""
+        if self.leaves(request):
+            return True
+        name = request.tool_name
+        return not self.assume_yes and self.guards(name) and name not in self.always
+
     async def __call__(self, request: ToolCallRequest) -> ToolDecision:
-        # Leaving the sandbox is asked about every time: no --yes, no standing grant.
-        leaves = self.sandboxed and asks_outside(request)
-        if not leaves and (self.assume_yes or not self.guards(request.tool_name)):
+        if not self.waits(request):
             return Allow()
-        if not leaves and request.tool_name in self.always:
-            return Allow()
+        leaves = self.leaves(request)
         ask = self.ask
         if ask is None:
             reason = (

@@ -12,15 +12,13 @@ import platformdirs
 from rich.console import Console
 
 from yoagent.core import AgentMessage, Extension
-from yoagent.tools import SandboxPolicy
 
-from .app import Options, build_agent, file_sandbox
+from .app import Options, build_agent, confirmation, file_sandbox
 from .arguments import package_version
 from .changes import ChangeTracker
 from .commands import Commands
 from .completion import PromptCompleter
 from .config import ModelChoice
-from .confirm import ConfirmMiddleware
 from .conversation import Conversation
 from .instructions import find_instructions
 from .line_input import LineInput, StreamInput, TerminalInput
@@ -89,12 +87,7 @@ async def interactive(
         renderer = RichRenderer(Console(highlight=False), show_thinking=options.show_thinking)
     else:
         renderer = PlainRenderer(sys.stdout, show_thinking=options.show_thinking)
-    confirm = ConfirmMiddleware(
-        None,
-        assume_yes=options.yes,
-        trusted=servers.trusted,
-        sandboxed=options.sandbox is not SandboxPolicy.FULL_ACCESS,
-    )
+    confirm = confirmation(options, trusted=servers.trusted)
     tracker = ChangeTracker(options.cwd, file_sandbox(options))
     agent = build_agent(options, choice.config, [confirm, tracker], servers.sources, extensions)
     renderer.explain = lambda message: explain_failure(message.error_message, agent.model)

@@ -17,12 +17,10 @@ from rich.console import Console
 from yoagent.core import AgentMessage, Extension, MissingApiKeyError, SessionError, ToolCallRequest
 from yoagent.core.provider import ProviderNotFoundError
 from yoagent.providers import models
-from yoagent.tools import SandboxPolicy
 
-from .app import Options, build_agent
+from .app import Options, build_agent, confirmation
 from .arguments import build_parser, make_options
 from .config import ConfigError, ModelChoice, resolve_model
-from .confirm import ConfirmMiddleware
 from .interactive import fancy, interactive
 from .logs import report_library_warnings
 from .mcp_servers import McpServers, McpStartError, connect_servers
@@ -192,13 +190,7 @@ async def _one_shot(
         if not options.json:
             write_inert(sys.stderr, f"yoagent: refused {request.tool_name}: {reason}")
 
-    middleware = ConfirmMiddleware(
-        None,
-        assume_yes=options.yes,
-        on_denied=denied,
-        trusted=servers.trusted,
-        sandboxed=options.sandbox is not SandboxPolicy.FULL_ACCESS,
-    )
+    middleware = confirmation(options, trusted=servers.trusted, on_denied=denied)
     agent = build_agent(options, choice.config, [middleware], servers.sources, extensions)
     if progress is not None:
         progress.explain = lambda message: explain_failure(message.error_message, agent.model)

@@ -2,7 +2,8 @@
 viewer for GASP repositories and cassettes.
 
 The page asks before the same calls the terminal asks about (:mod:`.confirm`: every tool
-that is not known to only read, an MCP server's unless trusted; ``--yes`` asks nothing),
+that is not known to only read, an MCP server's unless trusted; ``--yes`` asks nothing but
+a command asking to run outside the OS sandbox, which waits for a person every time),
 shows the same description, the same diff of a write or an edit (:mod:`.preview`, against
 the file tools' sandbox), and a no is read by the model in the same words
 (:func:`.confirm.declined`). A held call pauses the run until the person answers in the
@@ -25,7 +26,7 @@ from yoagent.core import Agent, Allow, Defer, Extension, ToolCallRequest, ToolDe
 from yoagent.ui import UiError
 from yoagent.ui.web import DEFAULT_HOST, WebApprovals, serve, to_web
 
-from .app import Options, build_agent, file_sandbox
+from .app import Options, build_agent, confirmation, file_sandbox
 from .arguments import build_parser, make_options
 from .config import ConfigError, ModelChoice, resolve_model
 from .confirm import ConfirmMiddleware, declined, describe
@@ -44,15 +45,17 @@ DEFAULT_PORT = 8765
 
 class HoldForThePage:
     """Tool middleware: a call the terminal would ask about waits for the page instead
-    (``Defer`` with the terminal's description of it)."""
+    (``Defer`` with the terminal's description of it): a command asking to leave the OS
+    sandbox every time, ``--yes`` or not."""
 
     def __init__(self, confirm: ConfirmMiddleware) -> None:
         self.confirm = confirm
 
     def __call__(self, request: ToolCallRequest) -> ToolDecision:
-        if self.confirm.assume_yes or not self.confirm.guards(request.tool_name):
+        confirm = self.confirm
+        if not confirm.waits(request):
             return Allow()
-        return Defer(describe(request))
+        return Defer(describe(request, sandboxed=confirm.sandboxed))
 
 
 def web_parser() -> argparse.ArgumentParser:
@@ -147,8 +150,7 @@ async def _serve(
 
     try:
         async with connect_servers(options.mcp_servers, options.cwd, None) as servers:
-            confirm = ConfirmMiddleware(None, assume_yes=options.yes, trusted=servers.trusted)
-            hold = HoldForThePage(confirm)
+            hold = HoldForThePage(confirmation(options, trusted=servers.trusted))
             factory: Callable[[], Agent] | None = None
             if choice is not None:
                 config = choice.config

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -33,6 +34,16 @@ from ._codec import CassetteError
 Seconds = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
 """A finite, non-negative number of seconds (an integer is one too; a boolean is not)."""
 Blocks = list[Annotated[TextContent | ImageContent, Field(discriminator="type")]]
+
+
+def _true(value: bool) -> bool:
+    if not value:
+        raise ValueError("must be true (leave the field out instead)")
+    return value
+
+
+Yes = Annotated[StrictBool, AfterValidator(_true)]
+"""``true`` itself (``1`` is not: pydantic's ``Literal[True]`` takes it)."""
 FieldsT = TypeVar("FieldsT", bound=BaseModel)
 
 
@@ -68,7 +79,7 @@ class CallFields(_Fields):
     elapsed: Seconds | None = None
     reply: dict[str, Any] | None = None
     error: ErrorFields | None = None
-    cancelled: Literal[True] | None = None
+    cancelled: Yes | None = None
 
     _present = field_validator("times", "elapsed", "reply", "error", "cancelled", mode="before")(
         _not_null

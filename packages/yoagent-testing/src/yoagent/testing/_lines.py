@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from pydantic import ValidationError
 
@@ -193,7 +193,7 @@ class LineReader:
 
     def _call(self, fields: JsonObject) -> RecordedCall:
         n = fields.get("n")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        if not _whole(n) or n < 0:
             raise CassetteError(f"a call's n must be a whole number, not {n!r}")
         if n in self.calls:
             raise CassetteError(f"call {n} appears twice")
@@ -230,11 +230,11 @@ class LineReader:
                 raise CassetteError(f"call {n}'s request has no messages list")
             return request
         base_n, keep = request.get("base"), request.get("keep")
-        base = self.calls.get(base_n) if isinstance(base_n, int) else None
+        base = self.calls.get(base_n) if _whole(base_n) else None
         if base is None:  # a base is always a line written earlier
             raise CassetteError(f"call {n} names base {base_n!r}, which no earlier line holds")
         base_messages: list[Any] = base.request["messages"]
-        if not isinstance(keep, int) or not 0 <= keep <= len(base_messages):
+        if not _whole(keep) or not 0 <= keep <= len(base_messages):
             raise CassetteError(
                 f"call {n} keeps {keep!r} of the {len(base_messages)} base messages"
             )
@@ -251,13 +251,18 @@ def _check_header(fields: JsonObject) -> None:
     if fields.get("kind") != "header" or fields.get("format") != FORMAT:
         raise CassetteError(f"not a cassette: the first line is not a {FORMAT} header")
     version = fields.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+    if not _whole(version) or version < 1:
         raise CassetteError(f"the header's version is {version!r}, not a format version")
     if version > FORMAT_VERSION:
         raise CassetteError(
             f"cassette format version {version} is newer than this yoagent-testing reads "
             f"({FORMAT_VERSION}); upgrade yoagent-testing"
         )
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a JSON whole number (``true`` is not ``1``, nor is ``1.0``)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _brief(error: Exception) -> str:

@@ -1,11 +1,14 @@
-"""The Linux confinement step: a process confines itself (namespaces, mounts, Landlock), then
-``execve``s the command, which inherits every restriction and cannot lift one.
+"""The Linux confinement step: a process confines itself (namespaces, mounts, Landlock, no
+capabilities), then ``execve``s the command, which inherits every restriction and cannot lift
+one.
 
-Run as a script by path (``python -I -S _confine.py --write DIR ... -- PROGRAM ARGS...``,
-see :func:`arguments`), so it imports no yoagent module and only the cheapest of the
-standard library (``ctypes``, ``fcntl``, ``struct``; no ``json``, ``re``, ``socket`` or
-``typing``): the step costs an interpreter start without ``site`` plus ≈ 5 ms, where
-``python -m yoagent.tools._confine`` cost ≈ 280 ms and a JSON spec with ``socket`` ≈ 10 ms more
+Run from its source (``python -I -S -c SOURCE --write DIR ... -- PROGRAM ARGS...``, see
+:func:`arguments`): the parent reads this file once, at import, so a command that can write
+where yoagent is installed (a clone's ``.venv`` inside the workspace) cannot change what
+confines the next one. It imports no yoagent module and only the cheapest of the standard
+library (``ctypes``, ``fcntl``, ``struct``; no ``json``, ``re``, ``socket`` or ``typing``):
+the step costs an interpreter start without ``site`` plus ≈ 5 ms, where ``python -m
+yoagent.tools._confine`` cost ≈ 280 ms and a JSON spec with ``socket`` ≈ 10 ms more
 (``benchmarks/sandbox_start.py``). It is not a ``preexec_fn``: the runner's ``fork`` +
 ``exec`` stays the one safe path in a process with threads, and what happens between our
 ``exec`` and the command's is this file.
@@ -24,12 +27,16 @@ loading one would cost the ``site`` import this step avoids. What is done, in or
    its own, as under bubblewrap), each ``pin`` bound onto itself (a mount point cannot be
    renamed or removed), each ``read_only`` path bound onto itself and made read-only.
 3. Landlock: the whole tree readable and executable, ``write`` paths and the new
-   ``/dev/shm`` fully writable, ``devices`` writable as files; mounts and signals to
-   processes outside the sandbox denied (the latter from ABI 6); ``no_new_privs`` set, so
-   no setuid program regains what was dropped.
-4. ``execvp`` the command.
+   ``/dev/shm`` fully writable, ``devices`` writable as files (each rule asks only for
+   rights the kernel's ABI handles); mounts and signals to processes outside the sandbox
+   denied (the latter from ABI 6); ``no_new_privs`` set, so no setuid program regains what
+   was dropped.
+4. capabilities: every one dropped from the bounding, ambient, inheritable, permitted and
+   effective sets, so a command of root cannot set the host name or the clock, load a
+   module, make device files or join another namespace, and the ``exec`` grants none back.
+5. ``execvp`` the command.
 
-Any failure before step 4 prints ``yoagent sandbox: ...`` on stderr and exits with
+Any failure before step 5 prints ``yoagent sandbox: ...`` on stderr and exits with
 :data:`SETUP_FAILED`: the command never runs unconfined.
 """
 
@@ -79,6 +86,11 @@ _MS_BIND: Final = 4096
 _MS_REC: Final = 16384
 _MS_PRIVATE: Final = 1 << 18
 _PR_SET_NO_NEW_PRIVS: Final = 38
+_PR_CAPBSET_DROP: Final = 24
+_PR_CAP_AMBIENT: Final = 47
+_PR_CAP_AMBIENT_CLEAR_ALL: Final = 4
+_CAPABILITY_VERSION_3: Final = 0x20080522  # two 32-bit words per set
+_EINVAL: Final = 22
 # statvfs flags that a read-only remount must keep (a user namespace may not clear them)
 _KEPT_FLAGS: Final = (
     ("ST_NOSUID", 2),
@@ -180,6 +192,7 @@ def _libc() -> ctypes.CDLL:
     )
     libc.unshare.argtypes = (ctypes.c_int,)
     libc.prctl.argtypes = (ctypes.c_int, *(ctypes.c_ulong,) * 4)
+    libc.capset.argtypes = (ctypes.c_char_p, ctypes.c_char_p)
     libc.socket.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int)
     return libc
 
@@ -316,14 +329,16 @@ def _landlock(libc: ctypes.CDLL, spec: Spec) -> None:
         ),
         "landlock ruleset",
     )
+    rules = [("/", READ)]
+    shared = [SHARED_MEMORY] if os.path.isdir(SHARED_MEMORY) else []
+    rules += [(path, handled) for path in [*spec.write, *shared]]
+    devices = [path for path in spec.devices if os.path.exists(path)]
+    rules += [(path, READ_FILE | WRITE_FILE | TRUNCATE) for path in devices]
     try:
-        _add_rule(libc, ruleset, "/", READ)
-        shared = [SHARED_MEMORY] if os.path.isdir(SHARED_MEMORY) else []
-        for path in [*spec.write, *shared]:
-            _add_rule(libc, ruleset, path, handled)
-        for path in spec.devices:
-            if os.path.exists(path):
-                _add_rule(libc, ruleset, path, READ_FILE | WRITE_FILE | TRUNCATE)
+        for path, rights in rules:
+            # only rights the ruleset handles: the kernel refuses a rule asking for more
+            # (TRUNCATE before ABI 3)
+            _add_rule(libc, ruleset, path, rights & handled)
         _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         result = libc.syscall(
             ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
@@ -333,12 +348,24 @@ def _landlock(libc: ctypes.CDLL, spec: Spec) -> None:
         os.close(ruleset)
 
 
+def _drop_capabilities(libc: ctypes.CDLL) -> None:
+    capability = 0
+    while libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) == 0:
+        capability += 1  # until EINVAL: past the kernel's last capability
+    if ctypes.get_errno() != _EINVAL:
+        _check(-1, "drop the capability bounding set")
+    _check(libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient capabilities")
+    header = struct.pack("Ii", _CAPABILITY_VERSION_3, 0)
+    _check(libc.capset(header, bytes(24)), "drop the capabilities")
+
+
 def confine(spec: Spec) -> None:
     """Apply ``spec`` to this process (see the module docstring). Raises :class:`SetupError`."""
     libc = _libc()
     _enter_namespaces(libc, network=spec.network)
     _mount(libc, spec.pin, spec.read_only)
     _landlock(libc, spec)
+    _drop_capabilities(libc)
 
 
 def main(argv: Sequence[str]) -> NoReturn:

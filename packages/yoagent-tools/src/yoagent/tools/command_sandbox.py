@@ -8,8 +8,9 @@ watches, caps and kills it as any other. The policies (:class:`SandboxPolicy`):
 * ``read-only``: the command reads the whole file system and writes nothing (device files
   such as ``/dev/null`` aside);
 * ``workspace-write``: it also writes under the writable folders and a private temporary
-  folder of its own (``TMPDIR``); in each writable folder's ``.git`` the ``hooks`` folder
-  and ``config`` stay read-only, and ``.git`` cannot be renamed or removed;
+  folder of its own (``TMPDIR``); in each writable folder's ``.git`` what a later ``git``
+  reads config and hooks through stays read-only (:data:`GIT_KEPT`), and ``.git`` cannot
+  be renamed or removed;
 * ``full-access``: no sandbox (the command can reach whatever this process can).
 
 The network is off under the first two unless ``network=True``. The mechanisms, tried in
@@ -20,10 +21,12 @@ run unconfined instead. docs/sandbox.md says what each policy cannot stop.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -39,10 +42,11 @@ from ._mechanisms import (
     MECHANISMS,
     Mechanism,
     Plan,
+    Unavailable,
     default_mechanisms,
     describe,
+    launcher,
     render,
-    unavailable,
 )
 from .sandbox import StrPath
 
@@ -113,6 +117,7 @@ class CommandSandbox:
         self._temp_lock = threading.Lock()
         self._resolved = False
         self._mechanism: Mechanism | None = None
+        self._launcher = ""
         self._failure: str | None = None
         self._temp: str | None = None
 
@@ -160,7 +165,7 @@ class CommandSandbox:
             return None
         with self._lock:
             if not self._resolved:
-                self._mechanism, self._failure = self._probe_all()
+                self._mechanism, self._launcher, self._failure = self._probe_all()
                 self._resolved = True
             mechanism, failure = self._mechanism, self._failure
         if mechanism is None:
@@ -189,26 +194,32 @@ class CommandSandbox:
         if temp is not None:
             for name in ("TMPDIR", "TMP", "TEMP"):
                 env[name] = temp
-        argv = render(mechanism, self.plan(), command.argv, command.cwd)
+        argv = render(mechanism, self.plan(), command.argv, command.cwd, launcher=self._launcher)
         return Command(argv, cwd=command.cwd, env=env, pass_fds=command.pass_fds)
 
     def plan(self) -> Plan:
         """What the policy lets a command write, worked out now (each writable folder's
         ``.git`` is looked at again for every command: a ``git init`` is seen).
 
-        Creates ``.git/hooks`` and an empty ``.git/config`` where a ``.git`` folder lacks
-        them, so that a command cannot add them.
+        Creates ``.git/hooks``, ``.git/info``, an empty ``.git/config`` and
+        ``config.worktree``, and a ``commondir`` naming ``.git`` itself, where a ``.git``
+        folder lacks them, so that a command cannot add them. A writable folder that a
+        command replaced with a link (one writable folder inside another) is left out.
         """
         if self.policy is SandboxPolicy.READ_ONLY:
             return Plan(write=(), read_only=(), pin=(), network=self.network)
-        write: list[str] = [path for path in self.writable_paths if os.path.exists(path)]
-        temp = self.temp_folder
-        if temp is not None:
-            write.append(temp)
+        roots: list[str] = []
+        for path in self.writable_paths:
+            if os.path.realpath(path) != path:
+                logger.warning("bash sandbox: %s is now a link; it is not writable", path)
+            elif os.path.exists(path):
+                roots.append(path)
         pins: list[str] = []
         read_only: list[str] = []
-        for root in self.writable_paths:
+        for root in roots:
             _protect_git(root, pins, read_only)
+        temp = self.temp_folder
+        write = [*roots, temp] if temp is not None else roots
         return Plan(
             write=tuple(write), read_only=tuple(read_only), pin=tuple(pins), network=self.network
         )
@@ -228,13 +239,22 @@ class CommandSandbox:
             f"permissions."
         )
 
-    def _probe_all(self) -> tuple[Mechanism | None, str | None]:
+    def _probe_all(self) -> tuple[Mechanism | None, str, str | None]:
         reasons: list[str] = []
+        writable = [*self.writable_paths]
+        temp = self.temp_folder
+        if temp is not None:
+            writable.append(temp)
         for mechanism in self.mechanisms:
-            reason = unavailable(mechanism) or self._probe(mechanism)
+            try:
+                program = launcher(mechanism, writable)
+            except Unavailable as why:
+                reasons.append(f"{mechanism}: {why}")
+                continue
+            reason = self._probe(mechanism, program)
             if reason is None:
                 logger.info("bash sandbox: %s", self._described(mechanism))
-                return mechanism, None
+                return mechanism, program, None
             reasons.append(f"{mechanism}: {reason}")
         tried = "; ".join(reasons) if reasons else "no mechanism for this platform"
         failure = (
@@ -242,16 +262,17 @@ class CommandSandbox:
             f"commands are refused rather than run unsandboxed"
         )
         logger.warning("bash sandbox: %s", failure)
-        return None, failure
+        return None, "", failure
 
     def _described(self, mechanism: Mechanism) -> str:
         network = "network on" if self.network else "network off"
         return f"{self.policy.value} via {describe(mechanism)}, {network}"
 
-    def _probe(self, mechanism: Mechanism) -> str | None:
-        """Why a confined ``true`` fails under ``mechanism``, or ``None`` when it runs."""
+    def _probe(self, mechanism: Mechanism, program: str) -> str | None:
+        """Why a confined ``true`` fails under ``mechanism`` started by ``program``, or
+        ``None`` when it runs."""
         try:
-            argv = render(mechanism, self.plan(), ["true"], None)
+            argv = render(mechanism, self.plan(), ["true"], None, launcher=program)
             done = subprocess.run(
                 argv,
                 stdin=subprocess.DEVNULL,
@@ -267,21 +288,58 @@ class CommandSandbox:
         return said[-1] if said else f"exit status {done.returncode}"
 
 
+GIT_PLACEHOLDERS: Final = (("config", ""), ("commondir", ".\n"), ("config.worktree", ""))
+"""The files of ``.git`` a later ``git`` reads its config and hooks through, made where
+missing (so that a command cannot add them) with what means nothing new: an empty config,
+and a ``commondir`` naming ``.git`` itself (git reads it as the folder it is in)."""
+GIT_KEPT: Final = ("hooks", "info", "worktrees", *(name for name, _ in GIT_PLACEHOLDERS))
+"""What stays read-only in ``.git`` (each linked worktree's ``commondir``, ``gitdir`` and
+``config.worktree`` are in ``worktrees``)."""
+
+
 def _protect_git(root: str, pins: list[str], read_only: list[str]) -> None:
-    """Add ``root``'s ``.git`` protections: a folder is pinned with its ``hooks`` and
-    ``config`` read-only; a ``.git`` file (a worktree's or submodule's pointer) read-only."""
+    """Add ``root``'s ``.git`` protections: a real folder is pinned with :data:`GIT_KEPT`
+    read-only; a ``.git`` file (a worktree's or submodule's pointer) is read-only. A
+    ``.git`` that is a link (or lies elsewhere through one) is not followed: this runs
+    unsandboxed, and a command may have made it."""
     dot_git = os.path.join(root, ".git")
-    if not os.path.lexists(dot_git):
+    try:
+        mode = os.lstat(dot_git).st_mode
+    except FileNotFoundError:
         return
-    real = os.path.realpath(dot_git)
-    if os.path.isdir(real):
-        hooks = os.path.join(real, "hooks")
-        config = os.path.join(real, "config")
-        os.makedirs(hooks, exist_ok=True)
-        if not os.path.lexists(config):
-            with open(config, "a"):
-                pass
-        pins.append(real)
-        read_only += [os.path.realpath(hooks), os.path.realpath(config)]
-    elif os.path.isfile(real):
-        read_only.append(real)
+    if os.path.realpath(dot_git) != dot_git:
+        logger.warning("bash sandbox: %s is a link; it is not protected", dot_git)
+        return
+    if stat.S_ISREG(mode):
+        read_only.append(dot_git)
+        return
+    if not stat.S_ISDIR(mode):
+        return
+    _make_git_files(dot_git)
+    pins.append(dot_git)
+    for name in GIT_KEPT:
+        path = os.path.realpath(os.path.join(dot_git, name))
+        if os.path.exists(path):
+            read_only.append(path)
+
+
+def _make_git_files(dot_git: str) -> None:
+    """Create ``hooks``, ``info`` and :data:`GIT_PLACEHOLDERS` in ``dot_git`` where missing,
+    through a descriptor of the folder and never through a link."""
+    folder = os.open(dot_git, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        for name in ("hooks", "info"):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=folder)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        for name, text in GIT_PLACEHOLDERS:
+            try:
+                fd = os.open(name, flags, 0o666, dir_fd=folder)
+            except FileExistsError:
+                continue
+            try:
+                os.write(fd, text.encode())
+            finally:
+                os.close(fd)
+    finally:
+        os.close(folder)

@@ -27,7 +27,7 @@ from yoagent.core._types.events import (
 )
 from yoagent.core._types.messages import AssistantMessage, StopReason
 
-from .call_ids import unique_call_ids
+from .call_ids import CallIds
 from .compactor import Compactor
 from .state import RunState
 from .telemetry import SPAN_LLM_STREAM, describe_reply, describe_request, mark_error, start_span
@@ -41,12 +41,14 @@ class ModelReply(NamedTuple):
 
 
 class Attempt:
-    """One call to the provider: relays its deltas and remembers the text seen so far."""
+    """One call to the provider: relays its deltas (each tool call's under its unique id)
+    and remembers the text seen so far."""
 
-    __slots__ = ("model", "provider", "started", "state", "text")
+    __slots__ = ("call_ids", "model", "provider", "started", "state", "text")
 
     def __init__(self, state: RunState) -> None:
         self.state = state
+        self.call_ids = CallIds()
         self.started = False
         self.text: dict[int, tuple[bool, list[str]]] = {}
         self.model = state.config.model.id
@@ -64,6 +66,8 @@ class Attempt:
                 entry = (isinstance(delta, ThinkingDelta), list[str]())
                 self.text[delta.content_index] = entry
             entry[1].append(delta.delta)
+        else:
+            delta = self.call_ids.streamed(delta)
         self.state.emit(MessageUpdate(delta=delta))
 
     def partial(
@@ -124,7 +128,8 @@ async def call_model(
     """
     call = _ModelCall(state, notes, tools, compactor)
     try:
-        reply = unique_call_ids(await call.settle())
+        reply = await call.settle()
+        reply = call.attempt.call_ids.settle(reply)
     except BaseException:
         if call.attempt.started:  # the caller saw it start: the history shows how far it got
             state.quiet()
