@@ -43,8 +43,7 @@ _INSTALLED_IN_THE_WORKSPACE = textwrap.dedent(
     import anyio
     import yoagent.tools
     from yoagent.core import ToolContext, ToolError
-    from yoagent.core import ToolError
-from yoagent.tools import BashTool, CommandSandbox
+    from yoagent.tools import BashTool, CommandSandbox
 
     assert yoagent.tools.__file__.startswith(ws), yoagent.tools.__file__
     sandbox = CommandSandbox(writable_paths=[ws], mechanisms=[mechanism])
