@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from yoagent.core.support import (
     CUT_MARKER,
+    Scrubber,
     cut_middle,
     display_url,
     html_summary,
@@ -70,6 +71,45 @@ def test_the_origin_drops_userinfo_path_query_and_fragment() -> None:
 
 def test_the_text_for_what_is_not_a_url_is_the_callers() -> None:
     assert display_url("not a url", path=False, invalid="the server") == "the server"
+
+
+@pytest.mark.parametrize("char", ["/", "?", "#", "@"])
+@pytest.mark.parametrize("password", ["hunter2{c}secret", "1234{c}5678-long", "a{c}b{c}c-long"])
+def test_a_password_holding_an_unencoded_delimiter_is_never_shown_nor_left_unscrubbed(
+    password: str, char: str
+) -> None:
+    """A URL parser ends the authority at the first ``/ ? #``: the rest of such a password
+    would read as a path, a query or a fragment. The user information runs to the last
+    ``@`` before the host; where that is a guess, the display says so."""
+    secret = password.format(c=char)
+    url = f"https://admin:{secret}@db.example:5432/app"
+    shown, origin = display_url(url), display_url(url, path=False)
+    if char == "@":  # only the last @ before the host ends the user information
+        assert (shown, origin) == ("https://db.example:5432/app", "https://db.example:5432")
+    else:
+        assert shown == "https://[redacted]@db.example:5432/app"
+        assert origin == "https://[redacted]@db.example:5432"
+    scrubber = Scrubber(urls=[url])
+    assert scrubber.scrub(f"connect to {url} failed") == "connect to [redacted] failed"
+    assert scrubber.scrub(f"password {secret}!") == "password [redacted]!"
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://registry.example/@scope/pkg", "https://registry.example"),
+        ("https://api.example/users/me@example.com", "https://api.example"),
+        ("http://[::1]:9/@handle", "http://[::1]:9"),
+        ("https://h.example/find?email=me@example.com", "https://h.example"),
+        ("https://h.example:8080/a/b@c", "https://h.example:8080"),
+    ],
+)
+def test_an_at_sign_in_a_path_or_query_is_not_taken_for_user_information(
+    url: str, origin: str
+) -> None:
+    assert display_url(url) == url.partition("?")[0] + ("?…" if "?" in url else "")
+    assert display_url(url, path=False) == origin
+    assert Scrubber(urls=[url]).scrub(f"see {url}") == f"see {url}"
 
 
 # --- the surrogate policy ------------------------------------------------------------------

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Final, cast
-from urllib.parse import SplitResult, unquote, unquote_plus, urlsplit
+from urllib.parse import SplitResult, unquote, unquote_plus
+
+from .url_parts import split_url
 
 REDACTED: Final = "[redacted]"
 """What stands in place of a secret."""
@@ -122,7 +124,8 @@ def header_fields(headers: Headers) -> list[SecretField]:
 def url_secrets(url: str) -> tuple[list[str], list[SecretField]]:
     """The secret pieces of ``url``, as values and as fields.
 
-    Values: the user name and password, each path segment and query value that
+    Values: the user name and password (running to the last ``@`` before the host, a
+    ``/ ? #`` in a password included), each path segment and query value that
     :func:`looks_like_key`, the value of each credential-named query parameter and a
     key-like fragment, as written and percent-decoded; and when any is found, the whole
     URL and its path-and-query, which carry them. Fields: each credential-named query
@@ -130,12 +133,11 @@ def url_secrets(url: str) -> tuple[list[str], list[SecretField]]:
     """
     url = url.strip()
     try:
-        parts = urlsplit(url)
+        parts, userinfo, _ = split_url(url)
     except ValueError:
         return [url], []
     pieces: list[str] = []
     fields: list[SecretField] = []
-    userinfo = parts.netloc.rpartition("@")[0]
     if userinfo:
         pieces.extend(piece for piece in (userinfo, *userinfo.split(":", 1)) if piece)
     pieces.extend(segment for segment in parts.path.split("/") if _keyish(segment))
