@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
@@ -16,6 +17,7 @@ from yoagent.core.support import (
     display_url,
     html_summary,
     reset_warn_once,
+    split_url,
     utf8_decode,
     utf8_safe,
     utf8_safe_json,
@@ -110,6 +112,26 @@ def test_an_at_sign_in_a_path_or_query_is_not_taken_for_user_information(
     assert display_url(url) == url.partition("?")[0] + ("?…" if "?" in url else "")
     assert display_url(url, path=False) == origin
     assert Scrubber(urls=[url]).scrub(f"see {url}") == f"see {url}"
+
+
+def test_split_url_keeps_the_user_information_apart_and_says_when_it_guessed() -> None:
+    parts, userinfo, guessed = split_url("https://admin:hunter2/secret@db.example:5432/app?x=1")
+    assert (parts.scheme, parts.netloc, parts.path, parts.query) == (
+        "https",
+        "db.example:5432",
+        "/app",
+        "x=1",
+    )
+    assert (userinfo, guessed) == ("admin:hunter2/secret", True)
+    assert split_url("http://u:p@h:8080/x#f") == (
+        urlsplit("http://h:8080/x#f"),
+        "u:p",
+        False,
+    )
+    assert split_url("https://registry.example/@scope/pkg").userinfo == ""
+    assert split_url("not a url") == (urlsplit("not a url"), "", False)
+    with pytest.raises(ValueError):
+        split_url("http://[::1")
 
 
 # --- the surrogate policy ------------------------------------------------------------------

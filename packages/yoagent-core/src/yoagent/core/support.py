@@ -28,6 +28,7 @@ from ._support.secrets import (
     looks_like_key,
 )
 from ._support.surrogates import utf8_decode, utf8_safe, utf8_safe_json
+from ._support.url_parts import UrlParts, split_url
 from ._support.urls import display_url
 from ._support.warn_once import reset_warn_once, warn_once
 from ._types.adapters import LazyTypeAdapter
@@ -53,6 +54,7 @@ __all__: list[str] = [
     "Scrubber",
     "SecretField",
     "StreamScrubber",
+    "UrlParts",
     "Wakeup",
     "atomic_write",
     "cut_middle",
@@ -67,6 +69,7 @@ __all__: list[str] = [
     "scrub_logs",
     "shared_ssl_context",
     "spawn_process",
+    "split_url",
     "utf8_decode",
     "utf8_safe",
     "utf8_safe_json",

@@ -12,10 +12,10 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlunsplit
 
 from yoagent.core import ModelConfig
-from yoagent.core.support import Scrubber, is_credential_name
+from yoagent.core.support import Scrubber, is_credential_name, split_url
 
 JsonObject = dict[str, Any]
 
@@ -34,14 +34,13 @@ def cassette_scrubber(secrets: Iterable[str] = ()) -> Scrubber:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with its userinfo and secret query values replaced by :data:`REDACTED`."""
+    """``url`` with its userinfo and secret query values replaced by :data:`REDACTED` (the
+    userinfo as the floor finds it: to the last ``@`` before the host)."""
     try:
-        parts = urlsplit(url)
+        parts, userinfo, _ = split_url(url)
     except ValueError:
         return REDACTED if url else url
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    netloc = f"{REDACTED}@{parts.netloc}" if userinfo else parts.netloc
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
