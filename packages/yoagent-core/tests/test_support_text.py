@@ -130,7 +130,7 @@ def test_split_url_keeps_the_user_information_apart_and_says_when_it_guessed() -
     )
     assert split_url("https://registry.example/@scope/pkg").userinfo == ""
     assert split_url("not a url") == (urlsplit("not a url"), "", False)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Invalid IPv6 URL"):
         split_url("http://[::1")
 
 
