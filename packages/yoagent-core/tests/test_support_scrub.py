@@ -310,3 +310,19 @@ def test_a_stream_without_secrets_lets_everything_through_at_once() -> None:
     stream = Scrubber(key_shapes=False).stream()
     assert stream.feed("all of it") == "all of it"
     assert stream.flush() == ""
+
+
+@pytest.mark.parametrize(
+    ("value", "encoded"),
+    [
+        ("caf\udce9-password-123", "caf%E9-password-123"),  # an undecodable OS byte
+        ("lone-\ud800-surrogate", "lone-%ED%A0%80-surrogate"),  # a JSON \ud800 escape
+    ],
+)
+def test_a_value_holding_a_lone_surrogate_is_scrubbed_as_written_and_encoded(
+    value: str, encoded: str
+) -> None:
+    """An environment value that was not UTF-8 holds one (``surrogateescape``): the
+    scrubber is built all the same, and its percent-encoded form is the original bytes'."""
+    scrubber = Scrubber([value], urls=[f"https://h/x?token={value}"])
+    assert scrubber.scrub(f"a {value} b {encoded} c") == "a [redacted] b [redacted] c"

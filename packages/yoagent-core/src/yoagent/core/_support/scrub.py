@@ -40,7 +40,17 @@ _SHAPE_START: Final = 32
 
 def _forms(value: str) -> set[str]:
     """``value`` as written and percent-encoded (a key in a query string)."""
-    return {value, quote(value, safe=""), quote_plus(value)}
+    encoded = _utf8(value)
+    return {value, quote(encoded, safe=""), quote_plus(encoded)}
+
+
+def _utf8(value: str) -> bytes:
+    """``value``'s bytes, a lone surrogate included: an undecodable OS byte (an environment
+    value that was not UTF-8) as that byte, any other as UTF-8 would write it."""
+    try:
+        return value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass")
 
 
 def _either(forms: Iterable[str]) -> str:
