@@ -24,24 +24,30 @@ MIN_SECRET_LENGTH: Final = 8
 """Shorter values are replaced only in their own field, never everywhere."""
 
 KEY_SHAPES: Final = (
-    # (what comes before the secret and stays, the secret)
-    ("", r"\b(?i:sk-ant-[\w-]{8,})"),
-    ("", r"\b(?i:sk-[\w-]{16,})"),
-    ("", r"\b(?i:gsk_[\w-]{16,})"),
-    ("", r"\b(?i:xai-[\w-]{16,})"),
-    ("", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    (r"\b(?i:bearer)\s{1,16}", r"[\w.~+/=-]{8,}"),
+    # (what comes before the secret and stays, the secret, what it runs on with)
+    ("", r"\b(?i:sk-ant-[\w-]{8,})", r"[\w-]"),
+    ("", r"\b(?i:sk-[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?i:gsk_[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?i:xai-[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ""),
+    (r"\b(?i:bearer)\s{1,16}", r"[\w.~+/=-]{8,}", r"[\w.~+/=-]"),
 )
-"""Tokens replaced wherever they appear, as ``(lead, secret)`` regular expressions: the
-``lead`` is kept (``Bearer [redacted]``). The union of the shapes the packages knew:
-OpenAI, Anthropic, Groq and xAI keys, AWS access key ids, and bearer tokens."""
+"""Tokens replaced wherever they appear, as ``(lead, secret, run)`` regular expressions:
+the ``lead`` is kept (``Bearer [redacted]``). The union of the shapes the packages knew:
+OpenAI, Anthropic, Groq and xAI keys, AWS access key ids, and bearer tokens.
+
+``run`` is the one character class a secret ending at the end of the text so far goes on
+with, for as long as the text does (empty: the secret has a bounded length). A stream
+follows a growing token by its run alone, so a long one costs linear time. No shape's run
+starts inside another's and outlasts it (a ``Bearer`` lead needs a space, which no run
+holds): a secret overlapping the end of another starts within the scrubber's hold."""
 
 _CREDENTIAL_NAME: Final = re.compile(
     r"auth|key|token|secret|passw|cookie|credential|signature|session|^sig$|^code$|^x-amz-",
     re.IGNORECASE,
 )
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._~+/=-]+")
-_SHAPED: Final = re.compile("|".join(f"{lead}{secret}" for lead, secret in KEY_SHAPES))
+_SHAPED: Final = re.compile("|".join(f"{lead}{secret}" for lead, secret, _ in KEY_SHAPES))
 
 
 def is_credential_name(name: str) -> bool:
