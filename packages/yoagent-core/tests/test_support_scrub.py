@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from yoagent.core.support import (
     MIN_SECRET_LENGTH,
     REDACTED,
+    SECRET_VARIABLE_PATTERNS,
     Scrubber,
     header_secrets,
+    is_secret_variable,
     looks_like_key,
 )
 from yoagent.core.support import is_credential_name as is_credential_header
@@ -459,3 +461,37 @@ def test_a_value_holding_a_lone_surrogate_is_scrubbed_as_written_and_encoded(
     scrubber is built all the same, and its percent-encoded form is the original bytes'."""
     scrubber = Scrubber([value], urls=[f"https://h/x?token={value}"])
     assert scrubber.scrub(f"a {value} b {encoded} c") == "a [redacted] b [redacted] c"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ANTHROPIC_API_KEY",
+        "api_key",
+        "OPENAI_APIKEY",
+        "HF_TOKEN",
+        "GITHUB_TOKEN",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "GOOGLE_CLOUD_ACCESS_TOKEN",
+        "PGPASSWORD",
+        "MY_SERVICE_PASSWORD",
+        "DB_PASSWD",
+        "SERVICE_CREDENTIALS",
+        "KEY",
+        "GPG_KEY",
+    ],
+)
+def test_a_variable_named_like_a_credential_is_secret(name: str) -> None:
+    """One rule for the bash tool's environment and a cassette's secrets."""
+    assert is_secret_variable(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["PATH", "HOME", "PLAIN_SETTING", "TOKENIZERS_PARALLELISM", "KEYBOARD", "MONKEY_ID"]
+)
+def test_a_setting_is_not_a_secret_variable(name: str) -> None:
+    """``KEY`` and ``TOKEN`` count as words, so a setting that only contains them passes."""
+    assert not is_secret_variable(name)
+    assert all(pattern == pattern.upper() for pattern in SECRET_VARIABLE_PATTERNS)

@@ -238,6 +238,39 @@ def test_a_cut_keeps_exactly_limit_characters_of_the_text(text: str, limit: int)
     assert out == text[:head] + marker + text[len(text) - tail :]
 
 
+@given(st.text(), st.integers(min_value=0, max_value=120), st.text(max_size=10))
+def test_a_fitting_cut_counts_its_marker_and_is_left_alone_the_second_time(
+    text: str, limit: int, detail: str
+) -> None:
+    """Invariant (``fit=True``, compaction's tool outputs): the result is at most ``limit``
+    characters, marker included: the text's head and tail, the head the smaller half,
+    around a marker counting what went; a marker that does not fit leaves the head alone.
+    Cutting the result again changes nothing."""
+    out = cut_middle(text, limit, detail=detail, fit=True)
+    assert len(out) <= limit or out == text
+    assert cut_middle(out, limit, detail=detail, fit=True) == out
+    if len(text) <= limit:
+        assert out == text
+        return
+    note = CUT_MARKER.format(cut=len(text), detail=f"; {detail}" if detail else "")
+    room = limit - len(note)
+    if room <= 0:
+        assert out == text[:limit]
+        return
+    kept = CUT_MARKER.format(cut=len(text) - room, detail=f"; {detail}" if detail else "")
+    assert out == text[: room // 2] + kept + text[len(text) - (room - room // 2) :]
+
+
+def test_a_fitting_cut_of_a_tool_output() -> None:
+    output = "line 0\n" + "x" * 1_000 + "o" * 100  # 1107 characters
+    marker = "\n[... {cut} characters of tool output truncated{detail} ...]\n"  # 52 here
+    out = cut_middle(output, 120, marker=marker, fit=True)
+    assert out == (  # 68 characters of the text: 34 of its head, 34 of its tail
+        "line 0\n" + "x" * 27 + "\n[... 1039 characters of tool output truncated ...]\n" + "o" * 34
+    )
+    assert len(out) == 120
+
+
 # --- warn_once ------------------------------------------------------------------------------
 
 

@@ -22,9 +22,11 @@ from ._support.scrub import Scrubber, StreamScrubber
 from ._support.secrets import (
     MIN_SECRET_LENGTH,
     REDACTED,
+    SECRET_VARIABLE_PATTERNS,
     SecretField,
     header_secrets,
     is_credential_name,
+    is_secret_variable,
     looks_like_key,
 )
 from ._support.surrogates import utf8_decode, utf8_safe, utf8_safe_json
@@ -46,6 +48,7 @@ __all__: list[str] = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "RUN_ID_VARIABLE",
+    "SECRET_VARIABLE_PATTERNS",
     "ChildProcess",
     "Command",
     "LazyTypeAdapter",
@@ -63,6 +66,7 @@ __all__: list[str] = [
     "html_summary",
     "http_client",
     "is_credential_name",
+    "is_secret_variable",
     "kill_children",
     "looks_like_key",
     "reset_warn_once",

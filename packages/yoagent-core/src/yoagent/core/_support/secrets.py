@@ -10,6 +10,7 @@ may echo a credential it was never given by us.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from typing import Final, cast
@@ -48,6 +49,37 @@ _CREDENTIAL_NAME: Final = re.compile(
 )
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._~+/=-]+")
 _SHAPED: Final = re.compile("|".join(f"{lead}{secret}" for lead, secret, _ in KEY_SHAPES))
+
+
+SECRET_VARIABLE_PATTERNS: Final = (
+    "API_KEY",
+    "APIKEY",
+    "KEY",
+    "*_KEY",
+    "*API_KEY",
+    "*APIKEY",
+    "*ACCESS_KEY_ID",
+    "*TOKEN",
+    "*TOKENS",
+    "*TOKEN_*",
+    "*TOKENS_*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*CREDENTIAL*",
+)
+"""Environment variables that hold a credential by their name (``fnmatch`` patterns, any
+case): ``*_API_KEY``, ``HF_TOKEN``, ``AWS_BEARER_TOKEN_BEDROCK``, ``AWS_SECRET_ACCESS_KEY``,
+``AWS_ACCESS_KEY_ID``, ``PGPASSWORD``, ... ``KEY`` and ``TOKEN`` count as words only:
+``TOKENIZERS_PARALLELISM`` and ``KEYBOARD`` are settings. The one rule for every package:
+the bash tool keeps these from commands, a test cassette scrubs their values."""
+
+
+def is_secret_variable(name: str) -> bool:
+    """True for an environment variable named like a credential
+    (:data:`SECRET_VARIABLE_PATTERNS`, in any case)."""
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_VARIABLE_PATTERNS)
 
 
 def is_credential_name(name: str) -> bool:
