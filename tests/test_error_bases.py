@@ -9,10 +9,15 @@ chained to the foreign one.
 
 from __future__ import annotations
 
+import collections.abc
+import enum
 import importlib
 import inspect
+import pickle
 import pkgutil
 import socket
+import types
+import typing
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -80,11 +85,12 @@ def _public_modules(package: str) -> Iterator[ModuleType]:
 
 def _exceptions(package: str) -> dict[str, type[BaseException]]:
     """Every exception class a user of ``package`` can reach by a public name: in an
-    ``__all__``, or defined in a public module."""
+    ``__all__`` (loaded on first use or not), or defined in a public module."""
     found: dict[str, type[BaseException]] = {}
     for module in _public_modules(package):
         exported = set(getattr(module, "__all__", ()))
-        for name, value in vars(module).items():
+        names = {**vars(module), **{name: getattr(module, name) for name in exported}}
+        for name, value in names.items():  # a name made on first use included
             if not (inspect.isclass(value) and issubclass(value, BaseException)):
                 continue
             defined_here = value.__module__.split(".")[:2] == package.split(".")
@@ -126,6 +132,7 @@ def test_the_walk_sees_the_errors_it_must() -> None:
     assert "yoagent.cli.config.ConfigError" in _exceptions("yoagent.cli")
     assert "yoagent.gasp.vocabulary.PackError" in _exceptions("yoagent.gasp")
     assert "yoagent.core.ProviderError" in _exceptions("yoagent.core")
+    assert "yoagent.core.session.SessionCorruptError" in _exceptions("yoagent.core")
 
 
 def test_built_in_bases_are_kept() -> None:
@@ -141,6 +148,74 @@ def test_built_in_bases_are_kept() -> None:
     assert issubclass(PriceDataError, ValueError)
     assert issubclass(BadRunInputError, ValueError)
     assert issubclass(RemoteAgentError, ToolError)
+
+
+# --- every error crosses a process boundary --------------------------------------------------
+
+
+def _sample(annotation: Any) -> Any:
+    """A plain value of the annotated type, for building an error from its signature."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        options = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return _sample(options[0])
+    if origin in (list, tuple, collections.abc.Sequence, collections.abc.Iterable):
+        return ["one problem", "another"]
+    if origin in (dict, collections.abc.Mapping):
+        return {"name": "value"}
+    if isinstance(annotation, type):
+        if issubclass(annotation, enum.Enum):
+            return next(iter(annotation))
+        for kind, value in ((bool, True), (int, 7), (float, 1.5), (str, "what went wrong")):
+            if issubclass(annotation, kind):
+                return value
+        if issubclass(annotation, BaseException):
+            return ValueError("the cause")
+    return "what went wrong"
+
+
+def _example(cls: type[BaseException]) -> BaseException:
+    """An instance of ``cls``, every argument it requires given a plain value."""
+    try:
+        signature = inspect.signature(cls)
+    except ValueError:  # no __init__ of its own: the message is its argument
+        return cls("what went wrong")
+    hints = typing.get_type_hints(cls.__init__)
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.default is not parameter.empty or parameter.kind in (
+            parameter.VAR_POSITIONAL,
+            parameter.VAR_KEYWORD,
+        ):
+            continue
+        value = _sample(hints.get(parameter.name, str))
+        if parameter.kind == parameter.KEYWORD_ONLY:
+            kwargs[parameter.name] = value
+        else:
+            args.append(value)
+    return cls(*args, **kwargs)
+
+
+def _every_exception() -> dict[str, type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    for package in BASES:
+        for name, cls in _exceptions(package).items():
+            if cls.__module__.startswith("yoagent.") and cls not in found.values():
+                found[name] = cls
+    return found
+
+
+@pytest.mark.parametrize(("name", "cls"), sorted(_every_exception().items()))
+def test_every_error_round_trips_through_pickle(name: str, cls: type[BaseException]) -> None:
+    """A worker pool, Ray or DBOS sends an error back pickled: it must arrive the same
+    type, with the same message and the same fields (``YoagentError.__reduce__``)."""
+    error = _example(cls)
+    restored = pickle.loads(pickle.dumps(error))
+    assert type(restored) is cls
+    assert str(restored) == str(error)
+    assert restored.args == error.args
+    assert pickle.dumps(vars(restored)) == pickle.dumps(vars(error))
 
 
 # --- one translation point per package ------------------------------------------------------

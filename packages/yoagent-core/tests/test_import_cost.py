@@ -128,3 +128,31 @@ except ModuleNotFoundError as error:
     assert out.stdout.strip() == (
         "ERROR yoagent.core.support.http_client needs httpx: pip install 'yoagent-core[http]'"
     )
+
+
+def test_without_httpx_a_star_import_and_a_walk_over_the_floor_skip_the_http_names() -> None:
+    """``from yoagent.core.support import *``, ``dir()`` and a walk over ``__all__`` (help,
+    completion, docs tools) see what can load; ``__all__`` and ``dir()`` leave the HTTP
+    names out while httpx is missing. A direct access still says which extra to install."""
+    code = """
+import sys
+sys.modules["httpx"] = None  # as if it were not installed
+import yoagent.core.support as support
+from yoagent.core.support import *
+print(sorted({"http_client", "HTTP_TIMEOUT"} & set(globals())), "atomic_write" in globals())
+print([name for name in support.__all__ if getattr(support, name, None) is None])
+print(sorted({"http_client", "HTTP_POOL_LIMITS", "shared_ssl_context"} & set(dir(support))))
+try:
+    support.HTTP_TIMEOUT
+except ModuleNotFoundError as error:
+    print("ERROR", error)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.splitlines() == [
+        "[] True",
+        "[]",
+        "[]",
+        "ERROR yoagent.core.support.HTTP_TIMEOUT needs httpx: pip install 'yoagent-core[http]'",
+    ]

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -482,3 +483,143 @@ def _marked(marker: str) -> list[int]:
         if needle in environ.split(b"\0") and _alive(int(name)):
             found.append(int(name))
     return found
+
+
+# -- without os.waitid (macOS before Python 3.13) -------------------------------------------
+
+
+def test_without_waitid_kill_returns_at_once_and_the_status_is_the_signal(
+    spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher polls instead of blocking in a wait while it holds the child's lock: a
+    kill, a release or ``kill_children`` never waits for the child to exit by itself."""
+    monkeypatch.delattr(os, "waitid")
+    process = spawn_process(_sh("sleep 30"))
+    spawned.append(process)
+    _captures(process)
+    time.sleep(0.2)  # the watcher is polling by now
+    started = time.monotonic()
+    process.kill()
+    assert time.monotonic() - started < 1
+    assert process.exited.wait(5) and process.returncode == -9
+    assert process.reaped.wait(5) and not _alive(process.pid) and not _zombie(process.pid)
+
+    running = spawn_process(_sh("sleep 30"))
+    spawned.append(running)
+    _captures(running)
+    time.sleep(0.2)
+    started = time.monotonic()
+    running.release()
+    kill_children()
+    assert time.monotonic() - started < 1
+    assert _alive(running.pid)  # released: no longer the program's to kill
+    os.kill(running.pid, signal.SIGKILL)
+    assert running.reaped.wait(5) and running.returncode == -9
+
+
+def test_without_waitid_an_exit_status_is_still_known(
+    spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "waitid")
+    process = spawn_process(_sh("exit 3"))
+    spawned.append(process)
+    _captures(process)
+    assert process.exited.wait(5) and process.returncode == 3
+    assert process.reaped.wait(5)  # seen and reaped in one step: nothing to release
+
+
+# -- a child reaped by another part of the program ------------------------------------------
+
+
+def _signals(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Every ``os.kill`` and ``os.killpg`` from now on, as ``(call, pid)``."""
+    sent: list[tuple[str, int]] = []
+    real_kill, real_killpg = os.kill, os.killpg
+
+    def kill(pid: int, sig: int) -> None:
+        sent.append(("kill", pid))
+        real_kill(pid, sig)
+
+    def killpg(pgid: int, sig: int) -> None:
+        sent.append(("killpg", pgid))
+        real_killpg(pgid, sig)
+
+    monkeypatch.setattr(os, "kill", kill)
+    monkeypatch.setattr(os, "killpg", killpg)
+    return sent
+
+
+def test_a_child_reaped_elsewhere_before_its_exit_was_seen_is_disarmed_status_unknown(
+    spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another reaper (a SIGCHLD handler's ``waitpid(-1)``) took the status: the pid and
+    its group id may be anyone's now, so nothing is signalled, and the status is unknown
+    (``None``), never a made-up 0."""
+    real_waitid = os.waitid
+    other_reaped = threading.Event()
+
+    def late_waitid(idtype: int, ident: int, options: int) -> os.waitid_result | None:
+        if not options & os.WNOHANG:  # the watcher's wait: only once the other has reaped
+            other_reaped.wait(10)
+        return real_waitid(idtype, ident, options)
+
+    monkeypatch.setattr(os, "waitid", late_waitid)
+    process = spawn_process(_sh("exit 3"))
+    spawned.append(process)
+    _captures(process)
+    assert os.waitpid(process.pid, 0)[0] == process.pid  # the other reaper
+    other_reaped.set()
+    assert process.reaped.wait(5) and process.exited.is_set()
+    assert process.returncode is None
+    sent = _signals(monkeypatch)
+    process.kill()
+    assert sent == []
+    process.release()
+    assert process.returncode is None
+
+
+def test_a_child_reaped_elsewhere_after_its_exit_was_seen_is_never_signalled(
+    spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = spawn_process(_sh("exit 3"))
+    spawned.append(process)
+    _captures(process)
+    assert process.exited.wait(5) and process.returncode == 3
+    assert os.waitpid(process.pid, 0)[0] == process.pid  # reaped behind the runner's back
+    sent = _signals(monkeypatch)
+    process.kill()  # finds it gone first
+    assert sent == []
+    assert process.reaped.is_set() and process.returncode == 3
+    process.release()
+    assert process.returncode == 3
+
+
+# -- a forked copy of the program ------------------------------------------------------------
+
+
+def test_a_forked_copy_of_the_program_never_touches_the_parents_children() -> None:
+    """``os.fork`` copies the list of live children and their finalizers; the copy's exit
+    (or its own ``kill_children``, or its ``kill``) must not kill the parent's groups."""
+    script = textwrap.dedent(
+        """
+        import gc, os, sys, time
+        from yoagent.core.support import Command, kill_children, spawn_process
+
+        kept = spawn_process(Command(["sleep", "30"]))
+        dropped = spawn_process(Command(["sleep", "30"]))
+        pid = os.fork()
+        if pid == 0:
+            kept.kill()
+            print(kill_children(), flush=True)
+            del dropped
+            gc.collect()
+            sys.exit(0)  # a normal exit: exit handlers and finalizers run
+        os.waitpid(pid, 0)
+        time.sleep(0.3)
+        print(kept.exited.is_set(), dropped.exited.is_set(), flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["0", "False", "False"]

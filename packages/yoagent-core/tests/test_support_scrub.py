@@ -3,6 +3,8 @@ the same for whole text and for text that arrives in pieces."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,8 +12,10 @@ from hypothesis import strategies as st
 from yoagent.core.support import (
     MIN_SECRET_LENGTH,
     REDACTED,
+    SECRET_VARIABLE_PATTERNS,
     Scrubber,
     header_secrets,
+    is_secret_variable,
     looks_like_key,
 )
 from yoagent.core.support import is_credential_name as is_credential_header
@@ -144,6 +148,63 @@ def test_no_value_survives_scrubbing(text: str) -> None:
     """Invariant: no configured value of the minimum length or more is left in the output."""
     out = SCRUBBER.scrub(text)
     assert KEY not in out and PASSWORD not in out and "pw-0123456789" not in out
+
+
+def test_overlapping_secrets_are_replaced_as_one() -> None:
+    """Scanning from the end of one secret would let out the tail of a secret overlapping it."""
+    assert Scrubber(["abcdefgh12", "gh12345678"]).scrub("x abcdefgh12345678 y") == (
+        "x [redacted] y"
+    )
+    value = "prefix-value-sk-"  # a known value running into a key shape
+    assert Scrubber([value]).scrub(f"{value}abcdefghijklmnopqrstuvwxyz!") == "[redacted]!"
+    # one starting inside a kept lead is replaced from its own start
+    assert Scrubber(["rer token-1234"]).scrub("Bearer token-12345678 x") == "Bea[redacted] x"
+    # one that merely touches the next stays its own
+    assert Scrubber(["abcdefgh", "12345678"]).scrub("abcdefgh12345678") == ("[redacted][redacted]")
+
+
+def _covered(text: str, values: list[str]) -> str:
+    """The oracle: ``text`` with each run of overlapping occurrences of ``values`` as one
+    marker."""
+    spans = sorted(
+        (start, start + len(value))
+        for value in values
+        for start in range(len(text))
+        if text.startswith(value, start)
+    )
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, position = [], 0
+    for start, end in merged:
+        out += [text[position:start], REDACTED]
+        position = end
+    return "".join([*out, text[position:]])
+
+
+@settings(max_examples=300)
+@given(
+    st.text("ab1", min_size=8, max_size=60),
+    st.lists(st.tuples(st.integers(0, 60), st.integers(8, 20)), min_size=1, max_size=4),
+    st.lists(st.integers(min_value=0, max_value=60), max_size=6),
+)
+def test_every_character_of_every_secret_is_replaced_whole_or_in_pieces(
+    text: str, picks: list[tuple[int, int]], cuts: list[int]
+) -> None:
+    """Invariant: however the secrets overlap, no character of any occurrence is let out:
+    each run of overlapping occurrences becomes one marker, in whole text and in pieces."""
+    values = [text[start : start + length] for start, length in picks]
+    values = [value for value in values if len(value) >= MIN_SECRET_LENGTH]
+    scrubber = Scrubber(values, key_shapes=False)
+    whole = scrubber.scrub(text)
+    assert whole == _covered(text, values)
+    points = sorted(min(cut, len(text)) for cut in cuts)
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    assert _streamed(scrubber, pieces) == whole
+    assert "".join(scrubber.scrub_pieces(pieces)) == whole
 
 
 # Moved from yoagent-openapi's and yoagent-mcp's tests with their copies of the scrubber.
@@ -306,7 +367,131 @@ def test_a_key_shaped_token_is_held_until_it_ends() -> None:
     assert out + stream.feed(" done") + stream.flush() == "token [redacted] done"
 
 
+def test_a_long_growing_token_is_followed_by_its_end_alone() -> None:
+    """A hex dump after ``sk-`` is one key-shaped token for as long as it runs: the stream
+    follows its growth, keeping only its two ends (it was quadratic, re-matching the whole
+    token on every piece). 200k characters in 20-character pieces take ≈ 0.1 s."""
+    text = "a hex dump follows: sk-" + "0123456789abcdef" * 12_500 + " done"
+    stream = Scrubber(["some-known-secret-value"]).stream()
+    started = time.monotonic()
+    out, held = [], 0
+    for start in range(0, len(text), 20):
+        out.append(stream.feed(text[start : start + 20]))
+        held = max(held, stream.held)
+    out.append(stream.flush())
+    assert "".join(out) == "a hex dump follows: [redacted] done"
+    assert held < 200  # its two ends, not the 200k characters
+    assert time.monotonic() - started < 20  # a hang guard; linear, it takes ≈ 0.1 s
+
+
+LONG_PIECES = [
+    *PIECES,
+    "sk-" + "a1" * 120,
+    "Bearer " + "t/" * 100,
+    "-" * 150,
+    "abcdefgh" * 30,
+]
+long_texts = st.lists(st.sampled_from(LONG_PIECES), max_size=10).map("".join)
+
+
+@settings(max_examples=200)
+@given(long_texts, st.lists(st.integers(min_value=0, max_value=1200), max_size=12))
+def test_a_stream_that_holds_only_a_tokens_ends_scrubs_as_the_whole(
+    text: str, cuts: list[int]
+) -> None:
+    """Invariant: however long tokens, values running into them and fields after them are
+    split, what the stream emits joins to ``scrub(text)``, and every prefix of it is a
+    prefix of that (it drops a growing token's middle, never a character it must show)."""
+    points = sorted(min(cut, len(text)) for cut in cuts)
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    overlapping = Scrubber(["a1a1a1a1a1a1 ", "t/t/t/t/t/ a", "abcdefghabcdefgh"])
+    for scrubber in (SCRUBBER, overlapping, Scrubber()):
+        whole = scrubber.scrub(text)
+        stream = scrubber.stream()
+        emitted = ""
+        for piece in pieces:
+            emitted += stream.feed(piece)
+            assert whole.startswith(emitted)
+        assert emitted + stream.flush() == whole
+
+
+@settings(max_examples=200)
+@given(
+    st.sampled_from([("sk-", "ab12-_"), ("Bearer ", "ab12/.+=")]),
+    st.data(),
+    st.integers(min_value=6, max_value=30),
+    st.lists(st.integers(min_value=0, max_value=400), max_size=40),
+)
+def test_a_value_running_past_the_end_of_a_long_token_is_replaced_with_it(
+    shape: tuple[str, str], data: st.DataObject, overlap: int, cuts: list[int]
+) -> None:
+    """Invariant: a known value that starts inside a long key-shaped token and runs past
+    its end is replaced with it, in whole text and however the stream is split (the
+    stream keeps only the token's ends: the end it keeps must hold that value's start)."""
+    lead, alphabet = shape
+    token = data.draw(st.text(alphabet, min_size=150, max_size=300))
+    value = token[-overlap:] + " t"  # ends past the token: a space ends its run
+    text = f"x {lead}{token} tail"
+    scrubber = Scrubber([value])
+    whole = scrubber.scrub(text)
+    kept = "Bearer " if lead == "Bearer " else ""  # a bearer token keeps its scheme
+    assert whole == f"x {kept}[redacted]ail"
+    points = sorted(min(cut, len(text)) for cut in cuts)
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    assert _streamed(scrubber, pieces) == whole
+
+
 def test_a_stream_without_secrets_lets_everything_through_at_once() -> None:
     stream = Scrubber(key_shapes=False).stream()
     assert stream.feed("all of it") == "all of it"
     assert stream.flush() == ""
+
+
+@pytest.mark.parametrize(
+    ("value", "encoded"),
+    [
+        ("caf\udce9-password-123", "caf%E9-password-123"),  # an undecodable OS byte
+        ("lone-\ud800-surrogate", "lone-%ED%A0%80-surrogate"),  # a JSON \ud800 escape
+    ],
+)
+def test_a_value_holding_a_lone_surrogate_is_scrubbed_as_written_and_encoded(
+    value: str, encoded: str
+) -> None:
+    """An environment value that was not UTF-8 holds one (``surrogateescape``): the
+    scrubber is built all the same, and its percent-encoded form is the original bytes'."""
+    scrubber = Scrubber([value], urls=[f"https://h/x?token={value}"])
+    assert scrubber.scrub(f"a {value} b {encoded} c") == "a [redacted] b [redacted] c"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ANTHROPIC_API_KEY",
+        "api_key",
+        "OPENAI_APIKEY",
+        "HF_TOKEN",
+        "GITHUB_TOKEN",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "GOOGLE_CLOUD_ACCESS_TOKEN",
+        "PGPASSWORD",
+        "MY_SERVICE_PASSWORD",
+        "DB_PASSWD",
+        "SERVICE_CREDENTIALS",
+        "KEY",
+        "GPG_KEY",
+    ],
+)
+def test_a_variable_named_like_a_credential_is_secret(name: str) -> None:
+    """One rule for the bash tool's environment and a cassette's secrets."""
+    assert is_secret_variable(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["PATH", "HOME", "PLAIN_SETTING", "TOKENIZERS_PARALLELISM", "KEYBOARD", "MONKEY_ID"]
+)
+def test_a_setting_is_not_a_secret_variable(name: str) -> None:
+    """``KEY`` and ``TOKEN`` count as words, so a setting that only contains them passes."""
+    assert not is_secret_variable(name)
+    assert all(pattern == pattern.upper() for pattern in SECRET_VARIABLE_PATTERNS)

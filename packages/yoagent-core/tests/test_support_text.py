@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
@@ -11,10 +12,12 @@ from hypothesis import strategies as st
 
 from yoagent.core.support import (
     CUT_MARKER,
+    Scrubber,
     cut_middle,
     display_url,
     html_summary,
     reset_warn_once,
+    split_url,
     utf8_decode,
     utf8_safe,
     utf8_safe_json,
@@ -70,6 +73,65 @@ def test_the_origin_drops_userinfo_path_query_and_fragment() -> None:
 
 def test_the_text_for_what_is_not_a_url_is_the_callers() -> None:
     assert display_url("not a url", path=False, invalid="the server") == "the server"
+
+
+@pytest.mark.parametrize("char", ["/", "?", "#", "@"])
+@pytest.mark.parametrize("password", ["hunter2{c}secret", "1234{c}5678-long", "a{c}b{c}c-long"])
+def test_a_password_holding_an_unencoded_delimiter_is_never_shown_nor_left_unscrubbed(
+    password: str, char: str
+) -> None:
+    """A URL parser ends the authority at the first ``/ ? #``: the rest of such a password
+    would read as a path, a query or a fragment. The user information runs to the last
+    ``@`` before the host; where that is a guess, the display says so."""
+    secret = password.format(c=char)
+    url = f"https://admin:{secret}@db.example:5432/app"
+    shown, origin = display_url(url), display_url(url, path=False)
+    if char == "@":  # only the last @ before the host ends the user information
+        assert (shown, origin) == ("https://db.example:5432/app", "https://db.example:5432")
+    else:
+        assert shown == "https://[redacted]@db.example:5432/app"
+        assert origin == "https://[redacted]@db.example:5432"
+    scrubber = Scrubber(urls=[url])
+    assert scrubber.scrub(f"connect to {url} failed") == "connect to [redacted] failed"
+    assert scrubber.scrub(f"password {secret}!") == "password [redacted]!"
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://registry.example/@scope/pkg", "https://registry.example"),
+        ("https://api.example/users/me@example.com", "https://api.example"),
+        ("http://[::1]:9/@handle", "http://[::1]:9"),
+        ("https://h.example/find?email=me@example.com", "https://h.example"),
+        ("https://h.example:8080/a/b@c", "https://h.example:8080"),
+    ],
+)
+def test_an_at_sign_in_a_path_or_query_is_not_taken_for_user_information(
+    url: str, origin: str
+) -> None:
+    assert display_url(url) == url.partition("?")[0] + ("?…" if "?" in url else "")
+    assert display_url(url, path=False) == origin
+    assert Scrubber(urls=[url]).scrub(f"see {url}") == f"see {url}"
+
+
+def test_split_url_keeps_the_user_information_apart_and_says_when_it_guessed() -> None:
+    parts, userinfo, guessed = split_url("https://admin:hunter2/secret@db.example:5432/app?x=1")
+    assert (parts.scheme, parts.netloc, parts.path, parts.query) == (
+        "https",
+        "db.example:5432",
+        "/app",
+        "x=1",
+    )
+    assert (userinfo, guessed) == ("admin:hunter2/secret", True)
+    assert split_url("http://u:p@h:8080/x#f") == (
+        urlsplit("http://h:8080/x#f"),
+        "u:p",
+        False,
+    )
+    assert split_url("https://registry.example/@scope/pkg").userinfo == ""
+    assert split_url("not a url") == (urlsplit("not a url"), "", False)
+    with pytest.raises(ValueError, match="Invalid IPv6 URL"):
+        split_url("http://[::1")
 
 
 # --- the surrogate policy ------------------------------------------------------------------
@@ -174,6 +236,39 @@ def test_a_cut_keeps_exactly_limit_characters_of_the_text(text: str, limit: int)
     head, tail = limit // 2, limit - limit // 2
     marker = CUT_MARKER.format(cut=len(text) - limit, detail="")
     assert out == text[:head] + marker + text[len(text) - tail :]
+
+
+@given(st.text(), st.integers(min_value=0, max_value=120), st.text(max_size=10))
+def test_a_fitting_cut_counts_its_marker_and_is_left_alone_the_second_time(
+    text: str, limit: int, detail: str
+) -> None:
+    """Invariant (``fit=True``, compaction's tool outputs): the result is at most ``limit``
+    characters, marker included: the text's head and tail, the head the smaller half,
+    around a marker counting what went; a marker that does not fit leaves the head alone.
+    Cutting the result again changes nothing."""
+    out = cut_middle(text, limit, detail=detail, fit=True)
+    assert len(out) <= limit or out == text
+    assert cut_middle(out, limit, detail=detail, fit=True) == out
+    if len(text) <= limit:
+        assert out == text
+        return
+    note = CUT_MARKER.format(cut=len(text), detail=f"; {detail}" if detail else "")
+    room = limit - len(note)
+    if room <= 0:
+        assert out == text[:limit]
+        return
+    kept = CUT_MARKER.format(cut=len(text) - room, detail=f"; {detail}" if detail else "")
+    assert out == text[: room // 2] + kept + text[len(text) - (room - room // 2) :]
+
+
+def test_a_fitting_cut_of_a_tool_output() -> None:
+    output = "line 0\n" + "x" * 1_000 + "o" * 100  # 1107 characters
+    marker = "\n[... {cut} characters of tool output truncated{detail} ...]\n"  # 52 here
+    out = cut_middle(output, 120, marker=marker, fit=True)
+    assert out == (  # 68 characters of the text: 34 of its head, 34 of its tail
+        "line 0\n" + "x" * 27 + "\n[... 1039 characters of tool output truncated ...]\n" + "o" * 34
+    )
+    assert len(out) == 120
 
 
 # --- warn_once ------------------------------------------------------------------------------

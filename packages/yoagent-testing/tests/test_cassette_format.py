@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +219,20 @@ def test_a_complete_but_invalid_last_line_is_an_error_not_a_cut_off(tmp_path: Pa
     path.write_text(HEADER + '{"kind":"call","n":0,"request":{"messages":[]}}')  # no newline
     with pytest.raises(CassetteError, match="line 2: call 0 must end in one of"):
         Cassette.load(path)
+
+
+def test_a_credential_variable_that_is_not_utf8_is_scrubbed_and_the_writer_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Latin-1 byte in a password variable decodes to a lone surrogate."""
+    monkeypatch.setitem(os.environb, b"MY_SERVICE_PASSWORD", b"caf\xe9-password-123")
+    writer = CassetteWriter(tmp_path / "run.jsonl", secrets=["unrelated-secret"])
+    config = StreamConfig(
+        model=ModelConfig.mock(),
+        system_prompt="",
+        messages=[UserMessage.from_text(os.environ["MY_SERVICE_PASSWORD"])],
+    )
+    writer.write_call(
+        RecordedCall(n=writer.reserve(), request=request_json(config), reply=_reply("ok"))
+    )
+    assert b"caf" not in (tmp_path / "run.jsonl").read_bytes()

@@ -145,6 +145,13 @@ def test_urls_lose_userinfo_and_secret_query_values_only() -> None:
     assert redact_url("") == ""
 
 
+@pytest.mark.parametrize("char", ["/", "?", "#", "@"])
+def test_a_password_holding_an_unencoded_delimiter_is_redacted_whole(char: str) -> None:
+    """The floor's rule: the user information runs to the last ``@`` before the host."""
+    url = f"https://admin:hunter2{char}secret@proxy.example/v1?a=1"
+    assert redact_url(url) == f"https://{REDACTED}@proxy.example/v1?a=1"
+
+
 def test_the_scrubber_replaces_inside_keys_and_values_and_prefers_the_longer_secret() -> None:
     scrubber = cassette_scrubber(["abcdefgh", "abcdefgh-longer"])
     assert scrubber.json({"abcdefgh": ["x abcdefgh-longer y", 1, None]}) == {

@@ -79,9 +79,13 @@ async def test_bad_arguments_are_clear_errors(ctx: ToolContext) -> None:
         await tool.execute({"command": "  "}, ctx)
 
 
+@pytest.mark.parametrize("waitid", [True, False], ids=["waitid", "no-waitid"])
 async def test_timeout_kills_the_whole_group_and_returns_the_output_so_far(
-    ctx: ToolContext,
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, waitid: bool
 ) -> None:
+    """Also without ``os.waitid`` (macOS before Python 3.13), where the runner polls."""
+    if not waitid:
+        monkeypatch.delattr(os, "waitid")
     started = time.monotonic()
     with pytest.raises(ToolError) as info:
         await BashTool().execute({"command": f"echo before; {_TREE}", "timeout": 1}, ctx)

@@ -12,6 +12,7 @@ then ends with::
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
@@ -70,6 +71,14 @@ def name_module_exceptions(module: object) -> None:
                 value.__module__ = home
 
 
+def _installed(module: str) -> bool:
+    """Whether the top-level ``module`` can be imported (found, not imported)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # in sys.modules without a spec
+        return sys.modules.get(module) is not None
+
+
 class Namespace:
     """The names of one public namespace that are not plain globals.
 
@@ -78,10 +87,16 @@ class Namespace:
     one a process defines costs ≈ 30–60 ms, which ``import yoagent.core`` need not pay),
     or that only some programs use. ``moved`` maps a name that used to live here to the
     namespace that holds it now: reading it warns (``DeprecationWarning``) and gives the
-    same object. ``needs`` maps a lazy module to the extra that installs what it imports.
+    same object. ``needs`` maps a lazy module to the extra that installs what it imports:
+    while that is missing, its names are left out of ``__all__`` and ``dir()`` (a star
+    import and a walk over ``__all__`` see what can load), and reading one raises
+    :class:`ModuleNotFoundError` naming the extra. (An error that is also an
+    ``AttributeError``, for ``hasattr``, cannot be made: the two built-in classes have
+    conflicting layouts; and ``from … import name`` turns an ``AttributeError`` into a
+    bare "cannot import name", losing the hint.)
     """
 
-    __slots__ = ("_globals", "_lazy", "_moved", "_name", "_needs")
+    __slots__ = ("_absent", "_globals", "_lazy", "_moved", "_name", "_needs")
 
     def __init__(
         self,
@@ -97,6 +112,10 @@ class Namespace:
         self._lazy = dict(lazy or {})
         self._moved = dict(moved or {})
         self._needs = dict(needs or {})
+        missing = {module for module, (top, _) in self._needs.items() if not _installed(top)}
+        self._absent = {name for name, module in self._lazy.items() if module in missing}
+        if self._absent and "__all__" in namespace:
+            namespace["__all__"] = [n for n in namespace["__all__"] if n not in self._absent]
         name_exceptions(
             name, [namespace[n] for n in namespace.get("__all__", ()) if n in namespace]
         )
@@ -122,7 +141,7 @@ class Namespace:
     def dir(self) -> list[str]:
         """The namespace's names, those made on first use included (for completion and
         help); moved names are not listed."""
-        return sorted({*self._globals, *self._lazy})
+        return sorted({*self._globals, *self._lazy} - self._absent)
 
     def _load(self, name: str, module: str) -> None:
         try:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._loop.task_groups import ungrouped
-from ._types.errors import ErrorKind, YoagentError, restore_exception
+from ._types.errors import ErrorKind, YoagentError
 from ._types.events import AgentEvent
 from ._types.messages import AgentMessage
 
@@ -175,6 +174,3 @@ class RunFailedError(YoagentError):
 
     def __repr__(self) -> str:
         return f"RunFailedError({self.kind.name}, {self.message!r})"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return restore_exception, (type(self), self.args, dict(self.__dict__))

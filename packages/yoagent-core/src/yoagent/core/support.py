@@ -22,12 +22,15 @@ from ._support.scrub import Scrubber, StreamScrubber
 from ._support.secrets import (
     MIN_SECRET_LENGTH,
     REDACTED,
+    SECRET_VARIABLE_PATTERNS,
     SecretField,
     header_secrets,
     is_credential_name,
+    is_secret_variable,
     looks_like_key,
 )
 from ._support.surrogates import utf8_decode, utf8_safe, utf8_safe_json
+from ._support.url_parts import UrlParts, split_url
 from ._support.urls import display_url
 from ._support.warn_once import reset_warn_once, warn_once
 from ._types.adapters import LazyTypeAdapter
@@ -45,6 +48,7 @@ __all__: list[str] = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "RUN_ID_VARIABLE",
+    "SECRET_VARIABLE_PATTERNS",
     "ChildProcess",
     "Command",
     "LazyTypeAdapter",
@@ -53,6 +57,7 @@ __all__: list[str] = [
     "Scrubber",
     "SecretField",
     "StreamScrubber",
+    "UrlParts",
     "Wakeup",
     "atomic_write",
     "cut_middle",
@@ -61,12 +66,14 @@ __all__: list[str] = [
     "html_summary",
     "http_client",
     "is_credential_name",
+    "is_secret_variable",
     "kill_children",
     "looks_like_key",
     "reset_warn_once",
     "scrub_logs",
     "shared_ssl_context",
     "spawn_process",
+    "split_url",
     "utf8_decode",
     "utf8_safe",
     "utf8_safe_json",

@@ -9,22 +9,17 @@ matched in a recorded request would make the same request, replayed live, differ
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlunsplit
 
 from yoagent.core import ModelConfig
-from yoagent.core.support import Scrubber, is_credential_name
+from yoagent.core.support import Scrubber, is_credential_name, is_secret_variable, split_url
 
 JsonObject = dict[str, Any]
 
 REDACTED = "[REDACTED]"
 """What a cassette holds in place of a secret."""
-
-# Environment variables that hold credentials by convention (ANTHROPIC_API_KEY, HF_TOKEN,
-# AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_BEARER_TOKEN_BEDROCK, ...).
-_SECRET_VARIABLE = re.compile(r"API_KEY|_KEY$|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
 def cassette_scrubber(secrets: Iterable[str] = ()) -> Scrubber:
@@ -34,14 +29,13 @@ def cassette_scrubber(secrets: Iterable[str] = ()) -> Scrubber:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with its userinfo and secret query values replaced by :data:`REDACTED`."""
+    """``url`` with its userinfo and secret query values replaced by :data:`REDACTED` (the
+    userinfo as the floor finds it: to the last ``@`` before the host)."""
     try:
-        parts = urlsplit(url)
+        parts, userinfo, _ = split_url(url)
     except ValueError:
         return REDACTED if url else url
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    netloc = f"{REDACTED}@{parts.netloc}" if userinfo else parts.netloc
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
@@ -74,10 +68,10 @@ def with_model_secrets(scrubber: Scrubber, model: ModelConfig) -> Scrubber:
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The values of environment variables named like credentials (``*_API_KEY``,
-    ``*TOKEN*``, ``*SECRET*``, ...): keys a provider may read by itself."""
+    """The values of environment variables named like credentials (the floor's rule,
+    :func:`yoagent.core.support.is_secret_variable`): keys a provider may read by itself."""
     source = os.environ if environ is None else environ
-    return [value for name, value in source.items() if _SECRET_VARIABLE.search(name)]
+    return [value for name, value in source.items() if is_secret_variable(name)]
 
 
 def scrub_deltas(scrubber: Scrubber, deltas: list[JsonObject]) -> list[JsonObject]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import os
 import re
@@ -14,7 +13,7 @@ import anyio
 from pydantic import Field
 
 from yoagent.core import ToolArguments, ToolContext, ToolError, ToolResult
-from yoagent.core.support import ChildProcess, Command, PipeCapture, Wakeup
+from yoagent.core.support import ChildProcess, Command, PipeCapture, Wakeup, is_secret_variable
 
 from ._base import BuiltinTool
 from ._process import READ_GRACE, decode_capture, spawn_group
@@ -24,28 +23,6 @@ DEFAULT_TIMEOUT: Final = 120.0
 DEFAULT_MAX_TIMEOUT: Final = 600.0
 DEFAULT_MAX_OUTPUT_BYTES: Final = 256 * 1024
 _POLL: Final = 0.25
-SECRET_VARIABLE_PATTERNS: Final = (
-    "*_API_KEY",
-    "API_KEY",
-    "*_AUTH_TOKEN",
-    "*_API_TOKEN",
-    "*_ACCESS_TOKEN",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_BEARER_TOKEN_BEDROCK",
-    "AZURE_OPENAI_AD_TOKEN",
-    "HF_TOKEN",
-    "HUGGING_FACE_HUB_TOKEN",
-)
-"""Environment variables kept from commands by default (``fnmatch`` patterns, any case).
-
-The model provider keys a yoagent process typically holds: one ``env`` in a command
-would otherwise copy them into the conversation, the session file and the next request.
-Every variable ``yoagent.providers`` reads a key from matches one (a workspace test
-checks the vendor table against this list): ``*_ACCESS_TOKEN`` covers Vertex AI's
-``GOOGLE_CLOUD_ACCESS_TOKEN``, and Bedrock's ``AWS_ACCESS_KEY_ID`` goes with its secret.
-"""
 _UPDATE_INTERVAL: Final = 0.2
 
 _DESCRIPTION = """\
@@ -124,12 +101,6 @@ def _sandbox_description(sandbox: CommandSandbox, outside: bool) -> str:
     return text
 
 
-def is_secret_variable(name: str) -> bool:
-    """Whether ``name`` matches :data:`SECRET_VARIABLE_PATTERNS` (case-insensitively)."""
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_VARIABLE_PATTERNS)
-
-
 class BashTool(BuiltinTool[BashArguments]):
     """The ``bash`` tool: ``bash -c COMMAND`` in a new session and process group.
 
@@ -139,9 +110,10 @@ class BashTool(BuiltinTool[BashArguments]):
     ``deny_patterns`` are regular expressions: a command matching one is refused
     before it runs (a guard against accidents, not a security boundary). ``env``
     entries are added to (or, with value ``None``, removed from) the inherited
-    environment. Variables matching :data:`SECRET_VARIABLE_PATTERNS` (API keys and
-    tokens) are removed from the inherited environment unless ``keep_secrets`` is
-    true; a variable set explicitly in ``env`` is always passed.
+    environment. Variables named like credentials (API keys, tokens, passwords:
+    :data:`yoagent.core.support.SECRET_VARIABLE_PATTERNS`, the floor's one rule) are
+    removed from the inherited environment unless ``keep_secrets`` is true; a variable
+    set explicitly in ``env`` is always passed.
 
     ``sandbox`` confines every command (:class:`~yoagent.tools.CommandSandbox`; ``None``
     is today's behaviour, no sandbox). When the policy cannot be enforced here, the call

@@ -11,6 +11,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from yoagent.core._support.cut import cut_middle
 from yoagent.core._types.content import ImageContent, TextContent
 from yoagent.core._types.markers import COMPACTION_MARKER, SUMMARY_PREFIX, is_loop_injected
 from yoagent.core._types.messages import (
@@ -30,6 +31,10 @@ from .units import (
     snap,
     unit_starts,
 )
+
+_CUT = "\n[... {cut} characters of tool output truncated{detail} ...]\n"
+"""The marker in an old tool output's middle (counted in ``tool_output_max_chars``, so a
+second pass leaves the output alone: repeated compaction keeps the cache prefix)."""
 
 Summarizer = Callable[[Sequence[AgentMessage]], "tuple[str, int] | None"]
 """Level 2's hook for better summaries: given the span about to be summarized, returns
@@ -60,22 +65,6 @@ class CompactionResult:
         return self.level > 0 and (self.dropped > 0 or self.tokens_after < self.tokens_before)
 
 
-def _truncate_text(text: str, max_chars: int) -> str:
-    """Head and tail of ``text`` around a note, ``max_chars`` in all (so a second pass
-    leaves it alone: repeated compaction does not rewrite what it already cut)."""
-    if len(text) <= max_chars:
-        return text
-    note_size = len(f"\n[... {len(text)} characters of tool output truncated ...]\n")
-    room = max_chars - note_size
-    if room <= 0:
-        return text[:max_chars]
-    head = room * 2 // 3
-    tail = room - head
-    cut = len(text) - head - tail
-    tail_text = text[len(text) - tail :] if tail else ""
-    return f"{text[:head]}\n[... {cut} characters of tool output truncated ...]\n{tail_text}"
-
-
 def truncate_old_tool_outputs(
     messages: Sequence[AgentMessage], config: ContextConfig
 ) -> list[AgentMessage]:
@@ -96,7 +85,9 @@ def truncate_old_tool_outputs(
         content: list[TextContent | ImageContent] = []
         for block in message.content:
             if isinstance(block, TextContent) and len(block.text) > limit:
-                content.append(TextContent(text=_truncate_text(block.text, limit)))
+                content.append(
+                    TextContent(text=cut_middle(block.text, limit, marker=_CUT, fit=True))
+                )
                 changed = True
             elif isinstance(block, ImageContent):
                 content.append(TextContent(text="[image omitted to save context]"))

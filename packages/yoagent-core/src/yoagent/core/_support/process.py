@@ -14,13 +14,19 @@ be reused and a ``killpg`` could reach a stranger. The design:
 * One daemon thread waits for the child with ``waitid(WNOWAIT)``: it learns the exit
   status without reaping, so the group id stays ours (and cannot be reused) until the
   child is reaped: when the owner calls :meth:`ChildProcess.release`, or at once after
-  the watcher has killed the group itself (``kill_group_on_exit``).
+  the watcher has killed the group itself (``kill_group_on_exit``). Without
+  ``os.waitid`` (macOS before Python 3.13) it polls, and reaps the child as soon as it
+  has exited. No lock is held across a wait that can block.
+* A child another part of the program reaped (a ``waitpid(-1)`` of its own) is found
+  gone, by the watcher or by the next kill: it is never signalled again, and its status
+  is unknown (``None``).
 * :meth:`ChildProcess.kill` SIGKILLs the group while it is ours, the child itself while
   it is not reaped, and, for a child spawned with ``track_descendants``, every process
   whose environment carries its run id (what left the group with ``setsid``).
 
 Every child not yet reaped is killed when the interpreter exits, and a child whose
-:class:`ChildProcess` is garbage-collected unreleased is killed and reaped. Exit handlers
+:class:`ChildProcess` is garbage-collected unreleased is killed and reaped; in a forked
+copy of the program, neither (the children are the parent's). Exit handlers
 do not run when the program is stopped by a signal it does not handle (SIGTERM by
 default) or by SIGKILL: for that, the first child starts a watchdog (:mod:`.reaper`), a
 small process of its own that notices the program's death through a pipe and kills every
@@ -38,6 +44,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +65,9 @@ Isolation = Literal["session", "group", "none"]
 """Where a child runs: a new session (and group), a new group in this session, or ours."""
 
 _F_SETPIPE_SZ: Final = 1031  # Linux: a bigger pipe means fewer reads for large output
+_POLL_FIRST: Final = 0.001
+_POLL_EVERY: Final = 0.05
+"""Without ``os.waitid``: the first and the longest pause between two looks at the child."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +87,11 @@ class Command:
 
 class _Child:
     """What the watcher thread and the owner share: never a reference to the owner, so an
-    owner dropped unreleased can be collected and its finalizer kill the child."""
+    owner dropped unreleased can be collected and its finalizer kill the child.
+
+    :attr:`lock` guards the signalling state and is never held across a wait that can
+    block: a kill, a release or :func:`kill_children` never waits for the child.
+    """
 
     def __init__(
         self,
@@ -90,9 +104,11 @@ class _Child:
     ) -> None:
         self.popen = popen
         self.pid = popen.pid
+        self.owner = os.getpid()  # a forked copy of the program leaves the child alone
         self.run_id = run_id
         self.lock = threading.Lock()
         self.armed = own_group  # while True, killpg(pid) reaches only the child's group
+        self.ours = True  # not reaped (by us or anyone): the pid is still the child's
         self.released = False
         self.returncode: int | None = None
         self.exited = threading.Event()
@@ -113,37 +129,93 @@ class _Child:
             self.watched = ()
 
     def watch(self) -> None:
+        """The watcher thread: learn the exit, then reap when the time comes."""
         if hasattr(os, "waitid"):
-            try:
-                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
-            except ChildProcessError:
-                info = None  # reaped behind our back: the status is lost
-            if info is not None:
-                code = info.si_status
-                self.returncode = code if info.si_code == os.CLD_EXITED else -code
-            self.exited.set()
-            self._notify()
-            if self._kill_group_on_exit:
-                self.kill_group()  # while the group id is still ours
-            else:
-                self._release.wait()
-            self._reap()
-        else:  # pragma: no cover - without waitid the child is reaped as it exits
-            self._reap()
-            self.exited.set()
-        self.reaped.set()
-        self._notify()
+            self._watch_unreaped()
+        else:
+            self._poll()
 
-    def _reap(self) -> None:
+    def _watch_unreaped(self) -> None:
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:  # reaped by another part of the program
+            with self.lock:
+                self._gone(None)
+            return
+        assert info is not None  # without WNOHANG there is always one
+        code = info.si_status
+        self.returncode = code if info.si_code == os.CLD_EXITED else -code
+        self.exited.set()
+        self._notify()
+        if self._kill_group_on_exit:
+            self.kill_group()  # while the group id is still ours
+        else:
+            self._release.wait()
         with self.lock:
+            if not self.ours:
+                return  # found reaped elsewhere meanwhile
             self.armed = False
             self.unwatch()  # first: once reaped, its ids may be someone else's
             with contextlib.suppress(ChildProcessError):
-                self.popen.wait()
-            if self.returncode is None:
-                self.returncode = self.popen.returncode
+                os.waitpid(self.pid, 0)  # a zombie by now: returns at once
+            self._gone(self.returncode)
+
+    def _poll(self) -> None:
+        """Without ``os.waitid`` (macOS before Python 3.13) the exit cannot be seen without
+        reaping: poll, and reap it as soon as it has exited."""
+        delay = _POLL_FIRST
+        while True:
+            with self.lock:
+                if not self._still_ours():
+                    return
+            time.sleep(delay)
+            delay = min(delay * 2, _POLL_EVERY)
+
+    def _still_ours(self) -> bool:
+        """Under :attr:`lock`: whether the pid is still the child's, unreaped.
+
+        Asks without blocking. A child another part of the program reaped is found gone
+        (its status lost); without ``os.waitid``, a child that has exited is reaped here.
+        """
+        if not self.ours:
+            return False
+        try:
+            if hasattr(os, "waitid"):
+                os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                return True
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by another part of the program
+            self._gone(None)
+            return False
+        if pid == 0:
+            return True
+        if self._kill_group_on_exit and self.armed:
+            # Just reaped: a group still holding a member keeps its id (it cannot be
+            # reused); an empty one is not handed out again within these microseconds.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+        self._gone(os.waitstatus_to_exitcode(status))
+        return False
+
+    def _gone(self, returncode: int | None) -> None:
+        """Under :attr:`lock`: the child has been reaped (``returncode`` ``None``: by someone
+        else, its status lost). Nothing is signalled from now on."""
+        if not self.ours:
+            return
+        self.ours = False
+        self.armed = False
+        self.unwatch()
+        if self.returncode is None:
+            self.returncode = returncode
+        # Popen's own record: set, so that it never waits for this pid again (by then it
+        # may be another child's). An unknown status reads there as Popen's own guess, 0.
+        self.popen.returncode = 0 if returncode is None else returncode
         with _live_lock:
             _live.discard(self)
+        self._release.set()  # the watcher has nothing left to wait for
+        self.exited.set()
+        self.reaped.set()
+        self._notify()
 
     def _notify(self) -> None:
         if self._wakeup is not None:
@@ -151,13 +223,15 @@ class _Child:
 
     def kill_group(self) -> None:
         with self.lock:
-            if self.armed:
+            if self.armed and self._still_ours():
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.pid, signal.SIGKILL)
 
     def kill(self) -> None:
+        if os.getpid() != self.owner:
+            return
         with self.lock:
-            if self.released or self.popen.returncode is not None:
+            if self.released or not self._still_ours():
                 return
             if self.armed:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -170,6 +244,8 @@ class _Child:
             kill_marked(run_id)
 
     def release(self) -> None:
+        if os.getpid() != self.owner:
+            return
         with self.lock:
             self.released = True
             self.armed = False
@@ -289,8 +365,23 @@ class _Watchdog:
 
 
 _watchdog = _Watchdog()
+
+
+def _after_fork() -> None:
+    """In a forked copy of the program: the children are the parent's, not this copy's.
+
+    Its exit, its :func:`kill_children` and its finalizers leave them alone (each child
+    also knows its owner's pid), and a lock a parent's thread held at the fork is not
+    inherited held.
+    """
+    global _live_lock
+    _live.clear()
+    _live_lock = threading.Lock()
+    _watchdog.forget()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_watchdog.forget)
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 class ChildProcess:
@@ -318,12 +409,13 @@ class ChildProcess:
 
     @property
     def returncode(self) -> int | None:
-        """The exit status (negative: killed by that signal), once known."""
+        """The exit status (negative: killed by that signal), once known; ``None`` for good
+        when another part of the program reaped the child before its exit was seen."""
         return self._child.returncode
 
     def kill(self) -> None:
         """SIGKILL the child's whole group (while it is ours), the child, and every tracked
-        descendant; a no-op once released or reaped."""
+        descendant; a no-op once released or reaped, and in a forked copy of the program."""
         self._child.kill()
 
     def release(self) -> None:

@@ -10,10 +10,13 @@ may echo a credential it was never given by us.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from typing import Final, cast
-from urllib.parse import SplitResult, unquote, unquote_plus, urlsplit
+from urllib.parse import SplitResult, unquote, unquote_plus
+
+from .url_parts import split_url
 
 REDACTED: Final = "[redacted]"
 """What stands in place of a secret."""
@@ -22,24 +25,61 @@ MIN_SECRET_LENGTH: Final = 8
 """Shorter values are replaced only in their own field, never everywhere."""
 
 KEY_SHAPES: Final = (
-    # (what comes before the secret and stays, the secret)
-    ("", r"\b(?i:sk-ant-[\w-]{8,})"),
-    ("", r"\b(?i:sk-[\w-]{16,})"),
-    ("", r"\b(?i:gsk_[\w-]{16,})"),
-    ("", r"\b(?i:xai-[\w-]{16,})"),
-    ("", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    (r"\b(?i:bearer)\s{1,16}", r"[\w.~+/=-]{8,}"),
+    # (what comes before the secret and stays, the secret, what it runs on with)
+    ("", r"\b(?i:sk-ant-[\w-]{8,})", r"[\w-]"),
+    ("", r"\b(?i:sk-[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?i:gsk_[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?i:xai-[\w-]{16,})", r"[\w-]"),
+    ("", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ""),
+    (r"\b(?i:bearer)\s{1,16}", r"[\w.~+/=-]{8,}", r"[\w.~+/=-]"),
 )
-"""Tokens replaced wherever they appear, as ``(lead, secret)`` regular expressions: the
-``lead`` is kept (``Bearer [redacted]``). The union of the shapes the packages knew:
-OpenAI, Anthropic, Groq and xAI keys, AWS access key ids, and bearer tokens."""
+"""Tokens replaced wherever they appear, as ``(lead, secret, run)`` regular expressions:
+the ``lead`` is kept (``Bearer [redacted]``). The union of the shapes the packages knew:
+OpenAI, Anthropic, Groq and xAI keys, AWS access key ids, and bearer tokens.
+
+``run`` is the one character class a secret ending at the end of the text so far goes on
+with, for as long as the text does (empty: the secret has a bounded length). A stream
+follows a growing token by its run alone, so a long one costs linear time. No shape's run
+starts inside another's and outlasts it (a ``Bearer`` lead needs a space, which no run
+holds): a secret overlapping the end of another starts within the scrubber's hold."""
 
 _CREDENTIAL_NAME: Final = re.compile(
     r"auth|key|token|secret|passw|cookie|credential|signature|session|^sig$|^code$|^x-amz-",
     re.IGNORECASE,
 )
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._~+/=-]+")
-_SHAPED: Final = re.compile("|".join(f"{lead}{secret}" for lead, secret in KEY_SHAPES))
+_SHAPED: Final = re.compile("|".join(f"{lead}{secret}" for lead, secret, _ in KEY_SHAPES))
+
+
+SECRET_VARIABLE_PATTERNS: Final = (
+    "API_KEY",
+    "APIKEY",
+    "KEY",
+    "*_KEY",
+    "*API_KEY",
+    "*APIKEY",
+    "*ACCESS_KEY_ID",
+    "*TOKEN",
+    "*TOKENS",
+    "*TOKEN_*",
+    "*TOKENS_*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*CREDENTIAL*",
+)
+"""Environment variables that hold a credential by their name (``fnmatch`` patterns, any
+case): ``*_API_KEY``, ``HF_TOKEN``, ``AWS_BEARER_TOKEN_BEDROCK``, ``AWS_SECRET_ACCESS_KEY``,
+``AWS_ACCESS_KEY_ID``, ``PGPASSWORD``, ... ``KEY`` and ``TOKEN`` count as words only:
+``TOKENIZERS_PARALLELISM`` and ``KEYBOARD`` are settings. The one rule for every package:
+the bash tool keeps these from commands, a test cassette scrubs their values."""
+
+
+def is_secret_variable(name: str) -> bool:
+    """True for an environment variable named like a credential
+    (:data:`SECRET_VARIABLE_PATTERNS`, in any case)."""
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_VARIABLE_PATTERNS)
 
 
 def is_credential_name(name: str) -> bool:
@@ -122,7 +162,8 @@ def header_fields(headers: Headers) -> list[SecretField]:
 def url_secrets(url: str) -> tuple[list[str], list[SecretField]]:
     """The secret pieces of ``url``, as values and as fields.
 
-    Values: the user name and password, each path segment and query value that
+    Values: the user name and password (running to the last ``@`` before the host, a
+    ``/ ? #`` in a password included), each path segment and query value that
     :func:`looks_like_key`, the value of each credential-named query parameter and a
     key-like fragment, as written and percent-decoded; and when any is found, the whole
     URL and its path-and-query, which carry them. Fields: each credential-named query
@@ -130,12 +171,11 @@ def url_secrets(url: str) -> tuple[list[str], list[SecretField]]:
     """
     url = url.strip()
     try:
-        parts = urlsplit(url)
+        parts, userinfo, _ = split_url(url)
     except ValueError:
         return [url], []
     pieces: list[str] = []
     fields: list[SecretField] = []
-    userinfo = parts.netloc.rpartition("@")[0]
     if userinfo:
         pieces.extend(piece for piece in (userinfo, *userinfo.split(":", 1)) if piece)
     pieces.extend(segment for segment in parts.path.split("/") if _keyish(segment))

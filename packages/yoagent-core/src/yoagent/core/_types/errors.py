@@ -29,7 +29,14 @@ class YoagentError(Exception):
     standard library does; a named exception class of a yoagent package is always a
     ``YoagentError``, keeping its built-in base (``ValueError``, ``LookupError``, ...)
     where it has one.
+
+    Every one pickles and comes back the same (a worker pool, Ray or DBOS sends errors
+    across processes): it is rebuilt from its ``args`` and its fields, without calling
+    its ``__init__``, whatever arguments that takes.
     """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return restore_exception, (type(self), self.args, dict(self.__dict__))
 
 
 class ErrorKind(StrEnum):
@@ -71,9 +78,6 @@ class ProviderError(YoagentError):
 
     def __str__(self) -> str:
         return f"{self.kind.name}: {self.message}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return restore_exception, (type(self), self.args, dict(self.__dict__))
 
     def __repr__(self) -> str:
         return f"ProviderError({self.kind.name}, {self.message!r}, status={self.status})"
