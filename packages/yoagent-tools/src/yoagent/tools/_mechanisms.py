@@ -19,15 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from . import _confine
 from ._confine import Spec, arguments, landlock_abi
+from ._confine import __file__ as confinement_file
+from ._errors import ToolsError
 
 Mechanism = Literal["landlock", "bubblewrap", "seatbelt"]
 """How a sandbox is enforced: Landlock and namespaces (Linux, no helper program), Debian's
 ``bubblewrap`` (Linux), ``sandbox-exec`` with a Seatbelt profile (macOS)."""
 MECHANISMS: Final[tuple[Mechanism, ...]] = ("landlock", "bubblewrap", "seatbelt")
 SEATBELT: Final = "/usr/bin/sandbox-exec"
-CONFINEMENT_SOURCE: Final = Path(_confine.__file__).read_text(encoding="utf-8")
+CONFINEMENT_SOURCE: Final = Path(confinement_file).read_text(encoding="utf-8")
 """The confinement step's source, read once, at import, and run as ``python -I -S -c``: never
 read again from where yoagent is installed, which may be inside the workspace."""
 DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
@@ -57,8 +58,9 @@ def default_mechanisms() -> tuple[Mechanism, ...]:
     return ()
 
 
-class Unavailable(Exception):
-    """Why a mechanism cannot run here (the message says it)."""
+class Unavailable(ToolsError):
+    """Why a mechanism cannot run here (the message says it); caught by the sandbox, which
+    names every mechanism's reason in :class:`SandboxUnavailableError`."""
 
 
 def launcher(mechanism: Mechanism, writable: Sequence[str]) -> str:
