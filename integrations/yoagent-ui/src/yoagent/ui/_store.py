@@ -93,8 +93,9 @@ class MemoryThreadStore:
 
 def continues(stored: Sequence[str], sent: Sequence[str]) -> int | None:
     """How many of the ids a client sent are the stored thread's, when they start with every
-    id it showed the client, in order; ``None`` when the client's history went another way
-    (edited, cut short, or another thread's).
+    id it showed the client, in order; ``None`` when the server holds nothing of the thread
+    (a new thread, a restart, a forgotten one) or the client's history went another way
+    (edited, cut short, or another thread's): the client's history is then the thread's.
 
     An empty id is a message the client was never shown (a held call's placeholder); a run
     of equal ids counts once (the AI SDK shows a whole run as one message).
@@ -103,6 +104,16 @@ def continues(stored: Sequence[str], sent: Sequence[str]) -> int | None:
     for key in stored:
         if key and (not shown or shown[-1] != key):
             shown.append(key)
-    if list(sent[: len(shown)]) != shown:
+    if not shown or list(sent[: len(shown)]) != shown:
         return None
     return len(shown)
+
+
+def prompt_start(messages: Sequence[AgentMessage]) -> int:
+    """Where the new prompt begins in a history taken from the client: after its last
+    message that is not a user's (the trailing user messages are what the client just
+    said, and run as a prompt: input filters judge them)."""
+    start = len(messages)
+    while start and messages[start - 1].role == "user":
+        start -= 1
+    return start

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import hmac
 import importlib.resources
-import inspect
 import os
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from starlette.applications import Starlette
@@ -19,8 +18,8 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from yoagent.core import Agent
+from yoagent.core.loop import AgentFactory, agent_from
 from yoagent.ui._errors import UiError
-from yoagent.ui._run import AgentFactory
 from yoagent.ui._store import ThreadStore
 
 from ._approvals import WebApprovals
@@ -92,6 +91,8 @@ class WebApp:
         self.approvals = approvals if approvals is not None else WebApprovals()
         self.chat: WebChat | None = None
         self._single = isinstance(agent, Agent)
+        self._single_busy = False
+        """One Agent: a conversation holds it from its request's arrival to its run's end."""
         self._agent_model: dict[str, Any] | None = None
         if agent is not None:
             factory: AgentFactory = (lambda: agent) if isinstance(agent, Agent) else agent
@@ -186,8 +187,7 @@ class WebApp:
     async def _factory_model(self) -> dict[str, Any] | None:
         assert self.chat is not None
         try:
-            made = self.chat.factory()
-            agent = await made if inspect.isawaitable(made) else made
+            agent = await agent_from(self.chat.factory)
         except Exception:
             return None
         return _model_json(agent)
@@ -198,12 +198,25 @@ class WebApp:
         chat = self.chat
         if chat is None:
             return JSONResponse({"error": "this web app has no agent to chat with"}, 404)
-        if self._single and chat.locks.running:
+        if not self._single:
+            return await chat.handle(request)
+        # One Agent, one conversation at a time: held before anything is awaited (the
+        # request's body included), so no second request can touch the agent meanwhile.
+        if self._single_busy:
             return JSONResponse(
                 {"error": "the agent is busy with another conversation; wait for it to end"},
                 status_code=409,
             )
-        return await chat.handle(request)
+        self._single_busy = True
+        try:
+            answer = await chat.handle(request)
+        except BaseException:
+            self._single_busy = False
+            raise
+        return _ThenRun(answer, self._free_single)
+
+    def _free_single(self) -> None:
+        self._single_busy = False
 
     async def _thread(self, request: Request) -> Response:
         if self.chat is None:
@@ -264,6 +277,21 @@ class WebApp:
         except ValueError as error:
             return JSONResponse({"error": f"bad query: {error}"}, status_code=400)
         return JSONResponse(found.detail_json(offset, limit))
+
+
+class _ThenRun(Response):
+    """``answer``, then ``after`` once it is sent (or its sending failed)."""
+
+    def __init__(self, answer: Response, after: Callable[[], None]) -> None:
+        super().__init__(status_code=answer.status_code)
+        self.answer = answer
+        self.after = after
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.answer(scope, receive, send)
+        finally:
+            self.after()
 
 
 def _number(text: str | None) -> float | None:
