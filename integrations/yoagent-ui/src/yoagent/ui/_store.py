@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from yoagent.core import AgentMessage
-from yoagent.core.support import LazyTypeAdapter
+from yoagent.core.support import BoundedMap, LazyTypeAdapter
 
 
 @dataclass(slots=True, kw_only=True)
@@ -65,13 +65,17 @@ class MemoryThreadStore:
     """Threads in a dict, in this process (the default). ``max_threads`` bounds it: the
     thread saved longest ago is forgotten first."""
 
-    __slots__ = ("_threads", "max_threads")
+    __slots__ = ("_threads",)
 
     def __init__(self, max_threads: int = 10_000) -> None:
         if max_threads < 1:
             raise ValueError(f"MemoryThreadStore max_threads must be >= 1, got {max_threads}")
-        self.max_threads = max_threads
-        self._threads: dict[str, StoredThread] = {}
+        self._threads: BoundedMap[str, StoredThread] = BoundedMap(max_threads)
+
+    @property
+    def max_threads(self) -> int:
+        """How many threads it holds at most."""
+        return self._threads.max_items
 
     async def load(self, thread_id: str) -> StoredThread | None:
         thread = self._threads.get(thread_id)
@@ -80,12 +84,9 @@ class MemoryThreadStore:
         return StoredThread(messages=list(thread.messages), ids=list(thread.ids))
 
     async def save(self, thread_id: str, thread: StoredThread) -> None:
-        self._threads.pop(thread_id, None)
         self._threads[thread_id] = StoredThread(
             messages=list(thread.messages), ids=list(thread.ids)
         )
-        while len(self._threads) > self.max_threads:
-            del self._threads[next(iter(self._threads))]
 
     def __len__(self) -> int:
         return len(self._threads)
