@@ -245,7 +245,7 @@ def test_a_client_that_hangs_up_before_the_run_starts_stops_it() -> None:
     with serve(endpoint) as base:
         host, port = base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as sock:
-            head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
             assert building.wait(10)
         assert wait_until(lambda: endpoint.locks.running == 0 and building.is_set())

@@ -17,8 +17,8 @@ from yoagent.core import (
     TextContent,
     UserMessage,
 )
-from yoagent.core.provider import StreamConfig
 from yoagent.core.loop import AgentFactory
+from yoagent.core.provider import StreamConfig
 from yoagent.ui import AgUiEndpoint, AiSdkEndpoint, MemoryThreadStore, StoredThread
 from yoagent.ui.web import to_web
 

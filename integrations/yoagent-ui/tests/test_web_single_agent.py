@@ -131,7 +131,7 @@ async def test_a_run_on_another_threads_history_is_stopped_and_never_stored() ->
         said = body["messages"][0]["content"]
         stored = await store.load(body["threadId"])
         if stored is not None:  # a thread is stored only with its own conversation
-            assert [m.text for m in stored.messages if m.role == "user"][0] == said
+            assert next(m.text for m in stored.messages if m.role == "user") == said
             assert all("only" not in m.text or said in m.text for m in stored.messages)
     for config in echo.seen:  # and the model never read two conversations at once
         assert len([m for m in config.messages if m.role == "user"]) == 1

@@ -17,6 +17,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from yoagent.core.loop import AgentFactory
+
 from ._errors import BadRunInputError
 from ._http import (
     DEFAULT_MAX_BODY_BYTES,
@@ -26,7 +28,7 @@ from ._http import (
     read_json,
     stream_answer,
 )
-from ._run import AgentFactory, LentAgent
+from ._run import LentAgent
 from ._store import MemoryThreadStore, StoredThread, ThreadStore
 
 logger = logging.getLogger("yoagent.ui")

@@ -70,8 +70,8 @@ def run_total(stats: SessionStats) -> float | None:
 
 class WebChat(AgUiEndpoint):
     """The AG-UI endpoint behind the page: the approval rules' ``hold`` added to every
-    run's agent (for that run only), their ``denial`` for what the model reads, and a ``yoagent.spend`` event after
-    each reply (``yoagent.run_spend`` at the end)."""
+    run's agent (for that run only), their ``denial`` for what the model reads, and a
+    ``yoagent.spend`` event after each reply (``yoagent.run_spend`` at the end)."""
 
     def __init__(
         self, factory: AgentFactory, *, approvals: WebApprovals, store: ThreadStore | None
