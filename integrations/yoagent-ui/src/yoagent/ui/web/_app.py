@@ -11,6 +11,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -24,7 +25,7 @@ from yoagent.ui._store import ThreadStore
 
 from ._approvals import WebApprovals
 from ._chat import WebChat
-from ._library import RunLibrary
+from ._library import RunLibrary, RunSource
 from ._runs import RunFilter, listing
 
 STATIC_TYPES = {
@@ -180,7 +181,7 @@ class WebApp:
                 "title": self.title,
                 "chat": self.chat is not None,
                 "model": model,
-                "sources": [source.to_json() for source in self.library.sources()],
+                "sources": [source.to_json() for source in await self._all_sources()],
             }
         )
 
@@ -240,13 +241,20 @@ class WebApp:
             path = fields.get("path")
             if not isinstance(path, str) or not path.strip():
                 return JSONResponse({"error": 'send {"path": "..."}'}, status_code=400)
-            source = self.library.open(path.strip())
+            source = await anyio.to_thread.run_sync(self.library.open, path.strip())
             return JSONResponse(source.to_json())
-        return JSONResponse({"sources": [s.to_json() for s in self.library.sources()]})
+        return JSONResponse({"sources": [s.to_json() for s in await self._all_sources()]})
+
+    async def _all_sources(self) -> list[RunSource]:
+        # Reading a record blocks (a large log, a slow disk): never on the event loop.
+        return await anyio.to_thread.run_sync(self.library.sources)
+
+    async def _source(self, source_id: str) -> RunSource | None:
+        return await anyio.to_thread.run_sync(self.library.get, source_id)
 
     async def _runs(self, request: Request) -> JSONResponse:
         query = request.query_params
-        source = self.library.get(query.get("source", ""))
+        source = await self._source(query.get("source", ""))
         if source is None:
             return JSONResponse({"error": "no such source"}, status_code=404)
         try:
@@ -266,7 +274,7 @@ class WebApp:
         )
 
     async def _run(self, request: Request) -> JSONResponse:
-        source = self.library.get(request.path_params["source"])
+        source = await self._source(request.path_params["source"])
         run_id: str = request.path_params["run_id"]
         found = next((run for run in source.runs if run.id == run_id), None) if source else None
         if found is None:
