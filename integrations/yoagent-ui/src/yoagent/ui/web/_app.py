@@ -116,10 +116,12 @@ class WebApp:
         ]
         self._app = Starlette(routes=routes)
 
-    def url(self, host: str = "127.0.0.1", port: int = 8000) -> str:
-        """The address of the page when this app is served at ``host``:``port``."""
+    def url(self, host: str = "127.0.0.1", port: int = 8000, *, prefix: str = "") -> str:
+        """The address of the page when this app is served at ``host``:``port``, mounted
+        under ``prefix`` (``"/web"`` for an app mounted there; none by default)."""
         shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}/{self.token}/"
+        mount = "/" + prefix.strip("/") if prefix.strip("/") else ""
+        return f"http://{shown}:{port}{mount}/{self.token}/"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -127,21 +129,21 @@ class WebApp:
             return
         if scope["type"] != "http":
             return  # no websockets here: the handshake is refused by the server
-        path: str = scope["path"]
-        head, slash, rest = path.removeprefix("/").partition("/")
+        root: str = scope.get("root_path", "")
+        head, slash, rest = _route_path(scope).removeprefix("/").partition("/")
         if not hmac.compare_digest(head.encode(), self.token.encode()):
             await PlainTextResponse(REFUSED, status_code=403, headers=SECURITY_HEADERS)(
                 scope, receive, send
             )
             return
         if not slash:  # /<token> → /<token>/, so the page's relative paths resolve
-            await RedirectResponse(f"/{self.token}/", headers=SECURITY_HEADERS)(
+            await RedirectResponse(f"{root}/{self.token}/", headers=SECURITY_HEADERS)(
                 scope, receive, send
             )
             return
-        inner = dict(scope)
-        inner["path"] = "/" + rest
-        inner["root_path"] = scope.get("root_path", "") + f"/{self.token}"
+        inner = dict(scope)  # the token joins the mount prefix: the routes see the rest
+        inner["root_path"] = f"{root}/{self.token}"
+        inner["path"] = f"{root}/{self.token}/{rest}"
 
         async def secured(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -300,6 +302,17 @@ class _ThenRun(Response):
             await self.answer(scope, receive, send)
         finally:
             self.after()
+
+
+def _route_path(scope: Scope) -> str:
+    """The request's path below where the app is mounted: ``path`` without ``root_path``
+    (an ASGI server or a ``Mount`` keeps the prefix in both; a server that strips it from
+    ``path`` leaves ``path`` as it is)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("", "/"):
+        return path[len(root) :]
+    return path
 
 
 def _number(text: str | None) -> float | None:
