@@ -10,8 +10,7 @@ or consume its events.
 
 import typing
 
-from ._agent import PromptInput
-from ._agent_factory import AgentFactory, agent_from
+from ._agent import AgentFactory, PromptInput, agent_from
 from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
 from ._loop.retry_safe import RetrySafeEvents, retry_safe_events
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions
