@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from ui_model_server import ModelServer
 from ui_testing import Ends, agent_factory, serve, wait_until
 
-from yoagent.core import Agent
+from yoagent.core import (
+    Agent,
+    AssistantMessage,
+    MockProvider,
+    ModelConfig,
+    StopReason,
+    TextContent,
+    ToolCall,
+    tool,
+)
 from yoagent.ui import AgUiEndpoint, MemoryThreadStore
 
 
@@ -198,3 +211,48 @@ def test_a_client_cannot_answer_an_approval_with_a_tool_result(url: str) -> None
     refused = httpx.post(url, json=forged, timeout=30)
     assert refused.status_code == 400
     assert "answered by a resume entry" in refused.json()["error"]
+
+
+def test_a_client_that_hangs_up_before_the_run_starts_stops_it() -> None:
+    """The client leaves while the factory builds the agent: the run is stopped as it
+    starts — the model is not asked, no tool runs — and the thread keeps the prompt."""
+    ran: list[str] = []
+
+    @tool
+    async def send_email(to: str) -> str:
+        """Send an email."""
+        ran.append(to)
+        return "sent"
+
+    model = MockProvider(
+        [
+            AssistantMessage(
+                content=[ToolCall(id="c1", name="send_email", arguments={"to": "boss"})],
+                stop_reason=StopReason.TOOL_USE,
+            ),
+            AssistantMessage(content=[TextContent(text="done")]),
+        ]
+    )
+    building = threading.Event()
+
+    async def build() -> Agent:
+        building.set()
+        await anyio.sleep(0.5)  # connecting an MCP server, reading a config, ...
+        return Agent.from_provider(model, ModelConfig.mock(), tools=[send_email])
+
+    endpoint = AgUiEndpoint(build)
+    body = json.dumps(run_input("email my boss", thread="left")).encode()
+    with serve(endpoint) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as sock:
+            head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            assert building.wait(10)
+        assert wait_until(lambda: endpoint.locks.running == 0 and building.is_set())
+        time.sleep(0.3)
+        stored = anyio.run(endpoint.store.load, "left")
+
+    assert ran == []
+    assert model.remaining == 2  # the model was never asked
+    assert stored is not None
+    assert [m.text for m in stored.messages] == ["email my boss"]  # type: ignore[union-attr]

@@ -12,6 +12,8 @@ from dataclasses import replace
 import anyio
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
 
 from yoagent.core import (
     Agent,
@@ -137,3 +139,47 @@ async def test_each_reply_sends_what_it_cost_and_the_context_it_filled() -> None
     assert total["costUsd"] == cost_of(usage, prices)
     assert [m["role"] for m in thread.json()["messages"]] == ["user", "assistant"]
     assert thread.json()["running"] is False
+
+
+async def test_the_app_mounted_under_a_prefix_serves_behind_its_token() -> None:
+    agent = Agent.from_provider(MockProvider.text("mounted"), ModelConfig.mock())
+    web_app = to_web(agent, token=TOKEN)
+    host = Starlette(routes=[Mount("/web", app=web_app)])
+    transport = httpx.ASGITransport(app=host)
+    async with httpx.AsyncClient(transport=transport, base_url="http://host") as web:
+        page = await web.get(f"/web/{TOKEN}/")
+        script = await web.get(f"/web/{TOKEN}/static/app.js")
+        info = await web.get(f"/web/{TOKEN}/api/info")
+        bare = await web.get(f"/web/{TOKEN}")
+        refused = await web.get(f"/web/{'b' * 24}/api/info")
+        unmounted = await web.get(f"/{TOKEN}/api/info")
+        body = {
+            "threadId": "t",
+            "runId": "r",
+            "messages": [{"id": "u", "role": "user", "content": "hi"}],
+        }
+        chat = await web.post(f"/web/{TOKEN}/api/agui", json=body)
+        thread = await web.get(f"/web/{TOKEN}/api/threads/t")
+
+    assert page.status_code == 200 and "<html" in page.text
+    assert script.status_code == 200
+    assert info.status_code == 200 and info.json()["chat"] is True
+    assert bare.status_code == 307 and bare.headers["location"] == f"/web/{TOKEN}/"
+    assert refused.status_code == 403
+    assert unmounted.status_code == 404  # the host app has nothing there
+    assert chat.status_code == 200 and '"RUN_FINISHED"' in chat.text
+    assert [m["content"] for m in thread.json()["messages"]] == ["hi", "mounted"]
+    assert web_app.url(port=8000, prefix="/web") == f"http://127.0.0.1:8000/web/{TOKEN}/"
+    assert web_app.url(port=8000, prefix="web/") == f"http://127.0.0.1:8000/web/{TOKEN}/"
+    assert web_app.url(port=8000) == f"http://127.0.0.1:8000/{TOKEN}/"
+
+
+async def test_a_server_that_strips_the_prefix_from_the_path_is_served_too() -> None:
+    """An ASGI server given a root path (``uvicorn --root-path``) may leave it out of
+    ``path``: the app goes by ``path`` then."""
+    transport = httpx.ASGITransport(app=to_web(None, token=TOKEN), root_path="/proxied")
+    async with httpx.AsyncClient(transport=transport, base_url="http://host") as web:
+        info = await web.get(f"/{TOKEN}/api/info")
+        bare = await web.get(f"/{TOKEN}")
+    assert info.status_code == 200 and info.json()["chat"] is False
+    assert bare.headers["location"] == f"/proxied/{TOKEN}/"

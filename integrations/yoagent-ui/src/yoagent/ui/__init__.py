@@ -6,13 +6,15 @@ apps on Starlette that keep each thread's history in a :class:`ThreadStore`. Fro
 tools and approvals pause the run through yoagent's pause/resume contract.
 """
 
+from yoagent.core.loop import AgentFactory
+
 from ._agui_app import APPROVAL_SCHEMA, AgUiEndpoint
 from ._agui_messages import from_agui_messages, to_agui_messages
 from ._aisdk_app import UI_MESSAGE_STREAM_HEADERS, AiSdkEndpoint
 from ._aisdk_messages import from_ui_messages
 from ._errors import BadRunInputError, UiError
 from ._http import DEFAULT_MAX_BODY_BYTES
-from ._run import FRONTEND_REASON, AgentFactory
+from ._run import FRONTEND_REASON
 from ._store import MemoryThreadStore, StoredThread, ThreadStore
 
 __all__ = [

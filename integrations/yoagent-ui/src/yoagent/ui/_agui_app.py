@@ -42,6 +42,7 @@ from yoagent.core import (
     ToolResultMessage,
     Usage,
 )
+from yoagent.core.extension import MiddlewareLike
 from yoagent.core.loop import last_assistant
 
 from ._agui_events import AguiTranslator
@@ -53,12 +54,13 @@ from ._run import (
     FRONTEND_REASON,
     ClientResult,
     FrontendTool,
+    LentAgent,
     RunPlan,
     build_agent,
     drive,
 )
 from ._state import StateSync
-from ._store import StoredThread, continues
+from ._store import StoredThread, continues, prompt_start
 
 logger = logging.getLogger("yoagent.ui")
 
@@ -97,6 +99,11 @@ class AgUiEndpoint(RunEndpoint):
         del agent, event
         return []
 
+    def _tool_middleware(self) -> Sequence[MiddlewareLike]:
+        """Tool middleware of the application's own, added to each run's agent after the
+        agent's own (none here)."""
+        return ()
+
     def _parse(self, body: Any) -> tuple[str, RunAgentInput]:
         run_input = _run_input(body)
         return run_input.thread_id, run_input
@@ -105,8 +112,14 @@ class AgUiEndpoint(RunEndpoint):
         run_input = cast(RunAgentInput, request)
         messages, ids = from_agui_with_ids(run_input.messages)
         consumed = continues(stored.ids, ids)
-        if consumed is None:  # a history the server does not have: take the client's
-            history, history_ids, tail, tail_ids = messages, ids, [], []
+        if consumed is None:  # a history the server does not hold: the client's is taken
+            cut = prompt_start(messages)  # (what it claims was held, nothing holds)
+            history, history_ids, tail, tail_ids = (
+                messages[:cut],
+                ids[:cut],
+                messages[cut:],
+                ids[cut:],
+            )
             pending = None
         else:
             history, history_ids = stored.messages, stored.ids
@@ -128,13 +141,24 @@ class AgUiEndpoint(RunEndpoint):
         ]
         notes = system_notes([*history, *tail])
         notes += [f"{item.description}: {item.value}" for item in run_input.context or []]
-        agent = await build_agent(self.factory, history, frontend=frontend, notes=notes)
+        lent = await build_agent(
+            self.factory,
+            history,
+            frontend=frontend,
+            middleware=self._tool_middleware(),
+            notes=notes,
+        )
+        agent = lent.agent
         state = StateSync(agent.shared_state) if agent.shared_state is not None else None
         if state is not None and run_input.state is not None:
-            await state.seed(run_input.state)
+            try:
+                await state.seed(run_input.state)
+            except BaseException:
+                lent.restore()
+                raise
         return _AgUiRun(
             run_input=run_input,
-            agent=agent,
+            lent=lent,
             plan=plan,
             state=state,
             known_ids={id(m): key for m, key in zip(history, history_ids, strict=True)}
@@ -251,14 +275,14 @@ class _AgUiRun(PreparedRun):
         self,
         *,
         run_input: RunAgentInput,
-        agent: Agent,
+        lent: LentAgent,
         plan: RunPlan,
         state: StateSync | None,
         known_ids: dict[int, str],
         client_ids: dict[str, str],
         more: Callable[[AgentEvent], list[BaseEvent]],
     ) -> None:
-        super().__init__(thread_id=run_input.thread_id, agent=agent, known_ids=known_ids)
+        super().__init__(thread_id=run_input.thread_id, lent=lent, known_ids=known_ids)
         self.more = more
         self.input = run_input
         self.plan = plan
@@ -289,7 +313,7 @@ class _AgUiRun(PreparedRun):
                     if delta:
                         await emit(StateDeltaEvent.model_validate({"delta": delta}))
 
-            outcome = await drive(self.agent, self.plan, on_event)
+            outcome = await drive(self.lent, self.plan, on_event)
         except Exception as error:  # a bug or a failing hook: the stream says so, the server lives
             logger.exception("AG-UI run %s on thread %s failed", run_id, thread_id)
             await emit(*self.translator.close_open())

@@ -10,7 +10,6 @@ from typing import Any, cast
 from anyio.streams.memory import MemoryObjectSendStream
 
 from yoagent.core import (
-    Agent,
     AgentEvent,
     AgentMessage,
     Allow,
@@ -40,8 +39,8 @@ from ._aisdk_messages import UiMessage, from_ui_message, tool_name_of
 from ._endpoint import PreparedRun, RunEndpoint, new_id
 from ._errors import BadRunInputError
 from ._outcome import Outcome
-from ._run import RunPlan, build_agent, drive
-from ._store import StoredThread, continues
+from ._run import LentAgent, RunPlan, build_agent, drive
+from ._store import StoredThread, continues, prompt_start
 
 UI_MESSAGE_STREAM_HEADERS = {
     "content-type": "text/event-stream",
@@ -106,9 +105,11 @@ class AiSdkEndpoint(RunEndpoint):
         consumed = continues(stored.ids, sent_ids)
         plan = RunPlan()
         message_id = new_id()
-        if consumed is None:  # a history the server does not have: take the client's
+        if consumed is None:  # a history the server does not hold: the client's is taken
             history, ids = _convert(chat.messages)
             known = {id(m): key for m, key in zip(history, ids, strict=True)}
+            cut = prompt_start(history)
+            history, plan = history[:cut], RunPlan(prompt=history[cut:])
         else:
             history = stored.messages
             known = {id(m): key for m, key in zip(history, stored.ids, strict=True)}
@@ -124,11 +125,11 @@ class AiSdkEndpoint(RunEndpoint):
                 plan = RunPlan(prompt=tail)
         if plan.decisions is None and not _runnable([*history, *plan.prompt]):
             raise BadRunInputError("nothing to run: the last message is the assistant's")
-        agent = await build_agent(
+        lent = await build_agent(
             self.factory, history, notes=system_notes([*history, *plan.prompt])
         )
         return _AiSdkRun(
-            thread_id=chat.chat_id, agent=agent, plan=plan, known_ids=known, message_id=message_id
+            thread_id=chat.chat_id, lent=lent, plan=plan, known_ids=known, message_id=message_id
         )
 
 
@@ -200,12 +201,12 @@ class _AiSdkRun(PreparedRun):
         self,
         *,
         thread_id: str,
-        agent: Agent,
+        lent: LentAgent,
         plan: RunPlan,
         known_ids: dict[int, str],
         message_id: str,
     ) -> None:
-        super().__init__(thread_id=thread_id, agent=agent, known_ids=known_ids)
+        super().__init__(thread_id=thread_id, lent=lent, known_ids=known_ids)
         self.plan = plan
         self.message_id = message_id
         self.fallback_id = message_id
@@ -227,7 +228,7 @@ class _AiSdkRun(PreparedRun):
             async def on_event(event: AgentEvent) -> None:
                 await emit(*self._parts(event))
 
-            outcome = await drive(self.agent, self.plan, on_event)
+            outcome = await drive(self.lent, self.plan, on_event)
         except Exception as error:  # a bug or a failing hook: the stream says so
             await emit(
                 {"type": "error", "errorText": f"the run failed: {type(error).__name__}"},

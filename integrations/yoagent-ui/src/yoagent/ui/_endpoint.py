@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from yoagent.core import Agent
+from yoagent.core.loop import AgentFactory
 
 from ._errors import BadRunInputError
 from ._http import (
@@ -28,7 +28,7 @@ from ._http import (
     read_json,
     stream_answer,
 )
-from ._run import AgentFactory
+from ._run import LentAgent
 from ._store import MemoryThreadStore, StoredThread, ThreadStore
 
 logger = logging.getLogger("yoagent.ui")
@@ -40,17 +40,18 @@ def new_id() -> str:
 
 
 class PreparedRun(ABC):
-    """One request's run, ready to stream: its agent, its thread, and the ids the thread's
-    messages had before it (by message identity)."""
+    """One request's run, ready to stream: its lent agent, its thread, and the ids the
+    thread's messages had before it (by message identity)."""
 
     headers: dict[str, str]
     fallback_id: str = ""
     """The id of a message the run added that no event named (a stop marker the loop adds):
     empty, a message the client is never shown, unless the protocol says otherwise."""
 
-    def __init__(self, *, thread_id: str, agent: Agent, known_ids: dict[int, str]) -> None:
+    def __init__(self, *, thread_id: str, lent: LentAgent, known_ids: dict[int, str]) -> None:
         self.thread_id = thread_id
-        self.agent = agent
+        self.lent = lent
+        self.agent = lent.agent
         self.known_ids = known_ids
 
     @abstractmethod
@@ -121,7 +122,8 @@ class RunEndpoint(ABC):
 
 
 class _RunResponse(Response):
-    """The streamed answer of one run; the thread is stored, then released, when it ends."""
+    """The streamed answer of one run. When it ends the thread is stored (if the run began
+    on it), the agent's per-run changes are undone, and the thread is released."""
 
     def __init__(self, run: PreparedRun, store: ThreadStore, release: Callable[[], None]) -> None:
         super().__init__(status_code=200, headers=run.headers)
@@ -136,11 +138,12 @@ class _RunResponse(Response):
             try:
                 await run.stream(out)
             finally:
-                with anyio.CancelScope(shield=True):
-                    try:
-                        await self.store.save(run.thread_id, run.stored())
-                    except Exception:
-                        logger.exception("could not store thread %s", run.thread_id)
+                if run.lent.began:  # else another conversation's history is on the agent
+                    with anyio.CancelScope(shield=True):
+                        try:
+                            await self.store.save(run.thread_id, run.stored())
+                        except Exception:
+                            logger.exception("could not store thread %s", run.thread_id)
 
         try:
             await stream_answer(
@@ -149,7 +152,8 @@ class _RunResponse(Response):
                 send,
                 headers=run.headers,
                 produce=produce,
-                on_disconnect=run.agent.abort,
+                on_disconnect=run.lent.client_left,
             )
         finally:
+            run.lent.restore()
             self.release()

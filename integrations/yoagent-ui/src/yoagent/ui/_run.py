@@ -10,35 +10,37 @@ result, which takes the held placeholder's place.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from yoagent.core import (
     Agent,
+    AgentBusyError,
     AgentEnd,
     AgentEvent,
     AgentMessage,
+    AgentStart,
     Allow,
     ApprovalDecision,
     Defer,
+    ResumeError,
     RunFailedError,
+    RunStream,
     ToolCallRequest,
     ToolContext,
     ToolDecision,
     ToolError,
     ToolResult,
+    Usage,
 )
+from yoagent.core.extension import MiddlewareLike
+from yoagent.core.loop import AgentFactory, agent_from
 
 from ._outcome import Outcome, outcome_of
 
 logger = logging.getLogger("yoagent.ui")
-
-AgentFactory = Callable[[], Agent | Awaitable[Agent]]
-"""Builds a fresh agent (model, system prompt, tools, settings) for one request; the
-endpoint gives it the thread's history."""
 
 FRONTEND_REASON = "runs in the front-end: waiting for the client's result"
 """The reason a front-end tool's call is held (``PendingCall.reason``)."""
@@ -92,33 +94,77 @@ def frontend_middleware(
     return hold
 
 
+BUSY = "the agent is in use by another conversation: nothing was run"
+"""What a run that could not start on its own thread's history reports."""
+
+
+class LentAgent:
+    """The agent of one request's run, lent to it: the per-run changes made to it (tools,
+    tool middleware, system prompt) are undone by :meth:`restore`, and its run goes on
+    only if it starts on the history it was given while its client is still there."""
+
+    __slots__ = ("_saved", "agent", "began", "gone", "history")
+
+    def __init__(self, agent: Agent, history: Sequence[AgentMessage]) -> None:
+        self.agent = agent
+        self.history = list(history)
+        self._saved = (agent.tools, agent.settings, agent.system_prompt)
+        self.began = False
+        """The run started, on this history: what it leaves may be stored as the thread."""
+        self.gone = False
+        """The client went away: the run stops, or never gets past its start."""
+
+    def restore(self) -> None:
+        """Undo the per-run changes (the agent may serve other requests)."""
+        self.agent.tools, self.agent.settings, self.agent.system_prompt = self._saved
+
+    def client_left(self) -> None:
+        """The client hung up: stop the run, now or as it starts."""
+        self.gone = True
+        self.agent.abort()
+
+    def starting(self) -> None:
+        """At the run's first event, in the run's own task (before any prompt is taken or
+        the model asked): stop it when its client left, or when the agent holds another
+        history than the one it was prepared on (another request replaced it)."""
+        messages = self.agent.messages
+        own = len(messages) >= len(self.history) and all(
+            found is kept for found, kept in zip(messages, self.history, strict=False)
+        )
+        self.began = own
+        if self.gone or not own:
+            self.agent.abort()
+
+
 async def build_agent(
     factory: AgentFactory,
     history: Sequence[AgentMessage],
     *,
     frontend: Sequence[FrontendTool] = (),
+    middleware: Sequence[MiddlewareLike] = (),
     notes: Sequence[str] = (),
-) -> Agent:
-    """The factory's agent on ``history``, with the front-end's tools (a tool of the
-    agent's own keeps its name: the client's of the same name is left out) and ``notes``
-    added to its system prompt."""
-    made = factory()
-    agent = await made if inspect.isawaitable(made) else made
-    if not isinstance(cast(object, agent), Agent):
-        raise TypeError(f"the agent factory returned {type(agent).__name__}, not an Agent")
+) -> LentAgent:
+    """The factory's agent on ``history``, with ``middleware`` after its own, the
+    front-end's tools (a tool of the agent's own keeps its name: the client's of the same
+    name is left out) and ``notes`` added to its system prompt — changes the returned
+    :class:`LentAgent` undoes after the run."""
+    agent = await agent_from(factory)
     agent.replace_messages(history)
+    lent = LentAgent(agent, history)
     own = {tool.name for tool in agent.tools}
     added = [tool for tool in frontend if tool.name not in own]
+    extra = list(middleware)
     if added:
         agent.tools = [*agent.tools, *added]
-        names = frozenset(tool.name for tool in added)
-        results = added[0].results
-        middleware = (*agent.settings.tool_middleware, frontend_middleware(names, results))
-        agent.settings = agent.settings.replace(tool_middleware=middleware)
-    extra = "\n\n".join(note for note in notes if note)
+        extra.append(frontend_middleware(frozenset(t.name for t in added), added[0].results))
     if extra:
-        agent.system_prompt = f"{agent.system_prompt}\n\n{extra}" if agent.system_prompt else extra
-    return agent
+        middleware_now = (*agent.settings.tool_middleware, *extra)
+        agent.settings = agent.settings.replace(tool_middleware=middleware_now)
+    notes_text = "\n\n".join(note for note in notes if note)
+    if notes_text:
+        prompt = agent.system_prompt
+        agent.system_prompt = f"{prompt}\n\n{notes_text}" if prompt else notes_text
+    return lent
 
 
 @dataclass(slots=True, kw_only=True)
@@ -133,24 +179,50 @@ class RunPlan:
 
 
 async def drive(
-    agent: Agent, plan: RunPlan, on_event: Callable[[AgentEvent], Awaitable[None]]
+    lent: LentAgent, plan: RunPlan, on_event: Callable[[AgentEvent], Awaitable[None]]
 ) -> Outcome:
-    """Run ``plan`` on ``agent``, handing each event to ``on_event``; the run's outcome."""
+    """Run ``plan`` on the lent agent, handing each event to ``on_event``; the run's
+    outcome. A run that cannot start on its own history (the agent is busy, or holds
+    another) ends failed with :data:`BUSY`, having run nothing."""
+    agent = lent.agent
+    if agent.is_running:
+        return Outcome(kind="failed", text=BUSY, usage=Usage())
+
+    refused: list[Exception] = []
+
+    async def produce(emit: Callable[[AgentEvent], None]) -> list[AgentMessage]:
+        checked = False
+
+        def sink(event: AgentEvent) -> None:  # in the run's task, as the loop emits
+            nonlocal checked
+            if not checked and isinstance(event, AgentStart):
+                checked = True
+                lent.starting()
+            emit(event)
+
+        try:
+            if plan.decisions is not None:
+                for message in plan.follow_ups:
+                    agent.follow_up(message)
+                return await agent.resume(plan.decisions, on_event=sink)
+            if plan.prompt:
+                return await agent.prompt(plan.prompt, on_event=sink)
+            return await agent.continue_(on_event=sink)
+        except (AgentBusyError, ResumeError) as error:  # refused before the run began
+            refused.append(error)
+            return []
+
     added: list[AgentMessage] = []
-    if plan.decisions is not None:
-        for message in plan.follow_ups:
-            agent.follow_up(message)
-        stream = agent.stream_resume(plan.decisions)
-    elif plan.prompt:
-        stream = agent.stream(plan.prompt)
-    else:
-        stream = agent.stream_continue()
     try:
-        async with stream as events:
+        async with RunStream(produce, agent.abort) as events:
             async for event in events:
                 if isinstance(event, AgentEnd):
                     added = list(event.messages)
                 await on_event(event)
     except RunFailedError as failure:
         added = added or failure.messages
+    if refused and not isinstance(refused[0], AgentBusyError):
+        raise refused[0]
+    if not lent.began:
+        return Outcome(kind="failed", text=BUSY, usage=Usage())
     return outcome_of(agent.last_outcome, added)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from yoagent.core import AgentMessage
-from yoagent.core.support import LazyTypeAdapter
+from yoagent.core.support import BoundedMap, LazyTypeAdapter
 
 
 @dataclass(slots=True, kw_only=True)
@@ -65,13 +65,17 @@ class MemoryThreadStore:
     """Threads in a dict, in this process (the default). ``max_threads`` bounds it: the
     thread saved longest ago is forgotten first."""
 
-    __slots__ = ("_threads", "max_threads")
+    __slots__ = ("_threads",)
 
     def __init__(self, max_threads: int = 10_000) -> None:
         if max_threads < 1:
             raise ValueError(f"MemoryThreadStore max_threads must be >= 1, got {max_threads}")
-        self.max_threads = max_threads
-        self._threads: dict[str, StoredThread] = {}
+        self._threads: BoundedMap[str, StoredThread] = BoundedMap(max_threads)
+
+    @property
+    def max_threads(self) -> int:
+        """How many threads it holds at most."""
+        return self._threads.max_items
 
     async def load(self, thread_id: str) -> StoredThread | None:
         thread = self._threads.get(thread_id)
@@ -80,12 +84,9 @@ class MemoryThreadStore:
         return StoredThread(messages=list(thread.messages), ids=list(thread.ids))
 
     async def save(self, thread_id: str, thread: StoredThread) -> None:
-        self._threads.pop(thread_id, None)
         self._threads[thread_id] = StoredThread(
             messages=list(thread.messages), ids=list(thread.ids)
         )
-        while len(self._threads) > self.max_threads:
-            del self._threads[next(iter(self._threads))]
 
     def __len__(self) -> int:
         return len(self._threads)
@@ -93,8 +94,9 @@ class MemoryThreadStore:
 
 def continues(stored: Sequence[str], sent: Sequence[str]) -> int | None:
     """How many of the ids a client sent are the stored thread's, when they start with every
-    id it showed the client, in order; ``None`` when the client's history went another way
-    (edited, cut short, or another thread's).
+    id it showed the client, in order; ``None`` when the server holds nothing of the thread
+    (a new thread, a restart, a forgotten one) or the client's history went another way
+    (edited, cut short, or another thread's): the client's history is then the thread's.
 
     An empty id is a message the client was never shown (a held call's placeholder); a run
     of equal ids counts once (the AI SDK shows a whole run as one message).
@@ -103,6 +105,16 @@ def continues(stored: Sequence[str], sent: Sequence[str]) -> int | None:
     for key in stored:
         if key and (not shown or shown[-1] != key):
             shown.append(key)
-    if list(sent[: len(shown)]) != shown:
+    if not shown or list(sent[: len(shown)]) != shown:
         return None
     return len(shown)
+
+
+def prompt_start(messages: Sequence[AgentMessage]) -> int:
+    """Where the new prompt begins in a history taken from the client: after its last
+    message that is not a user's (the trailing user messages are what the client just
+    said, and run as a prompt: input filters judge them)."""
+    start = len(messages)
+    while start and messages[start - 1].role == "user":
+        start -= 1
+    return start

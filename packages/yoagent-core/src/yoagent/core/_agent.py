@@ -1,8 +1,10 @@
-"""Agent: a stateful wrapper around the loop (history, tools, queues, model, spend)."""
+"""Agent: a stateful wrapper around the loop (history, tools, queues, model, spend); and
+the factory a server builds one with per request (``AgentFactory``, ``agent_from``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast, overload
 
 from ._cancel import CancelToken
@@ -494,3 +496,18 @@ def _forwarding(emit: EventSink | None, parent: ToolContext) -> EventSink:
         parent.report_event(event)
 
     return forward
+
+
+AgentFactory = Callable[[], Agent | Awaitable[Agent]]
+"""Builds a fresh agent (model, system prompt, tools, settings) for one request or task;
+a plain function or a coroutine function."""
+
+
+async def agent_from(factory: AgentFactory) -> Agent:
+    """The agent ``factory`` builds (awaited when it returns an awaitable); ``TypeError``
+    naming what it built instead of an :class:`~yoagent.core.Agent`."""
+    made = factory()
+    agent = await made if inspect.isawaitable(made) else made
+    if not isinstance(cast(object, agent), Agent):
+        raise TypeError(f"the agent factory returned {type(agent).__name__}, not an Agent")
+    return agent

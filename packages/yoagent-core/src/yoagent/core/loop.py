@@ -1,7 +1,8 @@
 """The loop beneath :class:`~yoagent.core.Agent`: the functions that run one prompt, a
 continuation or a resume over a history you hold, their configuration, the delegation
-settings of sub-agents, and what consumes the events (``EventSink``, and
-``RetrySafeEvents`` / ``retry_safe_events`` for a sink that can only append).
+settings of sub-agents, what consumes the events (``EventSink``, and
+``RetrySafeEvents`` / ``retry_safe_events`` for a sink that can only append), and the
+factory a server builds an agent with per request (``AgentFactory``, ``agent_from``).
 
 Most programs use ``Agent``; this namespace is for those who drive the loop themselves,
 or consume its events.
@@ -9,7 +10,7 @@ or consume its events.
 
 import typing
 
-from ._agent import PromptInput
+from ._agent import AgentFactory, PromptInput, agent_from
 from ._loop.driver import agent_loop, agent_loop_continue, agent_loop_resume
 from ._loop.retry_safe import RetrySafeEvents, retry_safe_events
 from ._loop.settings import AgentContext, AgentLoopConfig, RunOptions
@@ -36,6 +37,9 @@ __all__ = [  # noqa: RUF022
     "RetrySafeEvents",
     "retry_safe_events",
     "last_assistant",
+    # --- agents built per request (servers)
+    "AgentFactory",
+    "agent_from",
     # --- tools and delegation
     "FunctionTool",
     "Delegation",

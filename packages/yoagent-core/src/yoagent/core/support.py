@@ -5,8 +5,9 @@ No secret ever appears (scrubbing of values, URL pieces, headers, log records an
 that arrives in pieces; URL display), nothing is left running (the process-group runner),
 no file is torn (``atomic_write``), text always encodes (the surrogate policy), long text
 is cut one way (middle-cutting), a web page in an error shows as its title
-(``html_summary``), HTTP clients are set up one way, and a repeated condition is logged
-once (``warn_once``). Applications rarely need this module; it is not
+(``html_summary``), HTTP clients are set up one way, an in-memory store forgets its
+oldest entry one way (``BoundedMap``), and a repeated condition is logged once
+(``warn_once``). Applications rarely need this module; it is not
 re-exported by :mod:`yoagent.core`. A helper that a second package needs moves here in
 the same change: no package keeps its own copy.
 """
@@ -15,6 +16,7 @@ import typing
 
 from ._namespace import Namespace as _Namespace
 from ._support.atomic import atomic_write
+from ._support.bounded import BoundedMap
 from ._support.cut import CUT_MARKER, cut_middle
 from ._support.html import html_summary
 from ._support.log_scrub import LogScrubGuard, scrub_logs
@@ -49,6 +51,7 @@ __all__: list[str] = [
     "REDACTED",
     "RUN_ID_VARIABLE",
     "SECRET_VARIABLE_PATTERNS",
+    "BoundedMap",
     "ChildProcess",
     "Command",
     "LazyTypeAdapter",

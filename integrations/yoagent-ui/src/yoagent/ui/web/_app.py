@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hmac
 import importlib.resources
-import inspect
 import os
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -19,13 +19,13 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from yoagent.core import Agent
+from yoagent.core.loop import AgentFactory, agent_from
 from yoagent.ui._errors import UiError
-from yoagent.ui._run import AgentFactory
 from yoagent.ui._store import ThreadStore
 
 from ._approvals import WebApprovals
 from ._chat import WebChat
-from ._library import RunLibrary
+from ._library import RunLibrary, RunSource
 from ._runs import RunFilter, listing
 
 STATIC_TYPES = {
@@ -92,6 +92,8 @@ class WebApp:
         self.approvals = approvals if approvals is not None else WebApprovals()
         self.chat: WebChat | None = None
         self._single = isinstance(agent, Agent)
+        self._single_busy = False
+        """One Agent: a conversation holds it from its request's arrival to its run's end."""
         self._agent_model: dict[str, Any] | None = None
         if agent is not None:
             factory: AgentFactory = (lambda: agent) if isinstance(agent, Agent) else agent
@@ -114,10 +116,12 @@ class WebApp:
         ]
         self._app = Starlette(routes=routes)
 
-    def url(self, host: str = "127.0.0.1", port: int = 8000) -> str:
-        """The address of the page when this app is served at ``host``:``port``."""
+    def url(self, host: str = "127.0.0.1", port: int = 8000, *, prefix: str = "") -> str:
+        """The address of the page when this app is served at ``host``:``port``, mounted
+        under ``prefix`` (``"/web"`` for an app mounted there; none by default)."""
         shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}/{self.token}/"
+        mount = "/" + prefix.strip("/") if prefix.strip("/") else ""
+        return f"http://{shown}:{port}{mount}/{self.token}/"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -125,21 +129,21 @@ class WebApp:
             return
         if scope["type"] != "http":
             return  # no websockets here: the handshake is refused by the server
-        path: str = scope["path"]
-        head, slash, rest = path.removeprefix("/").partition("/")
+        root: str = scope.get("root_path", "")
+        head, slash, rest = _route_path(scope).removeprefix("/").partition("/")
         if not hmac.compare_digest(head.encode(), self.token.encode()):
             await PlainTextResponse(REFUSED, status_code=403, headers=SECURITY_HEADERS)(
                 scope, receive, send
             )
             return
         if not slash:  # /<token> → /<token>/, so the page's relative paths resolve
-            await RedirectResponse(f"/{self.token}/", headers=SECURITY_HEADERS)(
+            await RedirectResponse(f"{root}/{self.token}/", headers=SECURITY_HEADERS)(
                 scope, receive, send
             )
             return
-        inner = dict(scope)
-        inner["path"] = "/" + rest
-        inner["root_path"] = scope.get("root_path", "") + f"/{self.token}"
+        inner = dict(scope)  # the token joins the mount prefix: the routes see the rest
+        inner["root_path"] = f"{root}/{self.token}"
+        inner["path"] = f"{root}/{self.token}/{rest}"
 
         async def secured(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -179,15 +183,14 @@ class WebApp:
                 "title": self.title,
                 "chat": self.chat is not None,
                 "model": model,
-                "sources": [source.to_json() for source in self.library.sources()],
+                "sources": [source.to_json() for source in await self._all_sources()],
             }
         )
 
     async def _factory_model(self) -> dict[str, Any] | None:
         assert self.chat is not None
         try:
-            made = self.chat.factory()
-            agent = await made if inspect.isawaitable(made) else made
+            agent = await agent_from(self.chat.factory)
         except Exception:
             return None
         return _model_json(agent)
@@ -198,12 +201,25 @@ class WebApp:
         chat = self.chat
         if chat is None:
             return JSONResponse({"error": "this web app has no agent to chat with"}, 404)
-        if self._single and chat.locks.running:
+        if not self._single:
+            return await chat.handle(request)
+        # One Agent, one conversation at a time: held before anything is awaited (the
+        # request's body included), so no second request can touch the agent meanwhile.
+        if self._single_busy:
             return JSONResponse(
                 {"error": "the agent is busy with another conversation; wait for it to end"},
                 status_code=409,
             )
-        return await chat.handle(request)
+        self._single_busy = True
+        try:
+            answer = await chat.handle(request)
+        except BaseException:
+            self._single_busy = False
+            raise
+        return _ThenRun(answer, self._free_single)
+
+    def _free_single(self) -> None:
+        self._single_busy = False
 
     async def _thread(self, request: Request) -> Response:
         if self.chat is None:
@@ -227,13 +243,20 @@ class WebApp:
             path = fields.get("path")
             if not isinstance(path, str) or not path.strip():
                 return JSONResponse({"error": 'send {"path": "..."}'}, status_code=400)
-            source = self.library.open(path.strip())
+            source = await anyio.to_thread.run_sync(self.library.open, path.strip())
             return JSONResponse(source.to_json())
-        return JSONResponse({"sources": [s.to_json() for s in self.library.sources()]})
+        return JSONResponse({"sources": [s.to_json() for s in await self._all_sources()]})
+
+    async def _all_sources(self) -> list[RunSource]:
+        # Reading a record blocks (a large log, a slow disk): never on the event loop.
+        return await anyio.to_thread.run_sync(self.library.sources)
+
+    async def _source(self, source_id: str) -> RunSource | None:
+        return await anyio.to_thread.run_sync(self.library.get, source_id)
 
     async def _runs(self, request: Request) -> JSONResponse:
         query = request.query_params
-        source = self.library.get(query.get("source", ""))
+        source = await self._source(query.get("source", ""))
         if source is None:
             return JSONResponse({"error": "no such source"}, status_code=404)
         try:
@@ -253,7 +276,7 @@ class WebApp:
         )
 
     async def _run(self, request: Request) -> JSONResponse:
-        source = self.library.get(request.path_params["source"])
+        source = await self._source(request.path_params["source"])
         run_id: str = request.path_params["run_id"]
         found = next((run for run in source.runs if run.id == run_id), None) if source else None
         if found is None:
@@ -264,6 +287,32 @@ class WebApp:
         except ValueError as error:
             return JSONResponse({"error": f"bad query: {error}"}, status_code=400)
         return JSONResponse(found.detail_json(offset, limit))
+
+
+class _ThenRun(Response):
+    """``answer``, then ``after`` once it is sent (or its sending failed)."""
+
+    def __init__(self, answer: Response, after: Callable[[], None]) -> None:
+        super().__init__(status_code=answer.status_code)
+        self.answer = answer
+        self.after = after
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.answer(scope, receive, send)
+        finally:
+            self.after()
+
+
+def _route_path(scope: Scope) -> str:
+    """The request's path below where the app is mounted: ``path`` without ``root_path``
+    (an ASGI server or a ``Mount`` keeps the prefix in both; a server that strips it from
+    ``path`` leaves ``path`` as it is)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("", "/"):
+        return path[len(root) :]
+    return path
 
 
 def _number(text: str | None) -> float | None:

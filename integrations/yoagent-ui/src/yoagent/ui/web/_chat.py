@@ -3,8 +3,8 @@ spent, and the stored thread read back for the page (its messages, its held call
 
 from __future__ import annotations
 
-import inspect
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent
@@ -20,17 +20,16 @@ from yoagent.core import (
     PendingApproval,
     PendingCall,
     SessionStats,
-    ToolCallRequest,
-    ToolDecision,
     Usage,
 )
+from yoagent.core.extension import MiddlewareLike
+from yoagent.core.loop import AgentFactory
 from yoagent.core.provider import cost_of, resolve_cost
 from yoagent.ui._agui_app import AgUiEndpoint
 from yoagent.ui._agui_messages import to_agui_messages
-from yoagent.ui._run import AgentFactory
 from yoagent.ui._store import ThreadStore
 
-from ._approvals import Hold, WebApprovals
+from ._approvals import WebApprovals
 
 logger = logging.getLogger("yoagent.ui")
 
@@ -69,35 +68,20 @@ def run_total(stats: SessionStats) -> float | None:
     return round(total, 10)
 
 
-def _with_hold(agent: Agent, hold: Hold) -> Agent:
-    async def held(request: ToolCallRequest) -> ToolDecision:
-        decision = hold(request)
-        return await decision if inspect.isawaitable(decision) else decision
-
-    middleware = (*agent.settings.tool_middleware, held)
-    agent.settings = agent.settings.replace(tool_middleware=middleware)
-    return agent
-
-
 class WebChat(AgUiEndpoint):
     """The AG-UI endpoint behind the page: the approval rules' ``hold`` added to every
-    agent, their ``denial`` for what the model reads, and a ``yoagent.spend`` event after
-    each reply (``yoagent.run_spend`` at the end)."""
+    run's agent (for that run only), their ``denial`` for what the model reads, and a
+    ``yoagent.spend`` event after each reply (``yoagent.run_spend`` at the end)."""
 
     def __init__(
         self, factory: AgentFactory, *, approvals: WebApprovals, store: ThreadStore | None
     ) -> None:
-        hold = approvals.hold
-
-        async def build() -> Agent:
-            made = factory()
-            agent = await made if inspect.isawaitable(made) else made
-            if not isinstance(agent, Agent):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise TypeError(f"the agent factory returned {type(agent).__name__}, not an Agent")
-            return agent if hold is None else _with_hold(agent, hold)
-
-        super().__init__(build, store=store)
+        super().__init__(factory, store=store)
         self.approvals = approvals
+
+    def _tool_middleware(self) -> Sequence[MiddlewareLike]:
+        hold = self.approvals.hold
+        return () if hold is None else (hold,)
 
     def _denial(self, reason: str) -> str:
         return self.approvals.denial_text(reason)

@@ -4,7 +4,7 @@
 
 import { json, runEvents } from "./api.js";
 import { append, clear, dollars, h } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { MarkdownView } from "./markdown.js";
 import { hasHidden, visible } from "./visible.js";
 
 const LONG = 400; // characters past which a tool's arguments or result start collapsed
@@ -230,7 +230,7 @@ export class Chat {
       const md = h("div", { class: "md" });
       const el = h("div", { class: "msg assistant" }, md);
       this.where(event).append(el);
-      bubble = { el, md, text: "", queued: false };
+      bubble = { el, md, view: new MarkdownView(md), text: "", queued: false };
       this.bubbles.set(event.messageId, bubble);
       this.scroll();
     }
@@ -240,7 +240,7 @@ export class Chat {
   paint(bubble, now = false) {
     const draw = () => {
       bubble.queued = false;
-      bubble.md.replaceChildren(renderMarkdown(bubble.text));
+      bubble.view.update(bubble.text);  // only the reply's unsettled tail is rendered again
       this.scroll();
     };
     if (now) draw();
