@@ -246,7 +246,7 @@ class Store:
 
     def claim_dead(self, executor_id: str, dead_after: float) -> list[str]:
         """The workers silent for ``dead_after`` seconds, claimed by ``executor_id`` (their
-        rows go: no other worker claims them too)."""
+        rows go: no other worker claims them too; :meth:`unclaim` gives them back)."""
         cutoff = time.time() - dead_after
         with self._serialized("workers") as c:
             dead: list[Any] = list(
@@ -259,3 +259,18 @@ class Store:
             if dead:
                 c.execute(sa.delete(_workers).where(_workers.c.executor_id.in_(dead)))
         return [str(name) for name in dead]
+
+    def unclaim(self, executor_ids: list[str]) -> None:
+        """Give back the claim on ``executor_ids`` (their recovery failed): each is silent
+        again, for the next watch to claim, unless it came back meanwhile."""
+        with self._serialized("workers") as c:
+            back = set(
+                c.execute(
+                    sa.select(_workers.c.executor_id).where(
+                        _workers.c.executor_id.in_(executor_ids)
+                    )
+                ).scalars()
+            )
+            for name in executor_ids:
+                if name not in back:
+                    c.execute(sa.insert(_workers).values(executor_id=name, seen_at=0.0))
