@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 import anyio
 from starlette.applications import Starlette
@@ -106,7 +106,7 @@ class YoagentExecutor(AgentExecutor):
                 ended.set()
 
     @contextlib.asynccontextmanager
-    async def _context(self, context_id: str) -> AsyncIterator[None]:
+    async def _context(self, context_id: str) -> AsyncGenerator[None]:
         """Hold the context ``context_id``: its tasks load, run and save one at a time."""
         lock, users = self._contexts.get(context_id) or (anyio.Lock(), 0)
         self._contexts[context_id] = (lock, users + 1)
