@@ -8,12 +8,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.server.tasks import TaskStore
-from a2a.types import GetTaskRequest, ListTasksRequest, Message, Part, Role, SendMessageRequest
+from a2a.types import GetTaskRequest, ListTasksRequest
 from a2a.utils.errors import TaskNotFoundError
+from a2a_testing import in_process, message
 
 from yoagent.a2a import AgentFactory, MemoryHistoryStore, MemoryTaskStore, a2a_app
 from yoagent.core import (
@@ -31,25 +31,9 @@ pytestmark = pytest.mark.anyio
 URL = "http://agent.test"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the A2A SDK runs on asyncio
-
-
 def slow_agent() -> Agent:
     reply = MockReply(message=AssistantMessage(content=[TextContent(text="ok")]), delay=0.05)
     return Agent.from_provider(MockProvider([reply]), ModelConfig.mock())
-
-
-def send(text: str, context_id: str = "") -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(
-            role=Role.ROLE_USER,
-            message_id=f"m-{text}",
-            parts=[Part(text=text)],
-            context_id=context_id,
-        )
-    )
 
 
 @asynccontextmanager
@@ -57,20 +41,18 @@ async def client_of(
     factory: Callable[[], Agent] = slow_agent, **options: Any
 ) -> AsyncIterator[Any]:
     app = await a2a_app(factory, name="a", description="a", url=URL, **options)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url=URL, timeout=30) as http:
-            yield await create_client(URL, ClientConfig(streaming=False, httpx_client=http))
+    async with in_process(app, URL) as http:
+        yield await create_client(URL, ClientConfig(streaming=False, httpx_client=http))
 
 
 async def test_two_tasks_in_one_context_both_keep_their_exchange() -> None:
     history = MemoryHistoryStore()
     async with client_of(store=history) as client:
-        first = [r async for r in client.send_message(send("first"))]
+        first = [r async for r in client.send_message(message("first"))]
         context_id = first[-1].task.context_id
 
         async def exchange(text: str) -> None:
-            [r async for r in client.send_message(send(text, context_id))]
+            [r async for r in client.send_message(message(text, context_id))]
 
         with anyio.fail_after(30):
             async with anyio.create_task_group() as group:
@@ -88,7 +70,9 @@ async def test_the_task_store_forgets_the_task_saved_longest_ago() -> None:
     async with client_of(
         lambda: Agent.from_provider(MockProvider.text("x"), ModelConfig.mock()), task_store=tasks
     ) as client:
-        ids = [[r async for r in client.send_message(send(f"n{i}"))][-1].task.id for i in range(5)]
+        ids = [
+            [r async for r in client.send_message(message(f"n{i}"))][-1].task.id for i in range(5)
+        ]
         listed = await client.list_tasks(ListTasksRequest(page_size=100))
         assert sorted(t.id for t in listed.tasks) == sorted(ids[2:])
         assert (await client.get_task(GetTaskRequest(id=ids[-1]))).id == ids[-1]

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.types import ListTasksRequest
+from a2a_testing import in_process
 
 from yoagent.a2a import A2AAgentTool, RemoteAgentError, a2a_app
 from yoagent.a2a import _tool as tool_module
@@ -31,11 +32,6 @@ pytestmark = pytest.mark.anyio
 URL = "http://remote.test"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the A2A SDK runs on asyncio
-
-
 def echo(config: StreamConfig) -> AssistantMessage:
     """The remote model: says every user message of its context."""
     said = " | ".join(m.text for m in config.messages if m.role == "user")  # type: ignore[union-attr]
@@ -51,12 +47,9 @@ async def remote_agent() -> AsyncIterator[tuple[A2AAgentTool, Any]]:
         description="Echoes.",
         url=URL,
     )
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url=URL, timeout=30) as http:
-            tool = await A2AAgentTool.connect(URL, http=http)
-            inspector = await create_client(URL, ClientConfig(httpx_client=http))
-            yield tool, inspector
+    async with in_process(app, URL) as http:
+        tool = await A2AAgentTool.connect(URL, http=http)
+        yield tool, await create_client(URL, ClientConfig(httpx_client=http))
 
 
 def calling(tool: A2AAgentTool, *turns: list[str]) -> Agent:

@@ -26,11 +26,6 @@ from yoagent.core import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the A2A SDK runs on asyncio
-
-
 def parent(model_server: ModelServer, remote: AgentTool) -> Agent:
     return agent_factory(model_server.url, tools=[remote])()
 
