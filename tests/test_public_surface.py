@@ -681,6 +681,7 @@ A2A = [
     "AgentFactory",
     "HistoryStore",
     "MemoryHistoryStore",
+    "MemoryTaskStore",
     "RemoteAgentError",
     "YoagentExecutor",
     "a2a_app",

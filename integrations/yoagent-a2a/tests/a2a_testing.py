@@ -8,12 +8,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
+from a2a.types import Message, Part, Role, SendMessageRequest
+from starlette.applications import Starlette
 
 from yoagent.core import Agent, AgentTool, ApiProtocol, ModelConfig, RetryConfig, RunOutcome, tool
 from yoagent.core.extension import RunContext, RunHooks
@@ -124,3 +127,24 @@ def remote_process(model_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes
     finally:
         process.kill()
         process.wait(timeout=30)
+
+
+def message(text: str, context_id: str = "") -> SendMessageRequest:
+    """A user message of ``text`` in the context ``context_id`` (a new one when empty)."""
+    return SendMessageRequest(
+        message=Message(
+            role=Role.ROLE_USER,
+            message_id=f"m-{text[:8]}",
+            parts=[Part(text=text)],
+            context_id=context_id,
+        )
+    )
+
+
+@asynccontextmanager
+async def in_process(app: Starlette, url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client talking to ``app`` (started) in this process, at ``url``."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=url, timeout=30) as http:
+            yield http

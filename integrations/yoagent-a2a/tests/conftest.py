@@ -12,6 +12,11 @@ from a2a_testing import Ends, agent_factory, free_port, serve
 from yoagent.a2a import MemoryHistoryStore, a2a_app
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # the A2A SDK runs on asyncio
+
+
 @pytest.fixture(scope="session")
 def model_server() -> Iterator[ModelServer]:
     with ModelServer() as server:

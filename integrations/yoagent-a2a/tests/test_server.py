@@ -10,36 +10,16 @@ from a2a.client import ClientConfig, create_client
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
-    Message,
-    Part,
-    Role,
-    SendMessageRequest,
     TaskState,
 )
 from a2a_model_server import ModelServer
-from a2a_testing import Ends
+from a2a_testing import Ends, message
 
 from yoagent.a2a import MemoryHistoryStore
 from yoagent.core import UserMessage
 from yoagent.core.extension import CANCELLED_MARKER
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the A2A SDK runs on asyncio
-
-
-def message(text: str, context_id: str = "") -> SendMessageRequest:
-    return SendMessageRequest(
-        message=Message(
-            role=Role.ROLE_USER,
-            message_id=f"m-{text[:8]}",
-            parts=[Part(text=text)],
-            context_id=context_id,
-        )
-    )
 
 
 async def exchange(url: str, text: str, context_id: str = "") -> list[Any]:

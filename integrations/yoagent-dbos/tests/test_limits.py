@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from durable_fixtures import MODEL, calls_then_text, durable
 from yoagent.core import CostConfig, tool
 from yoagent.core.extension import AGENT_STOPPED_PREFIX
 from yoagent.dbos import DbosError, DurableRuntime, ProviderLimit, RunQueue, SharedBudget
+from yoagent.dbos._store import Store
 
 
 @tool
@@ -40,6 +42,35 @@ async def test_requests_per_second_spaces_the_requests(tmp_path: Path) -> None:
             await agent.run("go", run_id=run_id)
         elapsed = time.monotonic() - started
     assert elapsed >= 0.9
+
+
+def admitted(store: Store, per_second: float, times: list[float]) -> list[float]:
+    """The waits ``take_request`` answers at each of ``times`` (0.0: admitted)."""
+    return [round(store.take_request("p", per_second, now=at), 3) for at in times]
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    with DurableRuntime(database_url) as runtime:  # creates a PostgreSQL database
+        yield runtime.store
+
+
+def test_half_a_request_per_second_is_one_in_any_two_seconds(store: Store) -> None:
+    # The second waits for the first to leave its two seconds.
+    waits = admitted(store, 0.5, [100.0, 100.5, 101.9, 102.0, 102.1])
+    assert waits == [0.0, 1.5, 0.1, 0.0, 1.9]
+
+
+def test_one_and_a_half_per_second_is_three_in_two_seconds(store: Store) -> None:
+    times = [100.0 + i / 30 for i in range(61)]  # every 1/30 s for two seconds
+    waits = admitted(store, 1.5, times)
+    starts = [at for at, wait in zip(times, waits, strict=True) if wait == 0.0]
+    assert len(starts) == 3  # not four: 1.5/s is not 2/s
+    assert starts[0] == 100.0 and starts[1] >= 100.0 + 2 / 3 - 1e-9
+
+
+def test_two_per_second_is_two_in_any_second(store: Store) -> None:
+    assert admitted(store, 2, [100.0, 100.1, 100.2, 101.05]) == [0.0, 0.0, 0.8, 0.0]
 
 
 async def test_a_shared_budget_stops_later_runs_once_spent(tmp_path: Path) -> None:

@@ -4,17 +4,16 @@ Each A2A message starts a task that runs the agent once on the message's text, f
 history kept for the message's context. The reply streams as the task's ``answer``
 artifact (a chunk per text delta); tool calls show as ``working`` status messages; the
 task ends ``completed`` with the final text, ``failed`` with the error, or ``canceled``
-when a client cancels it (the run is aborted and its history kept).
+when a client cancels it (the run is aborted and its history kept). The tasks of one
+context run one at a time (each on the history the one before it left).
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from typing import cast
+from collections.abc import AsyncGenerator, Sequence
 
 import anyio
 from starlette.applications import Starlette
@@ -24,7 +23,7 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import TaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -44,25 +43,14 @@ from yoagent.core import (
     ToolExecutionStart,
 )
 from yoagent.core.extension import CANCELLED_MARKER
-from yoagent.core.loop import last_assistant
+from yoagent.core.loop import AgentFactory, agent_from, last_assistant
 
-from ._store import HistoryStore, MemoryHistoryStore
+from ._store import HistoryStore, MemoryHistoryStore, MemoryTaskStore
 
 logger = logging.getLogger("yoagent.a2a")
 
-AgentFactory = Callable[[], Agent | Awaitable[Agent]]
-"""Builds a fresh agent for one task; the server gives it the context's history."""
-
 ANSWER_ARTIFACT = "answer"
 """The name of the artifact a task's reply streams into."""
-
-
-async def _made(factory: AgentFactory) -> Agent:
-    made = factory()
-    agent = await made if inspect.isawaitable(made) else made
-    if not isinstance(cast(object, agent), Agent):
-        raise TypeError(f"the agent factory returned {type(agent).__name__}, not an Agent")
-    return agent
 
 
 def _ended(outcome: RunOutcome | None, messages: Sequence[AgentMessage]) -> tuple[str, str]:
@@ -90,6 +78,7 @@ class YoagentExecutor(AgentExecutor):
         self.factory = agent
         self.store = store
         self._running: dict[str, tuple[Agent, anyio.Event]] = {}
+        self._contexts: dict[str, tuple[anyio.Lock, int]] = {}
 
     @property
     def running(self) -> int:
@@ -104,16 +93,32 @@ class YoagentExecutor(AgentExecutor):
         if context.current_task is None:
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
-        history = await self.store.load(task.context_id) or []
-        agent = await _made(self.factory)
-        agent.replace_messages(history)
-        ended = anyio.Event()
-        self._running[task.id] = (agent, ended)
+        async with self._context(task.context_id):  # the task before ends first
+            history = await self.store.load(task.context_id) or []
+            agent = await agent_from(self.factory)
+            agent.replace_messages(history)
+            ended = anyio.Event()
+            self._running[task.id] = (agent, ended)
+            try:
+                await self._run(agent, history, task.context_id, updater, context)
+            finally:
+                del self._running[task.id]
+                ended.set()
+
+    @contextlib.asynccontextmanager
+    async def _context(self, context_id: str) -> AsyncGenerator[None]:
+        """Hold the context ``context_id``: its tasks load, run and save one at a time."""
+        lock, users = self._contexts.get(context_id) or (anyio.Lock(), 0)
+        self._contexts[context_id] = (lock, users + 1)
         try:
-            await self._run(agent, history, task.context_id, updater, context)
+            async with lock:
+                yield
         finally:
-            del self._running[task.id]
-            ended.set()
+            lock, users = self._contexts[context_id]
+            if users == 1:
+                del self._contexts[context_id]
+            else:
+                self._contexts[context_id] = (lock, users - 1)
 
     async def _run(
         self,
@@ -213,6 +218,7 @@ async def a2a_app(
     description: str,
     url: str,
     store: HistoryStore | None = None,
+    task_store: TaskStore | None = None,
 ) -> Starlette:
     """A Starlette app serving the agents ``agent`` builds as one A2A agent.
 
@@ -220,13 +226,15 @@ async def a2a_app(
     ``/.well-known/agent-card.json``); JSON-RPC is at ``/``, speaking A2A 1.0 and the
     0.3 method names (``message/send``, ``message/stream``, ``tasks/get``,
     ``tasks/cancel``) beside it. Each context's history is kept in ``store`` (default: a
-    :class:`MemoryHistoryStore`). Runs under asyncio (the A2A SDK's server needs it).
+    :class:`MemoryHistoryStore`), and the tasks (for ``GetTask``, ``ListTasks``,
+    ``CancelTask``) in ``task_store`` (default: a :class:`MemoryTaskStore`, which forgets
+    the task updated longest ago past 10,000). Runs under asyncio (the A2A SDK's server
+    needs it).
     """
-    card = agent_card(await _made(agent), name=name, description=description, url=url)
+    card = agent_card(await agent_from(agent), name=name, description=description, url=url)
     executor = YoagentExecutor(agent, store if store is not None else MemoryHistoryStore())
-    handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
-    )
+    tasks = task_store if task_store is not None else MemoryTaskStore()
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=tasks, agent_card=card)
     routes = [
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),

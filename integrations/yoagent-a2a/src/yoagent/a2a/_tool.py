@@ -1,10 +1,12 @@
 """A remote A2A agent as a yoagent tool: the model delegates a task, the remote agent's
 streamed answer is the call's progress, its final answer the call's result.
 
-The tool keeps the remote context between its calls (a conversation with the remote
-agent). Cancelling the call (the run was cancelled) cancels the remote task; a remote
-task that ends cancelled, fails, or a connection that breaks mid-stream, is the call's
-error result: the run goes on, it never hangs.
+The calls of one run continue one remote context (a conversation with the remote agent);
+each run has its own, so agents sharing the tool never share a remote conversation. A
+non-streaming remote agent answers with its ended task: its ``answer`` artifact (or its
+status message) is the result. Cancelling the call (the run was cancelled) cancels the
+remote task; a remote task that ends cancelled, fails, or a connection that breaks
+mid-stream, is the call's error result: the run goes on, it never hangs.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from a2a.types import (
     TaskState,
 )
 from yoagent.core import ToolContext, ToolResult
+from yoagent.core.support import BoundedMap, http_client
 
 from ._errors import RemoteAgentError, remote_errors
 
@@ -52,8 +55,27 @@ _ENDED = {
 }
 
 
+RUNS_KEPT = 1024
+"""How many runs' remote contexts a tool remembers (the run that called longest ago goes)."""
+
+
 def _text(parts: Any) -> str:
     return "".join(part.text for part in parts if part.HasField("text"))
+
+
+class _RemoteContext:
+    """The remote context of one run's calls, known once a call's task shows its id."""
+
+    __slots__ = ("id", "known")
+
+    def __init__(self) -> None:
+        self.id = ""
+        self.known = anyio.Event()
+
+    def learn(self, context_id: str) -> None:
+        if context_id and not self.id:
+            self.id = context_id
+            self.known.set()
 
 
 class A2AAgentTool:
@@ -62,7 +84,13 @@ class A2AAgentTool:
     Build it with :meth:`connect` (reads the remote agent card: name, description) or
     directly from a card. ``timeout`` bounds the wait for each piece of the remote
     stream (seconds); ``http`` is the httpx client to use (one is made and closed per
-    call otherwise). Runs under asyncio (the A2A SDK's client needs it).
+    call otherwise, the project's way: ``yoagent.core.support.http_client``). Runs under
+    asyncio (the A2A SDK's client needs it).
+
+    The calls of one run (``ToolContext.run_id``) continue one remote context: the first
+    opens it, and calls made meanwhile (in parallel) wait until its id is known. Another
+    run, of this agent or of another sharing the tool, opens its own; the contexts of the
+    last :data:`RUNS_KEPT` runs are remembered.
     """
 
     def __init__(
@@ -79,9 +107,8 @@ class A2AAgentTool:
         self.description = description or card.description or f"The remote agent {card.name}."
         self.parameters: dict[str, Any] = TASK_SCHEMA
         self.timeout = timeout
-        self.context_id: str | None = None
-        """The remote context this tool's calls continue (set by the first call)."""
         self._http = http
+        self._contexts: BoundedMap[str, _RemoteContext] = BoundedMap(RUNS_KEPT)
 
     @classmethod
     async def connect(
@@ -110,11 +137,26 @@ class A2AAgentTool:
         task = str(arguments.get("task", "")).strip()
         if not task:
             raise RemoteAgentError("say what the remote agent should do: 'task' is empty")
+        remote = self._contexts.get(ctx.run_id) if ctx.run_id else None
+        opener = remote is None
+        if remote is None:
+            remote = _RemoteContext()
+            if ctx.run_id:
+                self._contexts[ctx.run_id] = remote
+        else:
+            await remote.known.wait()  # the run's first call is opening the context
+        try:
+            return await self._call(task, remote, ctx)
+        finally:
+            if opener:
+                remote.known.set()  # never learnt (it failed): the others go on their own
+
+    async def _call(self, task: str, remote: _RemoteContext, ctx: ToolContext) -> ToolResult:
         message = Message(
             role=Role.ROLE_USER,
             message_id=str(uuid.uuid4()),
             parts=[Part(text=task)],
-            context_id=self.context_id or "",
+            context_id=remote.id,
         )
         answer: list[str] = []
         task_id: list[str] = []
@@ -129,7 +171,7 @@ class A2AAgentTool:
                 async def follow() -> None:
                     nonlocal final
                     try:
-                        final = await self._follow(client, message, ctx, answer, task_id)
+                        final = await self._follow(client, message, ctx, answer, task_id, remote)
                     except Exception as error:  # raised below, outside the task group
                         failure.append(error)
                     group.cancel_scope.cancel()
@@ -163,11 +205,12 @@ class A2AAgentTool:
         ctx: ToolContext,
         answer: list[str],
         task_id: list[str],
+        remote: _RemoteContext,
     ) -> str:
         """Read the remote task's stream to its end; the final answer."""
         stream = client.send_message(SendMessageRequest(message=message))
         async for response in stream:
-            state = self._read(response, ctx, answer, task_id)
+            state = self._read(response, ctx, answer, task_id, remote)
             if state is not None:
                 return self._final(state, response, answer)
         raise RemoteAgentError(
@@ -175,11 +218,16 @@ class A2AAgentTool:
         )
 
     def _read(
-        self, response: StreamResponse, ctx: ToolContext, answer: list[str], task_id: list[str]
+        self,
+        response: StreamResponse,
+        ctx: ToolContext,
+        answer: list[str],
+        task_id: list[str],
+        remote: _RemoteContext,
     ) -> TaskState | None:
         if response.HasField("task"):
             task_id[:] = [response.task.id]
-            self.context_id = response.task.context_id or self.context_id
+            remote.learn(response.task.context_id)
             if response.task.status.state in _ENDED:
                 return response.task.status.state
         elif response.HasField("artifact_update"):
@@ -189,13 +237,14 @@ class A2AAgentTool:
         elif response.HasField("status_update"):
             update = response.status_update
             task_id[:] = [update.task_id]
-            self.context_id = update.context_id or self.context_id
+            remote.learn(update.context_id)
             note = _text(update.status.message.parts)
             if update.status.state in _ENDED:
                 return update.status.state
             if note:
                 ctx.progress(note)
         elif response.HasField("message"):
+            remote.learn(response.message.context_id)
             answer.append(_text(response.message.parts))
             return TaskState.TASK_STATE_COMPLETED
         return None
@@ -204,6 +253,10 @@ class A2AAgentTool:
         note = ""
         if response.HasField("status_update"):
             note = _text(response.status_update.status.message.parts)
+        elif response.HasField("task"):  # the ended task itself (a non-streaming agent)
+            note = _text(response.task.status.message.parts)
+            if not answer:
+                answer = [_text(artifact.parts) for artifact in response.task.artifacts]
         if state == TaskState.TASK_STATE_COMPLETED:
             return "".join(answer) or note
         if state == TaskState.TASK_STATE_CANCELED:
@@ -242,7 +295,7 @@ class _client:
     async def __aenter__(self) -> httpx.AsyncClient:
         if self._given is not None:
             return self._given
-        self._made = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout, connect=10.0))
+        self._made = http_client(timeout=httpx.Timeout(self._timeout, connect=10.0))
         return self._made
 
     async def __aexit__(self, *exc_info: object) -> None:

@@ -26,8 +26,10 @@ _POLL = 0.02
 @dataclass(slots=True, frozen=True)
 class ProviderLimit:
     """A cap on the model requests of one provider (``ModelConfig.provider``), held by every
-    worker on the database together: at most ``max_concurrent`` in flight, and at most
-    ``requests_per_second`` started in any one second (either may be ``None``)."""
+    worker on the database together: at most ``max_concurrent`` in flight, and
+    ``requests_per_second`` started per second, held as at most ``n`` in any
+    ``n / requests_per_second`` seconds, ``n`` its whole part (at least 1): 1.5 is one in
+    any 2/3 s, 0.5 one in any two seconds (either may be ``None``)."""
 
     provider: str
     max_concurrent: int | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
@@ -100,6 +101,8 @@ class DurableRuntime:
         global _current
         if _current is not None:
             raise DbosError("a durable runtime is running already: one per process")
+        if self.recover_after is not None:
+            _recovery()  # before anything starts: a DBOS without it is refused here
         shown = display_url(self.database_url)
         config: DBOSConfig = {
             "name": self.name,
@@ -167,15 +170,24 @@ class DurableRuntime:
         while not self._stop.is_set():
             try:
                 store.heartbeat(me)
-                dead = store.claim_dead(me, self.recover_after)
-                if dead:
-                    logger.warning("recovering the runs of silent workers %s", dead)
-                    # DBOS's own recovery call (what its Conductor calls for a dead
-                    # executor): re-enqueues their pending workflows, idempotently.
-                    DBOS._recover_pending_workflows(dead)  # pyright: ignore[reportPrivateUsage]
+                self._recover_silent(store, me, self.recover_after)
             except Exception:
                 logger.exception("the workers' watch failed; retrying")
             self._stop.wait(self.heartbeat)
+
+    @staticmethod
+    def _recover_silent(store: Store, me: str, recover_after: float) -> None:
+        """Claim the workers silent for ``recover_after`` seconds and recover their runs;
+        when the recovery fails, their claim is given back (the next watch retries)."""
+        dead = store.claim_dead(me, recover_after)
+        if not dead:
+            return
+        logger.warning("recovering the runs of silent workers %s", dead)
+        try:
+            _recovery()(dead)
+        except BaseException:
+            store.unclaim(dead)
+            raise
 
     def __enter__(self) -> DurableRuntime:
         self.launch()
@@ -195,6 +207,22 @@ class DurableRuntime:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.shutdown()
+
+
+def _recovery() -> Callable[[list[str]], object]:
+    """DBOS's own recovery call for dead executors (what its Conductor calls: it
+    re-enqueues their pending workflows, idempotently). Private to DBOS: a version
+    without it is refused with :class:`DbosError`, not met at the first silent worker."""
+    recover: Callable[[list[str]], object] | None = getattr(
+        DBOS, "_recover_pending_workflows", None
+    )
+    if not callable(recover):
+        raise DbosError(
+            "this version of dbos has no DBOS._recover_pending_workflows, which recovering a "
+            "silent worker's runs needs: install the dbos version yoagent-dbos declares, or "
+            "launch with recover_after=None"
+        )
+    return recover
 
 
 def _register_queues() -> None:

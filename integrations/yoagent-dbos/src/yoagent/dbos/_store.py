@@ -8,6 +8,7 @@ of this package is refused rather than misread.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Generator
 from contextlib import contextmanager, suppress
@@ -70,6 +71,12 @@ def engine_url(database_url: str) -> str:
         if database_url.startswith(prefix):
             return "postgresql+psycopg://" + database_url.removeprefix(prefix)
     return database_url
+
+
+def rate_window(per_second: float) -> tuple[int, float]:
+    """The rate ``per_second`` as (``n`` requests, in any window of so many seconds)."""
+    count = max(1, math.floor(per_second))
+    return count, count / per_second
 
 
 class Store:
@@ -164,29 +171,35 @@ class Store:
 
     # --- request limits -----------------------------------------------------------------------
 
-    def take_request(self, provider: str, per_second: float) -> float:
-        """Count one request of ``provider`` if fewer than ``per_second`` went out in the
-        last second: 0.0, else the seconds to wait before asking again."""
-        now = time.time()
+    def take_request(self, provider: str, per_second: float, *, now: float | None = None) -> float:
+        """Count one request of ``provider`` if the rate ``per_second`` allows it now
+        (``now``: a ``time.time()``, the clock by default): 0.0, else the seconds to wait
+        before asking again. The rate is kept as at most ``n`` requests in any window of
+        ``n / per_second`` seconds, ``n`` its whole part (at least 1): 2/s is two in any
+        second, 1.5/s one in any 2/3 s, 0.5/s one in any two seconds."""
+        count, window = rate_window(per_second)
+        now = time.time() if now is None else now
         with self._serialized(f"rate:{provider}") as c:
-            window = (
+            recent = (
                 c.execute(
                     sa.select(_requests.c.at)
-                    .where(_requests.c.provider == provider, _requests.c.at > now - 1.0)
+                    .where(_requests.c.provider == provider, _requests.c.at > now - window)
                     .order_by(_requests.c.at)
                 )
                 .scalars()
                 .all()
             )
-            if len(window) < per_second:
+            if len(recent) < count:
                 c.execute(sa.insert(_requests).values(provider=provider, at=now))
                 c.execute(
                     sa.delete(_requests).where(
-                        _requests.c.provider == provider, _requests.c.at < now - 60.0
+                        _requests.c.provider == provider,
+                        _requests.c.at < now - max(60.0, window),
                     )
                 )
                 return 0.0
-            return max(0.001, window[len(window) - int(per_second)] + 1.0 - now)
+            # The request that leaves the window first, making room for this one.
+            return max(0.001, recent[len(recent) - count] + window - now)
 
     def take_lease(self, provider: str, lease_id: str, limit: int, ttl: float) -> bool:
         """Hold one of ``limit`` request slots of ``provider`` for ``ttl`` seconds."""
@@ -233,7 +246,7 @@ class Store:
 
     def claim_dead(self, executor_id: str, dead_after: float) -> list[str]:
         """The workers silent for ``dead_after`` seconds, claimed by ``executor_id`` (their
-        rows go: no other worker claims them too)."""
+        rows go: no other worker claims them too; :meth:`unclaim` gives them back)."""
         cutoff = time.time() - dead_after
         with self._serialized("workers") as c:
             dead: list[Any] = list(
@@ -246,3 +259,18 @@ class Store:
             if dead:
                 c.execute(sa.delete(_workers).where(_workers.c.executor_id.in_(dead)))
         return [str(name) for name in dead]
+
+    def unclaim(self, executor_ids: list[str]) -> None:
+        """Give back the claim on ``executor_ids`` (their recovery failed): each is silent
+        again, for the next watch to claim, unless it came back meanwhile."""
+        with self._serialized("workers") as c:
+            back = set(
+                c.execute(
+                    sa.select(_workers.c.executor_id).where(
+                        _workers.c.executor_id.in_(executor_ids)
+                    )
+                ).scalars()
+            )
+            for name in executor_ids:
+                if name not in back:
+                    c.execute(sa.insert(_workers).values(executor_id=name, seen_at=0.0))
