@@ -84,6 +84,12 @@ class GcMeter:
     def __exit__(self, *_: object) -> None:
         gc.callbacks.remove(self._callback)
 
+    def per_turn(self, turns: int) -> str:
+        """Collections and CPU ms per turn, by generation."""
+        return ", ".join(
+            f"gen{g} {self.count[g]}x {self.cpu[g] * 1e3 / turns:.3f}" for g in range(3)
+        )
+
 
 def start_server(python: str) -> tuple[subprocess.Popen[bytes], str]:
     """The bench's SSE server on a free loopback port, and its base address."""
@@ -204,10 +210,7 @@ def main() -> None:
         f"CPU under the profiler: {cpu * 1e3 / turns:.2f} ms/turn"
         f" (profiled own time {total * 1e3 / turns:.2f})"
     )
-    gc_cost = ", ".join(
-        f"gen{g} {meter.count[g]}x {meter.cpu[g] * 1e3 / turns:.3f}" for g in range(3)
-    )
-    print(f"garbage collector (inside the figures above), ms/turn: {gc_cost}")
+    print(f"garbage collector (inside the figures above), ms/turn: {meter.per_turn(turns)}")
     if a.concurrency and len(tracked) == 2:
         per_run = (tracked[1] - tracked[0]) / a.concurrency
         print(f"objects the collector tracks: {tracked[0]} before, {per_run:.0f} more per run")
