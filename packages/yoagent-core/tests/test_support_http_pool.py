@@ -190,3 +190,18 @@ async def test_a_request_does_not_look_at_every_idle_connection(
         polls = 0
         await client.get(server.url)
         assert polls <= 2 * 2  # the oldest idle one and the one handed out, per pass
+
+
+async def test_requests_through_an_http_proxy_reuse_its_connections(
+    server: _Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server stands in for a forward proxy (it answers every absolute-form request)."""
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    server.barrier = threading.Barrier(5)
+    async with http_client() as client:
+        for _ in range(2):
+            replies = await asyncio.gather(
+                *(client.get("http://upstream.invalid/") for _ in range(5))
+            )
+            assert [reply.text for reply in replies] == ["ok"] * 5
+    assert server.accepted == 5
