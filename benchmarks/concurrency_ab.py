@@ -32,20 +32,20 @@ from turn_profile import BENCH, GcMeter, start_server
 def _variant(name: str) -> None:
     import httpx
 
-    from yoagent.core._support import http
+    from yoagent.core._support import http, http_pool
 
     if name == "linear":  # every httpx.AsyncClient gets yoagent's pool assignment
         init = httpx.AsyncClient.__init__
 
         def patched(self: httpx.AsyncClient, *args: Any, **kwargs: Any) -> None:
             init(self, *args, **kwargs)
-            http._use_linear_pools(self)  # pyright: ignore[reportPrivateUsage]
+            http_pool.use_linear_pools(self)
 
         httpx.AsyncClient.__init__ = patched
     elif name == "main":  # the factory as on main: 20 idle connections, httpcore's assignment
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
         http.HTTP_POOL_LIMITS = limits  # pyright: ignore[reportAttributeAccessIssue]
-        http._LINEAR_POOLS = {}  # pyright: ignore[reportAttributeAccessIssue, reportPrivateUsage]
+        http_pool._LINEAR_POOLS = {}  # pyright: ignore[reportAttributeAccessIssue, reportPrivateUsage]
 
 
 def main() -> None:

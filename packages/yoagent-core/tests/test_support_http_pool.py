@@ -14,9 +14,9 @@ import httpcore
 import httpx
 import pytest
 
-from yoagent.core._support.http import (
+from yoagent.core._support.http_pool import (
     _LinearAssignment,  # pyright: ignore[reportPrivateUsage]
-    _use_linear_pools,  # pyright: ignore[reportPrivateUsage]
+    use_linear_pools,
 )
 from yoagent.core.support import HTTP_POOL_LIMITS, http_client
 
@@ -130,7 +130,7 @@ def test_the_connections_are_reused_under_trio(server: _Server) -> None:
 
 async def test_an_expired_connection_is_closed_and_replaced(server: _Server) -> None:
     async with httpx.AsyncClient(limits=httpx.Limits(keepalive_expiry=0.05)) as client:
-        _use_linear_pools(client)
+        use_linear_pools(client)
         await client.get(server.url)
         await asyncio.sleep(0.2)
         await client.get(server.url)
@@ -151,7 +151,7 @@ async def test_a_keepalive_cap_closes_the_oldest_idle_connections(server: _Serve
     server.barrier = threading.Barrier(3)
     limits = httpx.Limits(max_keepalive_connections=1)
     async with httpx.AsyncClient(limits=limits) as client:
-        _use_linear_pools(client)
+        use_linear_pools(client)
         await asyncio.gather(*(client.get(server.url) for _ in range(3)))
         server.barrier = None
         server.wait_closed(2)
@@ -163,7 +163,7 @@ async def test_a_keepalive_cap_closes_the_oldest_idle_connections(server: _Serve
 async def test_a_connection_cap_queues_requests_until_one_is_free(server: _Server) -> None:
     limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
     async with httpx.AsyncClient(limits=limits) as client:
-        _use_linear_pools(client)
+        use_linear_pools(client)
         replies = await asyncio.gather(*(client.get(server.url) for _ in range(8)))
         assert [reply.text for reply in replies] == ["ok"] * 8
     assert server.accepted == 2
