@@ -205,3 +205,16 @@ async def test_requests_through_an_http_proxy_reuse_its_connections(
             )
             assert [reply.text for reply in replies] == ["ok"] * 5
     assert server.accepted == 5
+
+
+async def test_an_httpcore_without_the_linear_assignment_keeps_at_most_20_idle_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from yoagent.core._support import http_pool
+
+    monkeypatch.setattr(http_pool, "LINEAR_ASSIGNMENT", False)
+    monkeypatch.setattr(http_pool, "_LINEAR_POOLS", {})
+    async with http_client() as client:
+        pool = client._transport._pool  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+        assert type(pool) is httpcore.AsyncConnectionPool  # pyright: ignore[reportUnknownArgumentType]
+        assert pool._max_keepalive_connections == 20  # pyright: ignore[reportUnknownMemberType]

@@ -86,20 +86,22 @@ def http_client(
 ) -> httpx.AsyncClient:
     """A new ``httpx.AsyncClient`` set up the project's way (the caller closes it).
 
-    It uses :data:`HTTP_TIMEOUT` unless given ``timeout``, :data:`HTTP_POOL_LIMITS`, the
+    It uses :data:`HTTP_TIMEOUT` unless given ``timeout``, :data:`HTTP_POOL_LIMITS` (with
+    an httpcore other than 1.0, whose pool scans every idle connection per request, the
+    idle ones capped at 20), the
     :func:`shared_ssl_context`, and keeps no cookie: a ``Set-Cookie`` in one reply never
     reaches another request (a client may be shared by unrelated callers). Redirects are
     followed only with ``follow_redirects`` (one to another host would carry the
     request's credential along). Proxy variables are read as httpx does, when it is built.
     """
+    from .http_pool import CAPPED_POOL_LIMITS, LINEAR_ASSIGNMENT, use_linear_pools
+
     client = httpx.AsyncClient(
         timeout=timeout,
-        limits=HTTP_POOL_LIMITS,
+        limits=HTTP_POOL_LIMITS if LINEAR_ASSIGNMENT else CAPPED_POOL_LIMITS,
         verify=shared_ssl_context(),
         cookies=CookieJar(_NoCookies()),
         follow_redirects=follow_redirects,
     )
-    from .http_pool import use_linear_pools
-
     use_linear_pools(client)
     return client

@@ -138,6 +138,17 @@ _LINEAR_POOLS: Final[dict[type[httpcore.AsyncConnectionPool], type[_LinearAssign
 against (a later httpcore keeps its own)."""
 
 
+LINEAR_ASSIGNMENT: Final = bool(_LINEAR_POOLS)
+"""Whether this httpcore's pools get the linear assignment."""
+
+CAPPED_POOL_LIMITS: Final = httpx.Limits(
+    max_connections=None, max_keepalive_connections=20, keepalive_expiry=5.0
+)
+"""The limits for an httpcore this module does not know: its own assignment scans every
+idle connection per request, so the idle ones are capped (churn at high concurrency,
+rather than a scan of a thousand sockets per request)."""
+
+
 def use_linear_pools(client: httpx.AsyncClient) -> None:
     """Gives the client's direct and HTTP-proxy transports the linear assignment (the
     pools httpx built, with their TLS context, limits and proxy, are kept as they are)."""
