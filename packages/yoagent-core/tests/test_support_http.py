@@ -10,7 +10,6 @@ import httpx
 import pytest
 
 from yoagent.core.support import (
-    HTTP_POOL_LIMITS,
     HTTP_TIMEOUT,
     http_client,
     shared_ssl_context,
@@ -85,7 +84,6 @@ async def test_redirects_are_followed_only_when_asked(
 
 async def test_the_projects_timeouts_apply_unless_the_caller_gives_its_own() -> None:
     assert httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0) == HTTP_TIMEOUT
-    assert httpx.Limits(max_connections=None, max_keepalive_connections=20) == HTTP_POOL_LIMITS
     async with http_client() as client:
         assert client.timeout == HTTP_TIMEOUT
     async with http_client(timeout=3.0) as client:
