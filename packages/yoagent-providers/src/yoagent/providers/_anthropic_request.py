@@ -28,7 +28,7 @@ from yoagent.core import (
 )
 from yoagent.core.provider import Message, StreamConfig
 
-from ._messages import WireCache, WireMessage, join_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 
 MAX_CACHE_BREAKPOINTS = 4
 """Anthropic allows four ``cache_control`` breakpoints per request."""
@@ -141,11 +141,7 @@ def build_messages(
     With a ``cache``, each message converted on an earlier call is reused (the merge
     copies what a request may change, so the cache's entries never change).
     """
-    if cache is None:
-        wire = [_convert(message) for message in messages]
-    else:
-        wire = cache.convert(messages, PROTOCOL, _convert)
-    return join_same_role(wire)
+    return join_same_role(converted(messages, _convert, cache, PROTOCOL))
 
 
 def _add_notes(wire: list[WireMessage], turn_notes: Sequence[str]) -> None:

@@ -22,7 +22,7 @@ from yoagent.core.support import warn_once
 
 from ._anthropic_request import thinking_budget
 from ._logging import logger
-from ._messages import WireCache, WireMessage, join_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 
 PROTOCOL = ApiProtocol.BEDROCK_CONVERSE_STREAM
 CACHE_POINT: dict[str, Any] = {"cachePoint": {"type": "default"}}
@@ -136,10 +136,7 @@ def build_messages(
     With a ``cache``, each message converted on an earlier call is reused (the merge
     copies what a request may change, so the cache's entries never change).
     """
-    if cache is None:
-        wire = [_convert(message, model_id) for message in messages]
-    else:
-        wire = cache.convert(messages, model_id, lambda message: _convert(message, model_id))
+    wire = converted(messages, lambda message: _convert(message, model_id), cache, model_id)
     return join_same_role(wire)
 
 

@@ -29,7 +29,7 @@ from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._logging import logger
-from ._messages import WireCache, WireMessage, join_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 from .models import gemini_compat_for
 
 GENERATED_ID_PREFIX = "gemini_"
@@ -155,10 +155,7 @@ def build_contents(
     With a ``cache``, each message converted on an earlier call is reused (the merge
     copies what a request may change, so the cache's entries never change).
     """
-    if cache is None:
-        wire = [_convert(message, protocol) for message in messages]
-    else:
-        wire = cache.convert(messages, protocol, lambda message: _convert(message, protocol))
+    wire = converted(messages, lambda message: _convert(message, protocol), cache, protocol)
     wire = join_same_role(wire, "parts")
     notes = [{"text": note} for note in turn_notes if note]
     if notes:

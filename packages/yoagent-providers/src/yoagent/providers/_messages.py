@@ -145,6 +145,18 @@ class WireCache(Generic[T]):
         return out
 
 
+def converted(
+    messages: Sequence[Message],
+    convert: Callable[[Message], T],
+    cache: WireCache[T] | None,
+    setting: object,
+) -> list[T]:
+    """``convert(m)`` for each message, through ``cache`` (under ``setting``) when given."""
+    if cache is None:
+        return [convert(message) for message in messages]
+    return cache.convert(messages, setting, convert)
+
+
 _Entry = tuple[Message, tuple[object, ...], T, tuple[object, ...]]
 """A message, the stamp it had when converted, what it was converted to, and the blocks
 it held then (kept alive, so their ids in the stamp stay theirs)."""
