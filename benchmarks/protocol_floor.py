@@ -974,10 +974,15 @@ async def measure(args: argparse.Namespace, server: str) -> list[dict[str, Any]]
 
 
 async def profile(args: argparse.Namespace, server: str) -> None:
+    """cProfile (process CPU clock) of the floor, then yoagent, over the same turns: own
+    time per turn by library (``turn_profile.group_of``), then yoagent's top functions."""
     import cProfile
     import pstats
+    from collections import defaultdict
 
-    ours = Yoagent()
+    from turn_profile import group_of
+
+    floor, ours = Floor(), Yoagent()
     protocol = args.profile
     code = args.scenarios[0]
     sc = SCENARIOS[code]
@@ -985,16 +990,35 @@ async def profile(args: argparse.Namespace, server: str) -> None:
         "/v1" if protocol in ("completions", "responses") else ""
     )
     expect = final_text(sc)
-    await batch(lambda: ours.run(protocol, base), expect, 1)
     conversations = max(1, args.turns // (sc.turns + 1))
-    prof = cProfile.Profile(time.process_time)
-    prof.enable()
-    await batch(lambda: ours.run(protocol, base), expect, conversations)
-    prof.disable()
-    st = pstats.Stats(prof)
-    print(f"{conversations * (sc.turns + 1)} turns of {code} on {protocol}")
-    st.sort_stats("cumulative").print_stats(r"yoagent", 30)
-    st.sort_stats("tottime").print_stats(25)
+    turns = conversations * (sc.turns + 1)
+    sides: dict[str, Callable[[], Awaitable[str]]] = {
+        "floor": lambda: getattr(floor, protocol)(base),
+        "yoagent": lambda: ours.run(protocol, base),
+    }
+    tables: dict[str, dict[str, float]] = {}
+    for side, run in sides.items():
+        await batch(run, expect, 1)
+        prof = cProfile.Profile(time.process_time)
+        prof.enable()
+        await batch(run, expect, conversations)
+        prof.disable()
+        st = pstats.Stats(prof)
+        own: dict[str, float] = defaultdict(float)
+        for (filename, _, _), row in st.stats.items():  # type: ignore[attr-defined]
+            own[group_of(filename)] += row[2]
+        tables[side] = own
+        if side == "yoagent":
+            print(f"{turns} turns of {code} on {protocol}")
+            st.sort_stats("cumulative").print_stats(r"yoagent", 30)
+            st.sort_stats("tottime").print_stats(25)
+    print("| library (own time) | yoagent µs/turn | floor µs/turn |")
+    print("|---|---|---|")
+    names = sorted(tables["yoagent"], key=lambda n: -tables["yoagent"][n])
+    for name in [*names, "total"]:
+        y = sum(tables["yoagent"].values()) if name == "total" else tables["yoagent"][name]
+        f = sum(tables["floor"].values()) if name == "total" else tables["floor"].get(name, 0.0)
+        print(f"| {name} | {y * 1e6 / turns:.0f} | {f * 1e6 / turns:.0f} |")
 
 
 def report(rows: list[dict[str, Any]]) -> str:

@@ -1,4 +1,4 @@
-"""Anthropic, Bedrock and Gemini convert each history message once (WireCache), exactly.
+"""Anthropic, Bedrock, Gemini and Responses convert each history message once (WireCache).
 
 Every request built with a provider's cache must equal the one built afresh, through
 growth, compaction, blocks replaced in place, a tool result's flag flipped in place, notes,
@@ -26,6 +26,7 @@ from yoagent.core import (
     CacheConfig,
     ImageContent,
     ModelConfig,
+    OpenAiCompat,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -37,6 +38,7 @@ from yoagent.providers import AnthropicProvider
 from yoagent.providers import _anthropic_request as anthropic
 from yoagent.providers import _bedrock_request as bedrock
 from yoagent.providers import _gemini_request as gemini
+from yoagent.providers import _responses_request as responses
 from yoagent.providers._messages import (
     WireCache,
     WireMessage,
@@ -46,13 +48,26 @@ from yoagent.providers._messages import (
 )
 
 GEMINI = ApiProtocol.GOOGLE_GENERATIVE_AI
+RESPONSES = ApiProtocol.OPENAI_RESPONSES
 
-Build = Callable[[StreamConfig, "WireCache[WireMessage] | None"], dict[str, Any]]
+Build = Callable[[StreamConfig, "WireCache[Any] | None"], dict[str, Any]]
 
 
 def _gemini_config() -> ModelConfig:
     return ModelConfig(
         api=GEMINI, provider="google", id="gemini-2.5-flash", base_url="http://g", api_key="k"
+    )
+
+
+def _responses_config() -> ModelConfig:
+    return ModelConfig(
+        api=RESPONSES,
+        provider="openai",
+        id="gpt-5",
+        base_url="http://o",
+        api_key="k",
+        reasoning=True,
+        compat=OpenAiCompat(encrypted_reasoning=True),
     )
 
 
@@ -63,6 +78,11 @@ CASES: dict[str, tuple[Callable[[], ModelConfig], Build, str]] = {
         _gemini_config,
         lambda config, cache: gemini.build_request_body(config, GEMINI, cache),
         "contents",
+    ),
+    "responses": (
+        _responses_config,
+        lambda config, cache: responses.build_request_body(config, RESPONSES, cache),
+        "input",
     ),
 }
 
@@ -107,7 +127,7 @@ def test_cached_bodies_equal_fresh_ones_as_a_history_changes(protocol: str, seed
     make_config, build, key = CASES[protocol]
     rng = random.Random(seed)
     history = _random_history(rng, 12)
-    cache: WireCache[WireMessage] = WireCache()
+    cache: WireCache[Any] = WireCache()
     for end in range(1, len(history) + 1):
         sent = history[:end]
         change = rng.random()
