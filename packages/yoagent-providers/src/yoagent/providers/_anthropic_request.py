@@ -28,7 +28,7 @@ from yoagent.core import (
 )
 from yoagent.core.provider import Message, StreamConfig
 
-from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 
 MAX_CACHE_BREAKPOINTS = 4
 """Anthropic allows four ``cache_control`` breakpoints per request."""
@@ -56,6 +56,7 @@ EFFORTS: dict[ThinkingLevel, str] = {
 }
 """``output_config.effort`` per level for adaptive-thinking models."""
 
+PROTOCOL = ApiProtocol.ANTHROPIC_MESSAGES
 _TOOL_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -123,18 +124,24 @@ def _tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
     return result
 
 
-def build_messages(messages: Sequence[Message]) -> list[WireMessage]:
-    """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged."""
-    wire: list[WireMessage] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            content = [b for b in (_user_block(block) for block in message.content) if b]
-            wire.append({"role": "user", "content": content})
-        elif isinstance(message, AssistantMessage):
-            wire.append({"role": "assistant", "content": _assistant_blocks(message)})
-        else:
-            wire.append({"role": "user", "content": [_tool_result_block(message)]})
-    return merge_same_role(drop_empty(wire))
+def _convert(message: Message) -> WireMessage:
+    if isinstance(message, UserMessage):
+        content = [b for b in (_user_block(block) for block in message.content) if b]
+        return {"role": "user", "content": content}
+    if isinstance(message, AssistantMessage):
+        return {"role": "assistant", "content": _assistant_blocks(message)}
+    return {"role": "user", "content": [_tool_result_block(message)]}
+
+
+def build_messages(
+    messages: Sequence[Message], cache: WireCache[WireMessage] | None = None
+) -> list[WireMessage]:
+    """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged.
+
+    With a ``cache``, each message converted on an earlier call is reused (the merge
+    copies what a request may change, so the cache's entries never change).
+    """
+    return join_same_role(converted(messages, _convert, cache, PROTOCOL))
 
 
 def _add_notes(wire: list[WireMessage], turn_notes: Sequence[str]) -> None:
@@ -178,8 +185,11 @@ def _thinking_fields(config: StreamConfig, body: dict[str, Any], max_tokens: int
     body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-def build_request_body(config: StreamConfig) -> dict[str, Any]:
-    """The JSON body of one streamed Messages request for ``config``.
+def build_request_body(
+    config: StreamConfig, wire_cache: WireCache[WireMessage] | None = None
+) -> dict[str, Any]:
+    """The JSON body of one streamed Messages request for ``config`` (each history
+    message's conversion reused from ``wire_cache`` when given).
 
     Prompt-cache breakpoints (at most four) go on the system prompt, the last tool and the
     latest user turns, unless ``config.cache.enabled`` is off. Structured output uses
@@ -217,7 +227,7 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
             tools[-1] = {**tools[-1], "cache_control": {"type": "ephemeral"}}
             breakpoints += 1
         body["tools"] = tools
-    messages = build_messages(config.messages)
+    messages = build_messages(config.messages, wire_cache)
     if cache:
         budget = min(USER_TURN_BREAKPOINTS, MAX_CACHE_BREAKPOINTS - breakpoints)
         for message in reversed(messages):

@@ -22,7 +22,7 @@ from yoagent.core.support import warn_once
 
 from ._anthropic_request import thinking_budget
 from ._logging import logger
-from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 
 PROTOCOL = ApiProtocol.BEDROCK_CONVERSE_STREAM
 CACHE_POINT: dict[str, Any] = {"cachePoint": {"type": "default"}}
@@ -119,18 +119,25 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
     }
 
 
-def build_messages(messages: Sequence[Message], model_id: str) -> list[WireMessage]:
-    """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged."""
-    wire: list[WireMessage] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            content = [b for b in (_user_block(block) for block in message.content) if b]
-            wire.append({"role": "user", "content": content})
-        elif isinstance(message, AssistantMessage):
-            wire.append({"role": "assistant", "content": _assistant_blocks(message, model_id)})
-        else:
-            wire.append({"role": "user", "content": [_tool_result(message)]})
-    return merge_same_role(drop_empty(wire))
+def _convert(message: Message, model_id: str) -> WireMessage:
+    if isinstance(message, UserMessage):
+        content = [b for b in (_user_block(block) for block in message.content) if b]
+        return {"role": "user", "content": content}
+    if isinstance(message, AssistantMessage):
+        return {"role": "assistant", "content": _assistant_blocks(message, model_id)}
+    return {"role": "user", "content": [_tool_result(message)]}
+
+
+def build_messages(
+    messages: Sequence[Message], model_id: str, cache: WireCache[WireMessage] | None = None
+) -> list[WireMessage]:
+    """The ``messages`` array: converted, empty ones dropped, same-role neighbours merged.
+
+    With a ``cache``, each message converted on an earlier call is reused (the merge
+    copies what a request may change, so the cache's entries never change).
+    """
+    wire = converted(messages, lambda message: _convert(message, model_id), cache, model_id)
+    return join_same_role(wire)
 
 
 def _add_notes(wire: list[WireMessage], turn_notes: Sequence[str]) -> None:
@@ -170,8 +177,11 @@ def _called_tools(messages: Sequence[Message]) -> list[str]:
     return list(names)
 
 
-def build_request_body(config: StreamConfig) -> dict[str, Any]:
-    """The JSON body of one ``ConverseStream`` request for ``config``.
+def build_request_body(
+    config: StreamConfig, wire_cache: WireCache[WireMessage] | None = None
+) -> dict[str, Any]:
+    """The JSON body of one ``ConverseStream`` request for ``config`` (each history
+    message's conversion reused from ``wire_cache`` when given).
 
     Cache points (at most four) follow the system prompt, the tools and the latest two user
     turns, for models that take them and unless ``config.cache.enabled`` is off. Structured
@@ -181,7 +191,7 @@ def build_request_body(config: StreamConfig) -> dict[str, Any]:
     cache = config.cache.enabled and supports_cache_points(model.id)
     points = 0
     body: dict[str, Any] = {}
-    messages = build_messages(config.messages, model.id)
+    messages = build_messages(config.messages, model.id, wire_cache)
     if config.system_prompt:
         system: list[dict[str, Any]] = [{"text": config.system_prompt}]
         if cache:

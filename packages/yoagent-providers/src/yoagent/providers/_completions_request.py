@@ -29,7 +29,7 @@ from yoagent.core.support import warn_once
 
 from ._http import encode_body, json_text, nested_too_deeply, utf8
 from ._logging import logger
-from ._messages import WireCache, WireMessage, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, merge_same_role, notes_index
 
 _LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
 
@@ -228,9 +228,7 @@ def build_messages(
 def _converted_history(
     messages: Sequence[Message], compat: OpenAiCompat, cache: WireCache[ConvertedMessage] | None
 ) -> list[ConvertedMessage]:
-    if cache is None:
-        return [_convert(message, compat) for message in messages]
-    return cache.convert(messages, compat, lambda message: _convert(message, compat))
+    return converted(messages, lambda message: _convert(message, compat), cache, compat)
 
 
 def _wire_messages(

@@ -29,7 +29,7 @@ from yoagent.core.provider import Message, StreamConfig
 from yoagent.core.support import warn_once
 
 from ._logging import logger
-from ._messages import WireMessage, drop_empty, merge_same_role, notes_index
+from ._messages import WireCache, WireMessage, converted, join_same_role, notes_index
 from .models import gemini_compat_for
 
 GENERATED_ID_PREFIX = "gemini_"
@@ -136,19 +136,27 @@ def function_responses_first(content: WireMessage) -> WireMessage:
     return {**content, "parts": [*responses, *(p for p in parts if "functionResponse" not in p)]}
 
 
+def _convert(message: Message, protocol: ApiProtocol) -> WireMessage:
+    if isinstance(message, UserMessage):
+        return {"role": "user", "parts": _user_parts(message.content)}
+    if isinstance(message, AssistantMessage):
+        return {"role": "model", "parts": _model_parts(message, protocol)}
+    return {"role": "user", "parts": _response_parts(message)}
+
+
 def build_contents(
-    messages: Sequence[Message], turn_notes: Sequence[str], protocol: ApiProtocol
+    messages: Sequence[Message],
+    turn_notes: Sequence[str],
+    protocol: ApiProtocol,
+    cache: WireCache[WireMessage] | None = None,
 ) -> list[WireMessage]:
-    """The ``contents`` array (see the module docstring)."""
-    wire: list[WireMessage] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            wire.append({"role": "user", "parts": _user_parts(message.content)})
-        elif isinstance(message, AssistantMessage):
-            wire.append({"role": "model", "parts": _model_parts(message, protocol)})
-        else:
-            wire.append({"role": "user", "parts": _response_parts(message)})
-    wire = merge_same_role(drop_empty(wire, ("parts",)), ("parts",))
+    """The ``contents`` array (see the module docstring).
+
+    With a ``cache``, each message converted on an earlier call is reused (the merge
+    copies what a request may change, so the cache's entries never change).
+    """
+    wire = converted(messages, lambda message: _convert(message, protocol), cache, protocol)
+    wire = join_same_role(wire, "parts")
     notes = [{"text": note} for note in turn_notes if note]
     if notes:
         index = notes_index(wire, reply_role="model")
@@ -175,15 +183,20 @@ def thinking_config(config: StreamConfig) -> dict[str, Any] | None:
     return {"thinkingBudget": THINKING_BUDGETS[level], "includeThoughts": True}
 
 
-def build_request_body(config: StreamConfig, protocol: ApiProtocol) -> dict[str, Any]:
-    """The JSON body of one ``streamGenerateContent`` request to ``protocol``'s service.
+def build_request_body(
+    config: StreamConfig,
+    protocol: ApiProtocol,
+    wire_cache: WireCache[WireMessage] | None = None,
+) -> dict[str, Any]:
+    """The JSON body of one ``streamGenerateContent`` request to ``protocol``'s service
+    (each history message's conversion reused from ``wire_cache`` when given).
 
     Structured output uses ``responseJsonSchema`` on the Gemini API; Vertex AI ignores
     the schema with a warning.
     """
     model = config.model
     body: dict[str, Any] = {
-        "contents": build_contents(config.messages, config.turn_notes, protocol)
+        "contents": build_contents(config.messages, config.turn_notes, protocol, wire_cache)
     }
     if config.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": config.system_prompt}]}

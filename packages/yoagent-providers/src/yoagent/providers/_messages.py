@@ -62,6 +62,28 @@ def merge_same_role(
     return merged
 
 
+def join_same_role(messages: Iterable[WireMessage], key: str = "content") -> list[WireMessage]:
+    """``merge_same_role(drop_empty(messages, (key,)), (key,))`` for messages whose ``key``
+    always holds a list (as every protocol's own conversion builds them), in one pass.
+
+    Each message sent is a new dict with a new ``key`` list, so whatever a request changes
+    there (cache marks, notes) never reaches the messages given, which a
+    :class:`WireCache` keeps for the next request.
+    """
+    joined: list[WireMessage] = []
+    role: object = None
+    for message in messages:
+        items: list[Any] = message[key]
+        if not items:
+            continue
+        if joined and message.get("role") == role:
+            joined[-1][key] += items
+        else:
+            joined.append({**message, key: list(items)})
+            role = message.get("role")
+    return joined
+
+
 def notes_index(
     messages: list[WireMessage], *, user_role: str = "user", reply_role: str = "assistant"
 ) -> int | None:
@@ -86,7 +108,7 @@ class WireCache(Generic[T]):
     turn's cost grow with the history (≈ 330 µs for 80 messages on the bench machine).
     An entry is keyed by the message object and reused while that object still holds the
     same content blocks (the very objects, by identity) and, for a tool
-    result, the same call id and tool name, under the same ``setting`` (a new setting
+    result, the same call id, tool name and error flag, under the same ``setting`` (a new setting
     drops every entry). The loop never edits a message already in the history:
     compaction and history edits put new objects there, which are converted afresh; only
     an in-place edit of a block's own fields (``block.text = ...``) goes unseen. Only the
@@ -123,6 +145,18 @@ class WireCache(Generic[T]):
         return out
 
 
+def converted(
+    messages: Sequence[Message],
+    convert: Callable[[Message], T],
+    cache: WireCache[T] | None,
+    setting: object,
+) -> list[T]:
+    """``convert(m)`` for each message, through ``cache`` (under ``setting``) when given."""
+    if cache is None:
+        return [convert(message) for message in messages]
+    return cache.convert(messages, setting, convert)
+
+
 _Entry = tuple[Message, tuple[object, ...], T, tuple[object, ...]]
 """A message, the stamp it had when converted, what it was converted to, and the blocks
 it held then (kept alive, so their ids in the stamp stay theirs)."""
@@ -130,7 +164,13 @@ it held then (kept alive, so their ids in the stamp stay theirs)."""
 
 def _stamp(message: Message) -> tuple[object, ...]:
     """The identities of the message's blocks (not their values: ``{"n": 1} == {"n":
-    True}`` must not pass an edited call off as unchanged) and a tool result's id and name."""
+    True}`` must not pass an edited call off as unchanged) and a tool result's id, name and
+    error flag."""
     if isinstance(message, ToolResultMessage):
-        return (*map(id, message.content), message.tool_call_id, message.tool_name)
+        return (
+            *map(id, message.content),
+            message.tool_call_id,
+            message.tool_name,
+            message.is_error,
+        )
     return tuple(map(id, message.content))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from yoagent.core import (
     ApiProtocol,
@@ -33,7 +33,7 @@ from yoagent.core.support import warn_once
 from ._completions_request import compat_of, reasoning_effort
 from ._json import as_dict, as_list, as_str, parse_json
 from ._logging import logger
-from ._messages import WireMessage
+from ._messages import WireCache, WireMessage, converted
 
 INCLUDE_ENCRYPTED_REASONING = "reasoning.encrypted_content"
 CALL_IDS_KEY = "call_ids"
@@ -140,20 +140,39 @@ def assistant_items(
         logger.debug("Responses: %d trailing reasoning item(s) not sent", len(pending))
 
 
+def _input_items(message: Message, replay: ApiProtocol | None) -> list[WireMessage]:
+    if isinstance(message, UserMessage):
+        parts = input_parts(message.content)
+        return [_user_item(parts)] if parts else []
+    if isinstance(message, AssistantMessage):
+        items: list[WireMessage] = []
+        assistant_items(message, replay, items)
+        return items
+    return [_tool_output(message)]
+
+
+def _copied(item: WireMessage) -> WireMessage:
+    copy = dict(item)
+    content = copy.get("content")
+    if isinstance(content, list):
+        copy["content"] = list(cast(list[Any], content))
+    return copy
+
+
 def build_input(
-    messages: Sequence[Message], turn_notes: Sequence[str], replay: ApiProtocol | None
+    messages: Sequence[Message],
+    turn_notes: Sequence[str],
+    replay: ApiProtocol | None,
+    cache: WireCache[list[WireMessage]] | None = None,
 ) -> list[WireMessage]:
-    """The ``input`` array: user messages, assistant items, tool outputs, then turn notes."""
-    out: list[WireMessage] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            parts = input_parts(message.content)
-            if parts:
-                out.append(_user_item(parts))
-        elif isinstance(message, AssistantMessage):
-            assistant_items(message, replay, out)
-        else:
-            out.append(_tool_output(message))
+    """The ``input`` array: user messages, assistant items, tool outputs, then turn notes.
+
+    With a ``cache``, each message's items made on an earlier call are reused; each item
+    sent is a copy (its ``content`` list too), so what a request or its caller changes
+    there never reaches the cache.
+    """
+    made = converted(messages, lambda message: _input_items(message, replay), cache, replay)
+    out = [_copied(item) for items in made for item in items]
     notes = [{"type": "input_text", "text": note} for note in turn_notes if note]
     if notes:
         # Output items and tool outputs carry no role: the notes join the last item only
@@ -177,8 +196,13 @@ def _cache_key(config: StreamConfig) -> str | None:
         return f"yoagent-{digest[:32]}" if config.cache.enabled else None
 
 
-def build_request_body(config: StreamConfig, protocol: ApiProtocol) -> dict[str, Any]:
-    """The JSON body of one streamed Responses request to ``protocol``'s service."""
+def build_request_body(
+    config: StreamConfig,
+    protocol: ApiProtocol,
+    wire_cache: WireCache[list[WireMessage]] | None = None,
+) -> dict[str, Any]:
+    """The JSON body of one streamed Responses request to ``protocol``'s service (each
+    history message's items reused from ``wire_cache`` when given)."""
     model = config.model
     compat = compat_of(model)
     effort = (
@@ -191,7 +215,9 @@ def build_request_body(config: StreamConfig, protocol: ApiProtocol) -> dict[str,
     body: dict[str, Any] = {
         "model": model.id,
         "stream": True,
-        "input": build_input(config.messages, config.turn_notes, protocol if encrypted else None),
+        "input": build_input(
+            config.messages, config.turn_notes, protocol if encrypted else None, wire_cache
+        ),
         "max_output_tokens": config.max_tokens or model.max_tokens,
     }
     if config.system_prompt:

@@ -14,6 +14,7 @@ from ._anthropic_stream import AnthropicReader
 from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
+from ._messages import WireCache, WireMessage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -23,8 +24,11 @@ class AnthropicProvider(HttpProvider):
     """Streams replies from the Anthropic Messages API (or a compatible server).
 
     One ``httpx.AsyncClient`` per instance is reused across turns; pass ``client`` to share
-    one, ``timeout`` to change when a stalled stream gives up.
+    one, ``timeout`` to change when a stalled stream gives up. Each history message is
+    converted to its wire form once (:class:`~yoagent.providers._messages.WireCache`).
     """
+
+    _wire_cache: WireCache[WireMessage] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -43,4 +47,8 @@ class AnthropicProvider(HttpProvider):
         headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
         reader = AnthropicReader(config, sink, source)
-        return await self._read_sse(url, headers, build_request_body(config), source, reader)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, cache)
+        return await self._read_sse(url, headers, body, source, reader)

@@ -21,6 +21,7 @@ from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._logging import logger
+from ._messages import WireCache, WireMessage
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -29,6 +30,7 @@ class AzureOpenAiResponsesProvider(HttpProvider):
     """Streams replies from an Azure OpenAI deployment over the v1 Responses API."""
 
     protocol = ApiProtocol.AZURE_OPENAI_RESPONSES
+    _wire_cache: WireCache[list[WireMessage]] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -62,5 +64,8 @@ class AzureOpenAiResponsesProvider(HttpProvider):
             )
             config = replace(config, model=replace(model, id=legacy.deployment))
         reader = ResponsesReader(config, sink, source, self.protocol)
-        body = build_request_body(config, self.protocol)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, self.protocol, cache)
         return await self._read_sse(url, headers, body, source, reader)

@@ -35,6 +35,7 @@ from ._bedrock_stream import BedrockReader
 from ._headers import merge_headers
 from ._http import HttpOptions, HttpProvider, encode_body
 from ._http_errors import KeySource, bad_url, url_problem
+from ._messages import WireCache, WireMessage
 from ._sigv4 import sign
 from ._vendors import key_hint
 
@@ -75,10 +76,12 @@ class BedrockProvider(HttpProvider):
     ``http_client``, ``timeout`` and ``limits`` are the HTTP base's (see
     :class:`~yoagent.providers._http.HttpProvider`). ``env`` replaces ``os.environ`` for
     credential and region look-ups and ``clock`` the system clock (seconds since the
-    epoch) for signing; both exist for tests.
+    epoch) for signing; both exist for tests. Each history message is converted to its
+    wire form once (:class:`~yoagent.providers._messages.WireCache`).
     """
 
     protocol = PROTOCOL
+    _wire_cache: WireCache[WireMessage] | None = None
 
     def __init__(
         self,
@@ -160,7 +163,10 @@ class BedrockProvider(HttpProvider):
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
         env = os.environ if self._env is None else self._env
         # Serialized once: the signature covers exactly these bytes.
-        body = encode_body(build_request_body(config))
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = encode_body(build_request_body(config, cache))
         url, headers, source = self._request(config.model, env, body)
         reader = BedrockReader(config, sink, source, self._transport.limits)
         try:

@@ -18,6 +18,7 @@ from ._gemini_stream import GeminiReader
 from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
+from ._messages import WireCache, WireMessage
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -25,9 +26,11 @@ API_VERSION = "v1beta"
 
 class GoogleProvider(HttpProvider):
     """Streams replies from Gemini models on the Gemini API: text, thought summaries with
-    signatures, parallel and streamed function calls, ``responseJsonSchema`` output."""
+    signatures, parallel and streamed function calls, ``responseJsonSchema`` output.
+    Each history message is converted to its wire form once (``_messages.WireCache``)."""
 
     protocol = ApiProtocol.GOOGLE_GENERATIVE_AI
+    _wire_cache: WireCache[WireMessage] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -42,5 +45,8 @@ class GoogleProvider(HttpProvider):
         model_id = quote(model.id.removeprefix("models/"), safe="")
         url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
         reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
-        body = build_request_body(config, self.protocol)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, self.protocol, cache)
         return await self._read_sse(url, headers, body, source, reader)

@@ -12,6 +12,7 @@ from yoagent.core.provider import DeltaSink, StreamConfig
 from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
+from ._messages import WireCache, WireMessage
 from ._responses_request import build_request_body
 from ._responses_stream import ResponsesReader
 
@@ -23,6 +24,7 @@ class OpenAiResponsesProvider(HttpProvider):
     calls, ``prompt_cache_key``, and (opt-in) encrypted reasoning replayed to OpenAI."""
 
     protocol = ApiProtocol.OPENAI_RESPONSES
+    _wire_cache: WireCache[list[WireMessage]] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -34,5 +36,8 @@ class OpenAiResponsesProvider(HttpProvider):
         headers = merge_headers(headers, model.headers)
         url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/responses"
         reader = ResponsesReader(config, sink, source, self.protocol)
-        body = build_request_body(config, self.protocol)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, self.protocol, cache)
         return await self._read_sse(url, headers, body, source, reader)

@@ -19,13 +19,16 @@ from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
 from ._headers import merge_headers
 from ._http import HttpProvider
+from ._messages import WireCache, WireMessage
 from ._vertex_auth import vertex_credentials
 
 
 class VertexProvider(HttpProvider):
-    """Streams replies from Gemini models on Vertex AI, authenticated with OAuth tokens."""
+    """Streams replies from Gemini models on Vertex AI, authenticated with OAuth tokens.
+    Each history message is converted to its wire form once (``_messages.WireCache``)."""
 
     protocol = ApiProtocol.GOOGLE_VERTEX
+    _wire_cache: WireCache[WireMessage] | None = None
 
     async def stream(self, config: StreamConfig, sink: DeltaSink) -> AssistantMessage:
         """Send one request and return the complete reply, reporting deltas to ``sink``."""
@@ -45,5 +48,8 @@ class VertexProvider(HttpProvider):
             ":streamGenerateContent?alt=sse"
         )
         reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
-        body = build_request_body(config, self.protocol)
+        cache = self._wire_cache
+        if cache is None:
+            cache = self._wire_cache = WireCache()
+        body = build_request_body(config, self.protocol, cache)
         return await self._read_sse(url, headers, body, source, reader)
