@@ -1,0 +1,142 @@
+"""The secret rules' exact edges: the key-likeness bounds, which pieces of a URL are
+secrets (a ``:`` in a password, ``=`` in a query value, ``+`` in a query but not a path),
+where a URL's user information ends, and the scrubber's piece boundaries. (Added from
+mutation testing: each pins a behaviour a surviving mutant changed.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from yoagent.core.support import Scrubber, looks_like_key, split_url
+
+# -- looks_like_key's bounds -----------------------------------------------------------------
+
+
+def test_eight_characters_with_two_digits_and_two_letters_look_like_a_key() -> None:
+    assert looks_like_key("abcdef12")  # exactly MIN_SECRET_LENGTH
+    assert looks_like_key("ab12cdef")
+    assert not looks_like_key("abcdefg1")  # one digit is a name with a number
+    assert not looks_like_key("abcd12")  # too short
+
+
+def test_sixteen_mixed_case_letters_look_like_a_key_fifteen_do_not() -> None:
+    assert looks_like_key("AbcdefghIjklmnop")
+    assert not looks_like_key("AbcdefghIjklmno")
+
+
+# -- the secret pieces of a URL --------------------------------------------------------------
+
+
+def test_a_password_runs_to_the_at_sign_colons_included() -> None:
+    scrubber = Scrubber(urls=["https://username:password1:password2@host/"], key_shapes=False)
+    assert scrubber.scrub("u=username") == "u=[redacted]"
+    assert scrubber.scrub("p=password1:password2") == "p=[redacted]"
+    assert scrubber.scrub("a part: password1") == "a part: password1"
+
+
+def test_a_query_value_holding_an_equals_sign_is_one_value() -> None:
+    scrubber = Scrubber(urls=["https://h/x?token=a=b"], key_shapes=False)
+    assert scrubber.scrub("token=a=b") == "token=[redacted]"
+
+
+def test_an_empty_query_value_does_not_end_the_search() -> None:
+    scrubber = Scrubber(urls=["https://h/x?a=&token=zz"], key_shapes=False)
+    assert scrubber.scrub("token=zz") == "token=[redacted]"
+
+
+def test_a_plus_is_a_space_in_a_query_value_and_itself_in_a_path() -> None:
+    # "Bearer+%41bcdefgh" is a bearer token only once "+" reads as a space
+    query = Scrubber(urls=["https://h/x?q=Bearer+%41bcdefgh"], key_shapes=False)
+    assert query.scrub("q=Bearer+Abcdefgh") == "q=[redacted]"
+    path = Scrubber(urls=["https://h/Bearer+%41bcdefgh"], key_shapes=False)
+    assert not path  # no secret found: the path segment is a name
+
+
+def test_a_path_segment_that_is_a_key_once_decoded_is_a_secret() -> None:
+    scrubber = Scrubber(urls=["https://h/%41bcdef12"], key_shapes=False)
+    assert scrubber.scrub("id Abcdef12") == "id [redacted]"
+
+
+def test_a_key_like_fragment_is_a_secret() -> None:
+    scrubber = Scrubber(urls=["https://h/p#abcdef123456"], key_shapes=False)
+    assert scrubber.scrub("frag abcdef123456") == "frag [redacted]"
+
+
+def test_the_path_and_query_that_carry_a_secret_go_whole() -> None:
+    no_query = Scrubber(urls=["https://h/p/abcdef123456"], key_shapes=False)
+    assert no_query.scrub("GET /p/abcdef123456 HTTP/1.1") == "GET [redacted] HTTP/1.1"
+    with_query = Scrubber(urls=["https://h/p?token=abcdefgh1"], key_shapes=False)
+    assert with_query.scrub("GET /p?token=abcdefgh1 HTTP/1.1") == "GET [redacted] HTTP/1.1"
+
+
+# -- split_url: where the user information ends -----------------------------------------------
+
+
+def test_tabs_newlines_and_leading_controls_are_dropped_as_urlsplit_does() -> None:
+    assert split_url("https://us\ter:p\nw@host/").userinfo == "user:pw"
+    assert split_url("\x00\x01 https://user:pw@host/").userinfo == "user:pw"
+
+
+def test_a_url_without_a_scheme_still_has_user_information() -> None:
+    parts = split_url("//user:pw@host/x")
+    assert (parts.userinfo, parts.parts.netloc, parts.parts.path) == ("user:pw", "host", "/x")
+
+
+def test_no_user_information_is_not_a_guess() -> None:
+    assert split_url("https://host/p").guessed is False
+    empty = split_url("file:///a@b/c")  # an empty authority: the @ is in the path
+    assert (empty.userinfo, empty.parts.path, empty.guessed) == ("", "/a@b/c", False)
+
+
+@pytest.mark.parametrize(
+    ("url", "userinfo", "netloc", "path", "guessed"),
+    [
+        # an @ only inside the authority, before a port that is not digits: no guess
+        ("https://user:pw@host:http/x", "user:pw", "host:http", "/x", False),
+        # an @ deeper in a path, with no user-and-password ':' before it: a path
+        ("https://host/a@b", "", "host", "/a@b", False),
+        # an @ in the next piece after a host:port: a password holding '/'
+        ("https://u:80/x@host/p", "u:80/x", "host", "/p", True),
+        # an @ further than the next piece, after a host:port or an IPv6 host: a path
+        ("https://u:80//x@host/p", "", "u:80", "//x@host/p", False),
+        ("https://u:p@[::1]/a/b@c", "u:p", "[::1]", "/a/b@c", False),
+        ("https://u:p@host/a/b@c", "u:p", "host", "/a/b@c", False),
+        ("https://u:p@host:/a/b@c", "u:p", "host:", "/a/b@c", False),
+        # ... but after a 'port' that is not digits: the password holds the '/'s
+        ("https://user:pa/s/s@host/p", "user:pa/s/s", "host", "/p", True),
+        # the user information runs to the last @ before the host, not past it
+        ("https://user:pa/ss@host/p@q", "user:pa/ss", "host", "/p@q", True),
+        ("https://u:pa/s@s@host/p", "u:pa/s@s", "host", "/p", True),
+    ],
+)
+def test_where_the_user_information_ends(
+    url: str, userinfo: str, netloc: str, path: str, guessed: bool
+) -> None:
+    parts = split_url(url)
+    assert (parts.userinfo, parts.parts.netloc, parts.parts.path) == (userinfo, netloc, path)
+    assert parts.guessed is guessed
+
+
+# -- the scrubber ----------------------------------------------------------------------------
+
+
+def test_the_repr_counts_values_and_fields_and_says_whether_shapes_are_on() -> None:
+    assert repr(Scrubber(["abcdefgh12"])) == "<Scrubber: 1 values, 0 fields, key shapes>"
+    plain = Scrubber(fields=[("token", "=", "ab")], key_shapes=False)
+    assert repr(plain) == "<Scrubber: 0 values, 1 fields>"
+
+
+def test_extended_with_a_value_alone_scrubs_it_and_keeps_the_settings() -> None:
+    base = Scrubber(fields=[("token", "=", "ab")], key_shapes=False, marker="***")
+    grown = base.extended(["newsecret123"])
+    assert grown is not base
+    assert grown.scrub("newsecret123 token=ab") == "*** token=***"
+    # key shapes stay as the base had them: off here, on by default
+    assert grown.scrub("sk-ant-abcdefghijkl") == "sk-ant-abcdefghijkl"
+    shaped = Scrubber(["abcdefgh12"]).extended(["newsecret123"])
+    assert shaped.scrub("sk-ant-abcdefghijkl newsecret123") == "[redacted] [redacted]"
+
+
+def test_a_secret_starting_at_a_piece_boundary_goes_in_the_next_piece() -> None:
+    scrubber = Scrubber(["secretvalue1"])
+    assert scrubber.scrub_pieces(["abc ", "secretvalue1 x"]) == ["abc ", "[redacted] x"]
