@@ -7,19 +7,25 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from yoagent.core import ToolError
-from yoagent.tools import PathSandbox, _fs
+from yoagent.tools import PathSandbox, SandboxError, _fs
 from yoagent.tools._fs import (
+    decode_text,
     describe_os_error,
     image_type,
     kind_of,
     looks_binary,
     open_dir_nofollow,
+    open_for_read,
+    read_all,
     sandboxed_write,
+    write_lock,
 )
 
 # -- names and messages --------------------------------------------------------------------
@@ -94,6 +100,15 @@ def test_a_symlink_as_the_last_name_is_a_loop_error(
     assert caught.value.strerror == "symbolic link in the path"
 
 
+def test_a_symlink_among_the_folders_is_a_loop_error(tmp_path: Path) -> None:
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(OSError, match="symbolic link in the path") as caught:
+        open_dir_nofollow(str(tmp_path / "link" / "sub"))
+    assert caught.value.errno == errno.ELOOP
+    assert caught.value.strerror == "symbolic link in the path"
+
+
 def test_the_root_is_not_a_file_to_open(tmp_path: Path) -> None:
     with pytest.raises(IsADirectoryError) as caught:
         _fs._open_parent_nofollow("/", create=False)  # pyright: ignore[reportPrivateUsage]
@@ -110,6 +125,45 @@ def test_a_bare_name_is_written_in_the_working_folder(
     outcome = sandboxed_write("write_file", "n.txt", "n.txt", b"hello", nofollow=False)
     assert (outcome.created, outcome.size) == (True, 5)
     assert (tmp_path / "n.txt").read_bytes() == b"hello"
+
+
+def test_missing_folders_are_made_with_the_usual_mode(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    target = tmp_path / "a" / "b" / "f.txt"
+    sandboxed_write("write_file", "a/b/f.txt", str(target), b"x", nofollow=True)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o777 & ~umask
+    assert target.read_bytes() == b"x"
+
+
+def test_a_folder_made_by_someone_else_meanwhile_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(name: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        real_mkdir(name, mode, dir_fd=dir_fd)  # another writer got there first
+        raise FileExistsError(errno.EEXIST, "File exists")
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    target = tmp_path / "new" / "f.txt"
+    sandboxed_write("write_file", "new/f.txt", str(target), b"x", nofollow=True)
+    assert target.read_bytes() == b"x"
+
+
+def test_a_symlink_swapped_in_for_a_new_folder_is_not_followed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = root.parent / "outside"
+
+    def swapping_mkdir(name: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        os.symlink(str(outside), name, dir_fd=dir_fd)  # made, then swapped for a link
+
+    monkeypatch.setattr(os, "mkdir", swapping_mkdir)
+    with pytest.raises(ToolError):
+        sandboxed_write("write_file", "new/f.txt", str(root / "new" / "f.txt"), b"x", nofollow=True)
+    assert not (outside / "f.txt").exists()
 
 
 def test_a_missing_folder_without_create_parents_is_named(tmp_path: Path) -> None:
@@ -225,3 +279,176 @@ def test_is_allowed_says_yes_inside_and_no_outside(root: Path) -> None:
     sandbox = PathSandbox([root])
     assert sandbox.is_allowed(str(root / "new.txt")) is True
     assert sandbox.is_allowed(str(root.parent / "outside" / "secret.txt")) is False
+
+
+# -- open_for_read ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("nofollow", [True, False])
+def test_a_folder_is_refused_with_the_tool_and_path(tmp_path: Path, nofollow: bool) -> None:
+    (tmp_path / "d").mkdir()
+    with pytest.raises(ToolError) as caught:
+        open_for_read("read_file", "d", str(tmp_path / "d"), nofollow=nofollow)
+    assert str(caught.value) == "read_file: d is a directory, not a regular file; refused"
+
+
+def test_the_root_folder_is_not_a_file_to_read() -> None:
+    with pytest.raises(ToolError) as caught:
+        open_for_read("read_file", "/", "/", nofollow=True)
+    assert str(caught.value) == "read_file: /: is the root folder"
+
+
+@pytest.mark.parametrize("nofollow", [True, False])
+def test_a_file_used_as_a_folder_is_named(tmp_path: Path, nofollow: bool) -> None:
+    (tmp_path / "f.txt").write_text("x")
+    with pytest.raises(ToolError) as caught:
+        open_for_read("read_file", "f.txt/x", str(tmp_path / "f.txt" / "x"), nofollow=nofollow)
+    assert str(caught.value) == "read_file: f.txt/x: a parent in the path is not a folder"
+
+
+@pytest.mark.parametrize("nofollow", [True, False])
+def test_a_name_too_long_to_read_is_a_tool_error(tmp_path: Path, nofollow: bool) -> None:
+    with pytest.raises(ToolError) as caught:
+        open_for_read("read_file", "long", str(tmp_path / ("n" * 300)), nofollow=nofollow)
+    assert str(caught.value) == f"read_file: long: {os.strerror(errno.ENAMETOOLONG)}"
+
+
+def test_reading_a_missing_file_makes_no_folder(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="does not exist"):
+        open_for_read("read_file", "a/b/f.txt", str(tmp_path / "a" / "b" / "f.txt"), nofollow=True)
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_symlink_to_a_folder_as_the_last_name_is_refused_as_a_link(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    with pytest.raises(ToolError) as caught:
+        open_for_read("read_file", "link", str(tmp_path / "link"), nofollow=True)
+    assert "a symbolic link appeared in the path after it was checked" in str(caught.value)
+
+
+def test_the_descriptor_is_blocking_once_checked(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("x")
+    for nofollow in (True, False):
+        fd, _ = open_for_read("read_file", "f.txt", str(tmp_path / "f.txt"), nofollow=nofollow)
+        try:
+            assert os.get_blocking(fd)
+        finally:
+            os.close(fd)
+
+
+def _swap_after_the_check(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) -> None:
+    """Run ``swap`` right after the first regular-file check: the window between the
+    path's check and its open."""
+    original = _fs.require_regular_file
+    swapped: list[bool] = []
+
+    def check_then_swap(tool: str, shown: str, st: os.stat_result) -> None:
+        original(tool, shown, st)
+        if not swapped:
+            swapped.append(True)
+            swap()
+
+    monkeypatch.setattr(_fs, "require_regular_file", check_then_swap)
+
+
+def test_a_symlink_swapped_in_after_the_stat_is_not_followed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "f.txt"
+    target.write_text("inside\n")
+
+    def swap() -> None:
+        target.unlink()
+        target.symlink_to(root.parent / "outside" / "secret.txt")
+
+    _swap_after_the_check(monkeypatch, swap)
+    with pytest.raises(ToolError, match="symbolic link appeared"):
+        open_for_read("read_file", "f.txt", str(target), nofollow=True)
+
+
+@pytest.mark.parametrize("nofollow", [True, False])
+def test_a_fifo_swapped_in_after_the_stat_is_refused_without_blocking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nofollow: bool
+) -> None:
+    target = tmp_path / "f.txt"
+    target.write_text("x")
+
+    def swap() -> None:
+        target.unlink()
+        os.mkfifo(target)
+
+    _swap_after_the_check(monkeypatch, swap)
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            fd, _ = open_for_read("read_file", "f.txt", str(target), nofollow=nofollow)
+            os.close(fd)
+            outcome.append(None)
+        except BaseException as error:  # handed to the test thread
+            outcome.append(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # the open blocked on the FIFO: let it go, then fail
+        os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+        pytest.fail("opening a FIFO swapped in blocked")
+    [error] = outcome
+    assert isinstance(error, ToolError)
+    assert str(error) == "read_file: f.txt is a FIFO (named pipe), not a regular file; refused"
+
+
+# -- read_all --------------------------------------------------------------------------------
+
+
+def test_read_all_stops_at_the_limit_across_chunks(tmp_path: Path) -> None:
+    data = bytes(range(256)) * (3 * 4096)  # 3 MiB: several of read_all's 1 MiB chunks
+    (tmp_path / "big").write_bytes(data)
+    limit = 3 * (1 << 19)  # 1.5 MiB: one whole chunk and half of the next
+    fd = os.open(tmp_path / "big", os.O_RDONLY)
+    assert read_all(fd, limit) == data[:limit]
+    fd = os.open(tmp_path / "big", os.O_RDONLY)
+    assert read_all(fd, 5) == data[:5]
+    fd = os.open(tmp_path / "big", os.O_RDONLY)
+    assert read_all(fd) == data
+
+
+# -- locks and codecs ------------------------------------------------------------------------
+
+
+def test_a_path_lock_is_dropped_once_nobody_holds_it(tmp_path: Path) -> None:
+    path = str(tmp_path / "f.txt")
+    with write_lock(path):
+        assert path in _fs._path_locks  # pyright: ignore[reportPrivateUsage]
+    assert path not in _fs._path_locks  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_bom_is_remembered_and_a_bad_body_after_it_is_latin_1() -> None:
+    with_bom = decode_text(b"\xef\xbb\xbfhi")
+    assert (with_bom.text, with_bom.encoding) == ("hi", "utf-8-sig")
+    bad = decode_text(b"\xef\xbb\xbf\xff")
+    assert (bad.text, bad.encoding) == ("\xef\xbb\xbf\xff", "latin-1")  # every byte kept
+    assert bad.encode(bad.text) == b"\xef\xbb\xbf\xff"
+
+
+# -- the sandbox's root and io_path ----------------------------------------------------------
+
+
+def test_a_sandbox_rooted_at_slash_allows_everything() -> None:
+    sandbox = PathSandbox(["/"])
+    assert sandbox.check("/etc/hostname") == "/etc/hostname"
+    assert sandbox.is_allowed("/")
+
+
+def test_io_path_names_the_sandbox_by_default(root: Path) -> None:
+    with pytest.raises(SandboxError, match=r"^sandbox: "):
+        PathSandbox([root]).io_path(str(root.parent / "outside" / "secret.txt"))
+
+
+def test_unrestricted_io_path_anchors_relative_paths_at_cwd(tmp_path: Path) -> None:
+    sandbox = PathSandbox(cwd=tmp_path)
+    assert sandbox.io_path("a.txt") == os.path.join(tmp_path, "a.txt")
+    assert sandbox.io_path("/abs/x.txt") == "/abs/x.txt"
