@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core.support import Scrubber, looks_like_key, split_url
+from yoagent.core.support import Scrubber, header_secrets, looks_like_key, split_url
 
 # -- looks_like_key's bounds -----------------------------------------------------------------
 
@@ -140,3 +140,91 @@ def test_extended_with_a_value_alone_scrubs_it_and_keeps_the_settings() -> None:
 def test_a_secret_starting_at_a_piece_boundary_goes_in_the_next_piece() -> None:
     scrubber = Scrubber(["secretvalue1"])
     assert scrubber.scrub_pieces(["abc ", "secretvalue1 x"]) == ["abc ", "[redacted] x"]
+
+
+# -- the stream, split at every pair of points ------------------------------------------------
+
+_SPLIT_CASES = [
+    # without key shapes the hold is the longest value or field itself, to the character
+    (Scrubber(["secretvalue1"], key_shapes=False), "a secretvalue1 secretvalu secretvalue12 b"),
+    (Scrubber(fields=[("token", "=", "ab")], key_shapes=False), "token=ab token=abc token=a x"),
+    (Scrubber(fields=[("api_key", ": ", "xy")], key_shapes=False), "api_key: xy api_key: xyz"),
+    # a short field whose end is decided by the character after it, and a long value
+    (
+        Scrubber(["secretvalue1"], fields=[("token", "=", "ab")]),
+        "token=ab token=abc secretvalue12 x",
+    ),
+    # overlapping values: one starting inside another and running past it
+    (Scrubber(["abcdefgh12", "gh12ijklmn"], key_shapes=False), "x abcdefgh12ijklmn y abcdefgh12 z"),
+    # a key shape still growing, a bearer token, a value inside a token
+    (Scrubber(["0123456789ab"]), "k sk-ant-0123456789abcdef; Bearer tok.en/abc= x 0123456789ab"),
+    # cookies and a header's last word, from headers
+    (
+        Scrubber(
+            headers=[("Cookie", "sid=abc; theme=dark"), ("Authorization", "Basic dXNlcjpwYXNz")]
+        ),
+        "Cookie: sid=abc; theme=dark Basic dXNlcjpwYXNz sid=abcd",
+    ),
+]
+
+
+@pytest.mark.parametrize(("scrubber", "text"), _SPLIT_CASES)
+def test_every_two_cut_split_of_the_stream_scrubs_as_the_whole(
+    scrubber: Scrubber, text: str
+) -> None:
+    whole = scrubber.scrub(text)
+    for first in range(len(text) + 1):
+        for second in range(first, len(text) + 1):
+            stream = scrubber.stream()
+            emitted = ""
+            for piece in (text[:first], text[first:second], text[second:]):
+                emitted += stream.feed(piece)
+                assert whole.startswith(emitted), (first, second)
+            assert emitted + stream.flush() == whole, (first, second)
+    stream = scrubber.stream()
+    one_by_one = "".join(stream.feed(char) for char in text) + stream.flush()
+    assert one_by_one == whole
+
+
+# -- headers and fields ----------------------------------------------------------------------
+
+
+def test_a_credential_header_after_another_header_is_found() -> None:
+    scrubber = Scrubber(headers=[("Accept", "text/plain"), ("X-Api-Key", "ab")])
+    assert scrubber.scrub("X-Api-Key: ab") == "X-Api-Key: [redacted]"
+
+
+def test_each_cookie_is_a_field_and_its_value_runs_to_the_end() -> None:
+    cookies = Scrubber(headers=[("Cookie", "sid=ab; theme=dark")], key_shapes=False)
+    assert cookies.scrub("sid=ab and theme=dark") == "sid=[redacted] and theme=[redacted]"
+    with_equals = Scrubber(headers=[("Cookie", "sid=abcd=efgh1")], key_shapes=False)
+    assert with_equals.scrub("x abcd=efgh1") == "x [redacted]"
+
+
+def test_a_scheme_keeps_its_name_and_the_last_word_is_the_secret() -> None:
+    three = Scrubber(headers=[("Authorization", "Scheme first12345 last123456")])
+    assert three.scrub("last123456") == "[redacted]"
+    short = Scrubber(headers=[("Authorization", "Scheme first short")], key_shapes=False)
+    assert short.scrub("Scheme short") == "Scheme [redacted]"
+    one_word = Scrubber(headers=[("X-Api-Key", "abc")], key_shapes=False)
+    assert one_word.scrub("abc abc") == "abc abc"  # no scheme: only `X-Api-Key: abc`
+    assert one_word.scrub("X-Api-Key: abc") == "X-Api-Key: [redacted]"
+
+
+def test_header_secrets_are_the_whole_value_its_last_word_and_each_cookie() -> None:
+    assert header_secrets([("Cookie", "sid=abcd=efgh1")]) == ["sid=abcd=efgh1", "abcd=efgh1"]
+    assert header_secrets({"Authorization": "Scheme a b"}) == ["Scheme a b", "b"]
+    assert header_secrets([("Accept", "text/plain")]) == []
+
+
+def test_given_fields_and_url_fields_both_count() -> None:
+    scrubber = Scrubber(fields=[("token", "=", "ab")], urls=["https://h/x?key=cd"])
+    assert scrubber.scrub("token=ab key=cd") == "token=[redacted] key=[redacted]"
+
+
+def test_a_field_value_of_one_character_counts_an_empty_one_does_not() -> None:
+    assert Scrubber(fields=[("pin", "=", "7")]).scrub("pin=7") == "pin=[redacted]"
+    assert not Scrubber(fields=[("token", "=", "")])
+    # eight characters or more: a value replaced everywhere, not a field
+    long = Scrubber(fields=[("token", "=", "abcdefgh")])
+    assert repr(long) == "<Scrubber: 1 values, 0 fields, key shapes>"
