@@ -228,3 +228,14 @@ def test_a_field_value_of_one_character_counts_an_empty_one_does_not() -> None:
     # eight characters or more: a value replaced everywhere, not a field
     long = Scrubber(fields=[("token", "=", "abcdefgh")])
     assert repr(long) == "<Scrubber: 1 values, 0 fields, key shapes>"
+
+
+def test_a_decided_secret_is_let_out_at_once() -> None:
+    """The stream holds back only the last characters a secret could still span: a
+    secret that ended before them goes out replaced, with the text after it."""
+    scrubber = Scrubber(["secretvalue1"], key_shapes=False)  # holds 13 characters
+    stream = scrubber.stream()
+    assert stream.feed("secretvalue1" + " " * 30) == "[redacted]" + " " * 17
+    exactly = scrubber.stream()  # the secret ends where the held characters begin
+    assert exactly.feed("secretvalue1" + " " * 13) == "[redacted]"
+    assert exactly.held == 13
