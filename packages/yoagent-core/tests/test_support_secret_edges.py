@@ -239,3 +239,7 @@ def test_a_decided_secret_is_let_out_at_once() -> None:
     exactly = scrubber.stream()  # the secret ends where the held characters begin
     assert exactly.feed("secretvalue1" + " " * 13) == "[redacted]"
     assert exactly.held == 13
+    # a field's hold is its name, separator and value, and the character deciding its end
+    field = Scrubber(fields=[("token", "=", "ab")], key_shapes=False).stream()
+    assert field.feed("x" * 20) == "x" * 11
+    assert field.held == len("token=ab") + 1
