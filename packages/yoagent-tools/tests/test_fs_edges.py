@@ -27,6 +27,7 @@ from yoagent.tools._fs import (
     sandboxed_write,
     write_lock,
 )
+from yoagent.tools.sandbox import resolve_path
 
 # -- names and messages --------------------------------------------------------------------
 
@@ -452,3 +453,79 @@ def test_unrestricted_io_path_anchors_relative_paths_at_cwd(tmp_path: Path) -> N
     sandbox = PathSandbox(cwd=tmp_path)
     assert sandbox.io_path("a.txt") == os.path.join(tmp_path, "a.txt")
     assert sandbox.io_path("/abs/x.txt") == "/abs/x.txt"
+
+
+# -- the sandbox's messages and resolution edges ---------------------------------------------
+
+
+def test_the_sandboxs_refusals_say_what_and_name_it(root: Path) -> None:
+    other = root.parent / "other"
+    other.mkdir()
+    sandbox = PathSandbox([root, other])
+    with pytest.raises(SandboxError) as nul:
+        sandbox.check("a\0b")
+    assert str(nul.value) == "sandbox: path contains a NUL byte"
+    with pytest.raises(SandboxError) as empty:
+        sandbox.resolve("")
+    assert str(empty.value) == "sandbox: the path is empty"
+    outside = str(root.parent / "outside" / "secret.txt")
+    with pytest.raises(SandboxError) as as_given:
+        sandbox.check(outside)  # given as it resolves: no "it resolves to"
+    assert str(as_given.value) == (
+        f"sandbox: {outside} is outside the allowed paths ({root}, {other})"
+    )
+    with pytest.raises(SandboxError) as relative:
+        sandbox.check("../outside/secret.txt")
+    assert str(relative.value) == (
+        f"sandbox: ../outside/secret.txt is outside the allowed paths ({root}, {other})"
+        f" (it resolves to {outside})"
+    )
+
+
+def test_an_allowed_path_that_loops_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(SandboxError) as caught:
+        PathSandbox([tmp_path / "loop"])
+    assert str(caught.value) == f"allowed path {tmp_path / 'loop'}: too many symbolic links"
+
+
+def test_the_paths_note_says_where_relative_paths_lead(root: Path, tmp_path: Path) -> None:
+    other = root.parent / "other"
+    other.mkdir()
+    assert PathSandbox().paths_note() == (
+        "Relative paths are resolved against the current working folder."
+    )
+    assert PathSandbox([root, other]).paths_note() == (
+        f"Relative paths are resolved against {root} (the first allowed folder)."
+        f" Only paths inside {root}, {other} can be used."
+    )
+    assert PathSandbox([root], cwd=other).paths_note() == (
+        f"Relative paths are resolved against {other}. Only paths inside {root} can be used."
+    )
+    assert PathSandbox(cwd=tmp_path).paths_note() == (
+        f"Relative paths are resolved against {tmp_path}."
+    )
+
+
+def test_the_repr_shows_the_roots_and_cwd(root: Path) -> None:
+    assert repr(PathSandbox([root])) == f"PathSandbox([{str(root)!r}], cwd={str(root)!r})"
+
+
+def test_a_relative_path_without_cwd_is_anchored_at_the_process_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert resolve_path("x/y") == str(tmp_path.resolve() / "x" / "y")
+
+
+def test_a_link_that_cannot_be_read_is_kept_as_written_and_resolution_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    base = tmp_path.resolve()
+
+    def vanished(path: str) -> str:
+        raise FileNotFoundError(errno.ENOENT, "vanished", path)
+
+    monkeypatch.setattr(os, "readlink", vanished)
+    assert resolve_path(str(base / "link" / "x" / "y")) == str(base / "link" / "x" / "y")
