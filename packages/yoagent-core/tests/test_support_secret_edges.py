@@ -243,3 +243,19 @@ def test_a_decided_secret_is_let_out_at_once() -> None:
     field = Scrubber(fields=[("token", "=", "ab")], key_shapes=False).stream()
     assert field.feed("x" * 20) == "x" * 11
     assert field.held == len("token=ab") + 1
+
+
+@pytest.mark.parametrize(
+    ("values", "text"),
+    [
+        # a secret starting one character into another and running past it
+        (["abcdefgh12", "bcdefgh12XYZ"], "abcdefgh12XYZ"),
+        # a chain: each starts one character into the one before and runs further
+        (["abcdefgh12", "bcdefgh12X", "cdefgh12XYZW"], "abcdefgh12XYZW"),
+    ],
+)
+def test_secrets_overlapping_one_character_apart_go_as_one(values: list[str], text: str) -> None:
+    scrubber = Scrubber(values, key_shapes=False)
+    assert scrubber.scrub(f"<{text}>") == "<[redacted]>"
+    stream = scrubber.stream()
+    assert "".join(stream.feed(char) for char in f"<{text}>") + stream.flush() == "<[redacted]>"
