@@ -14,12 +14,21 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from yoagent.providers._eventstream import (
+    MAX_HEADERS_LENGTH,
+    MAX_PAYLOAD_LENGTH,
     EventStreamDecoder,
     EventStreamError,
     Frame,
+    FrameTooLarge,
     encode_frame,
 )
-from yoagent.providers._sigv4 import AwsCredentials, amz_date, canonical_headers, sign
+from yoagent.providers._sigv4 import (
+    AwsCredentials,
+    amz_date,
+    canonical_headers,
+    canonical_query,
+    sign,
+)
 
 # -- SigV4 -----------------------------------------------------------------------------------
 
@@ -53,7 +62,9 @@ def _signed(**options: object) -> tuple[str, dict[str, str]]:
         query="",
         headers=[("host", "example.amazonaws.com")],
         payload_sha256="0" * 64,
-        credentials=AwsCredentials("AKID", "secret", session_token="tok"),
+        credentials=options.pop(
+            "credentials", AwsCredentials("AKID", "secret", session_token="tok")
+        ),
         region="us-east-1",
         service="bedrock",
         when=datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
@@ -120,3 +131,69 @@ def test_a_frame_without_a_payload_has_an_empty_one() -> None:
 def test_a_frames_repr_shows_the_first_80_bytes_of_its_payload() -> None:
     frame = Frame({"a": 1}, bytes(range(100)))
     assert repr(frame) == f"Frame(headers={{'a': 1}}, payload={bytes(range(80))!r})"
+
+
+def _prelude(total: int, headers_length: int) -> bytes:
+    prelude = struct.pack(">II", total, headers_length)
+    return prelude + struct.pack(">I", zlib.crc32(prelude))
+
+
+def test_the_size_limits_are_inclusive() -> None:
+    """A prelude at a limit is accepted (the decoder waits for the frame's bytes); one byte
+    over is refused from the prelude alone."""
+    at_headers = _prelude(16 + MAX_HEADERS_LENGTH, MAX_HEADERS_LENGTH)
+    at_payload = _prelude(16 + 10 + MAX_PAYLOAD_LENGTH, 10)
+    for prelude in (at_headers, at_payload):
+        decoder = EventStreamDecoder()
+        assert list(decoder.feed(prelude)) == []
+        assert decoder.pending == 12
+    over = _prelude(16 + 10 + MAX_PAYLOAD_LENGTH + 1, 10)
+    with pytest.raises(EventStreamError) as caught:
+        list(EventStreamDecoder().feed(over))
+    assert str(caught.value) == (
+        f"frame too large: a {MAX_PAYLOAD_LENGTH + 1}-byte payload (at most {MAX_PAYLOAD_LENGTH})"
+    )
+    small = EventStreamDecoder(max_frame_bytes=100)
+    assert list(small.feed(_prelude(100, 0))) == []
+    with pytest.raises(FrameTooLarge):
+        list(EventStreamDecoder(max_frame_bytes=100).feed(_prelude(101, 0)))
+
+
+def test_the_decoder_goes_on_after_a_chunk_that_ends_inside_a_frame() -> None:
+    first, second = encode_frame({"n": 1}, b"one"), encode_frame({"n": 2}, b"two")
+    decoder = EventStreamDecoder()
+    seen: list[tuple[bytes, int]] = []
+    for frame in decoder.feed(first + second[:5]):
+        seen.append((frame.payload, decoder.pending))  # read between frames
+    assert seen == [(b"one", 5)]
+    assert [f.payload for f in decoder.feed(second[5:])] == [b"two"]
+    decoder.close()
+
+
+def test_an_empty_query_pair_is_skipped_not_the_end() -> None:
+    assert canonical_query("b=2&&a=1&") == "a=1&b=2"
+
+
+def test_an_unsigned_session_token_is_still_sent() -> None:
+    canonical, headers = _signed(sign_session_token=False)
+    assert headers["x-amz-security-token"] == "tok"
+    assert "x-amz-security-token" not in canonical
+    _, without_token = _signed(sign_session_token=False, credentials=AwsCredentials("A", "s"))
+    assert sorted(without_token) == ["authorization", "x-amz-date"]
+
+
+def test_the_string_to_sign_is_kept() -> None:
+    signature = sign(
+        method="GET",
+        path="/",
+        query="",
+        headers=[("host", "h")],
+        payload_sha256="0" * 64,
+        credentials=AwsCredentials("AKID", "secret"),
+        region="us-east-1",
+        service="bedrock",
+        when=datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
+    )
+    assert signature.string_to_sign.startswith(
+        "AWS4-HMAC-SHA256\n20240102T030405Z\n20240102/us-east-1/bedrock/aws4_request\n"
+    )
