@@ -24,6 +24,7 @@ from yoagent.providers._eventstream import (
 )
 from yoagent.providers._sigv4 import (
     AwsCredentials,
+    Signature,
     amz_date,
     canonical_headers,
     canonical_query,
@@ -55,8 +56,8 @@ def test_a_repeated_header_is_one_line_of_comma_joined_values() -> None:
     assert signed == "host;x-a"
 
 
-def _signed(**options: object) -> tuple[str, dict[str, str]]:
-    signature = sign(
+def _signature(**options: object) -> Signature:
+    return sign(
         method="GET",
         path=str(options.pop("path", "/")),
         query="",
@@ -70,6 +71,10 @@ def _signed(**options: object) -> tuple[str, dict[str, str]]:
         when=datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
         **options,  # type: ignore[arg-type]
     )
+
+
+def _signed(**options: object) -> tuple[str, dict[str, str]]:
+    signature = _signature(**options)
     return signature.canonical_request, signature.headers
 
 
@@ -183,17 +188,7 @@ def test_an_unsigned_session_token_is_still_sent() -> None:
 
 
 def test_the_string_to_sign_is_kept() -> None:
-    signature = sign(
-        method="GET",
-        path="/",
-        query="",
-        headers=[("host", "h")],
-        payload_sha256="0" * 64,
-        credentials=AwsCredentials("AKID", "secret"),
-        region="us-east-1",
-        service="bedrock",
-        when=datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
-    )
+    signature = _signature(credentials=AwsCredentials("AKID", "secret"))
     assert signature.string_to_sign.startswith(
         "AWS4-HMAC-SHA256\n20240102T030405Z\n20240102/us-east-1/bedrock/aws4_request\n"
     )
