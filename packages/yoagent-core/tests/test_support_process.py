@@ -359,9 +359,12 @@ def test_kill_children_ends_every_child_still_ours_and_leaves_released_ones(
 
 _PARENT = textwrap.dedent(
     """
-    import os, sys, time
+    import os, signal, sys, time
     from yoagent.core.support import Command, spawn_process
 
+    # Ctrl-C raises KeyboardInterrupt even under a runner that ignores SIGINT (mutmut's
+    # workers do, and an ignored signal stays ignored across exec).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     isolation, script, track, release = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     process = spawn_process(
         Command(["sh", "-c", script]), isolation=isolation, track_descendants=track == "track"

@@ -1,0 +1,176 @@
+"""The mutation-testing plan: mutants.toml names every package, the weekly workflow mutates
+exactly its tables, and .ci/mutation.py's slices (``--only``) and per-module scores are
+right."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / ".ci"))
+
+import mutation  # noqa: E402
+import workspace  # noqa: E402
+
+WORKFLOW = REPO / ".github" / "workflows" / "mutation.yml"
+
+
+def plan_tables() -> dict[str, Any]:
+    return tomllib.loads(mutation.PLAN.read_text("utf-8"))
+
+
+# -- mutants.toml and the weekly workflow -------------------------------------------------
+
+
+def test_every_package_with_code_has_a_table_and_every_table_loads() -> None:
+    with_code = {
+        package.folder.name
+        for package in workspace.packages()
+        if any((package.folder / "src").rglob("*.py"))
+    }
+    assert set(plan_tables()) == with_code
+    for name in plan_tables():
+        target = mutation.load_target(name)
+        assert target.root.as_posix() in {f"packages/{name}", f"integrations/{name}"}
+        for path in (*target.paths_to_mutate, *target.tests):
+            assert (REPO / target.root / path).is_dir(), f"{name}: {path} is missing"
+        assert mutation.modules(target), f"{name}: nothing to mutate"
+
+
+def test_every_exclusion_matches_a_file_and_gives_its_reason() -> None:
+    lines = mutation.PLAN.read_text("utf-8").splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("do_not_mutate"):
+            assert lines[index - 1].startswith("#"), f"no reason above line {index + 1}"
+    for name in plan_tables():
+        target = mutation.load_target(name)
+        package_dir = REPO / target.root
+        for pattern in target.do_not_mutate:
+            assert list(package_dir.glob(pattern)), f"{name}: {pattern} matches no file"
+
+
+def _plan_step() -> str:
+    workflow: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text("utf-8"))
+    steps: list[dict[str, Any]] = workflow["jobs"]["plan"]["steps"]
+    [step] = [step for step in steps if step.get("id") == "plan"]
+    matrix = workflow["jobs"]["mutmut"]["strategy"]["matrix"]["package"]
+    assert matrix == "${{ fromJSON(needs.plan.outputs.packages) }}"
+    return str(step["run"])
+
+
+@pytest.mark.parametrize("asked", ["", "yoagent-tools"])
+def test_the_weekly_matrix_is_the_tables_of_mutants_toml(tmp_path: Path, asked: str) -> None:
+    output = tmp_path / "github_output"
+    subprocess.run(
+        ["bash", "-c", _plan_step()],
+        cwd=REPO,
+        env={**os.environ, "ASKED": asked, "GITHUB_OUTPUT": str(output)},
+        check=True,
+    )
+    match = re.fullmatch(r"packages=(.*)\n", output.read_text("utf-8"))
+    assert match is not None
+    assert json.loads(match.group(1)) == ([asked] if asked else list(plan_tables()))
+
+
+# -- slices: --only --------------------------------------------------------------------------
+
+
+def test_only_selects_modules_by_dotted_name() -> None:
+    core = mutation.load_target("yoagent-core")
+    assert mutation.select_modules(core, ["yoagent.core._support.url_parts"]) == [
+        "src/yoagent/core/_support/url_parts.py"
+    ]
+    # a glob, several patterns, overlap counted once, sorted
+    assert mutation.select_modules(
+        core, ["yoagent.core._support.s*", "yoagent.core._support.scrub"]
+    ) == [
+        "src/yoagent/core/_support/scrub.py",
+        "src/yoagent/core/_support/secrets.py",
+        "src/yoagent/core/_support/surrogates.py",
+    ]
+    # a package's __init__ is the package's own name
+    assert mutation.select_modules(core, ["yoagent.core._support"]) == [
+        "src/yoagent/core/_support/__init__.py"
+    ]
+
+
+def test_only_refuses_a_pattern_that_matches_nothing() -> None:
+    core = mutation.load_target("yoagent-core")
+    with pytest.raises(SystemExit, match=r"'yoagent\.core\.nothing\*' matches no module"):
+        mutation.select_modules(core, ["yoagent.core._support.scrub", "yoagent.core.nothing*"])
+    # an excluded module is not there to select
+    with pytest.raises(SystemExit, match="matches no module"):
+        mutation.select_modules(core, ["yoagent.core._loop.telemetry"])
+
+
+def test_a_slice_reaches_mutmut_as_only_mutate() -> None:
+    tools = mutation.load_target("yoagent-tools")
+    whole = tomllib.loads(mutation.staged_pyproject(tools))["tool"]["mutmut"]
+    assert "only_mutate" not in whole
+    files = mutation.select_modules(tools, ["yoagent.tools.sandbox", "yoagent.tools._fs"])
+    sliced = tomllib.loads(mutation.staged_pyproject(tools, files))["tool"]["mutmut"]
+    assert sliced["only_mutate"] == ["src/yoagent/tools/_fs.py", "src/yoagent/tools/sandbox.py"]
+    assert sliced["source_paths"] == whole["source_paths"]  # the rest is still imported
+
+
+def test_dry_run_shows_the_slice(capsys: pytest.CaptureFixture[str]) -> None:
+    assert mutation.main(["yoagent-tools", "--dry-run", "--only", "yoagent.tools.sandbox"]) == 0
+    out = capsys.readouterr().out
+    assert "mutates:     src/yoagent/tools/sandbox.py\n" in out
+    assert 'only_mutate = ["src/yoagent/tools/sandbox.py"]' in out
+
+
+# -- scores per module -----------------------------------------------------------------------
+
+
+def _meta(folder: Path, relative: str, codes: dict[str, int | None]) -> None:
+    meta = folder / "mutants" / f"{relative}.meta"
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"exit_code_by_key": codes}), "utf-8")
+
+
+def test_module_stats_count_mutmuts_verdicts_per_module(tmp_path: Path) -> None:
+    # mutmut's exit codes: 1 killed, 0 survived, 33 no tests, 36 timeout, 34 skipped
+    _meta(tmp_path, "src/a.py", {"a.f__mutmut_1": 1, "a.f__mutmut_2": 0, "a.f__mutmut_3": 36})
+    _meta(tmp_path, "src/b.py", {"b.g__mutmut_1": 33, "b.g__mutmut_2": 34, "b.g__mutmut_3": 1})
+    _meta(tmp_path, "src/empty.py", {})
+    files = {"a": "src/a.py", "b": "src/b.py", "empty": "src/empty.py", "unrun": "src/c.py"}
+    stats = mutation.module_stats(tmp_path, files)
+    assert stats == {
+        "a": {"killed": 1, "survived": 1, "no_tests": 0, "timeout": 1, "skipped": 0, "total": 3},
+        "b": {"killed": 1, "survived": 0, "no_tests": 1, "timeout": 0, "skipped": 1, "total": 3},
+    }
+    assert mutation.score_of(stats["a"]) == pytest.approx(2 / 3)  # timeout counts as killed
+    assert mutation.score_of(stats["b"]) == pytest.approx(1 / 2)  # skipped is left out
+    assert mutation.score_of({"total": 2, "skipped": 2}) is None
+
+
+def test_the_summary_has_a_row_per_module(tmp_path: Path) -> None:
+    target = replace(mutation.load_target("yoagent-tools"), min_score=0.75)
+    summary = tmp_path / "summary.md"
+    per_module = {
+        "yoagent.tools.sandbox": {"killed": 9, "survived": 1, "total": 10},
+        "yoagent.tools._fs": {"killed": 1, "survived": 3, "total": 4},
+    }
+    total = {"killed": 10, "survived": 4, "total": 14}
+    kept = mutation.report(
+        target, 10 / 14, total, summary, per_module, only=["yoagent.tools.sandbox"]
+    )
+    assert kept is False  # a slice is held to the package's minimum too
+    text = summary.read_text("utf-8")
+    assert "### Mutation testing: yoagent-tools (only yoagent.tools.sandbox)\n" in text
+    assert "Minimum 75%: BELOW THRESHOLD.\n" in text
+    assert "| **total** | 71.4% | 10 | 4 | 0 | 0 | 14 |\n" in text
+    assert "| `yoagent.tools.sandbox` | 90.0% | 9 | 1 | 0 | 0 | 10 |\n" in text
+    assert "| `yoagent.tools._fs` | 25.0% | 1 | 3 | 0 | 0 | 4 |\n" in text
