@@ -218,3 +218,16 @@ async def test_an_httpcore_without_the_linear_assignment_keeps_at_most_20_idle_c
         pool = client._transport._pool  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
         assert type(pool) is httpcore.AsyncConnectionPool  # pyright: ignore[reportUnknownArgumentType]
         assert pool._max_keepalive_connections == 20  # pyright: ignore[reportUnknownMemberType]
+
+
+async def test_an_origin_with_no_free_connection_is_forgotten(server: _Server) -> None:
+    """A client that reached many hosts walks only the origins with a free connection."""
+    elsewhere = server.url.replace("127.0.0.1", "localhost")
+    async with httpx.AsyncClient(limits=httpx.Limits(keepalive_expiry=0.05)) as client:
+        use_linear_pools(client)
+        await client.get(elsewhere)
+        await asyncio.sleep(0.2)  # its connection expires
+        await client.get(server.url)
+        pool = client._transport._pool  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+        free = pool._bookkeeping().free  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        assert [host for _, host, _ in free] == [b"127.0.0.1"]  # pyright: ignore[reportUnknownVariableType]

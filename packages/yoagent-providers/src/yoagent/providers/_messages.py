@@ -68,7 +68,9 @@ def join_same_role(messages: Iterable[WireMessage], key: str = "content") -> lis
 
     Each message sent is a new dict with a new ``key`` list, so whatever a request changes
     there (cache marks, notes) never reaches the messages given, which a
-    :class:`WireCache` keeps for the next request.
+    :class:`WireCache` keeps for the next request. The blocks inside the lists are the
+    cached ones, not copies: a request adds or replaces blocks, and never edits one in
+    place (a mark on a block copies that block first).
     """
     joined: list[WireMessage] = []
     role: object = None

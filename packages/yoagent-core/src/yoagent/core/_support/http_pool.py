@@ -24,7 +24,8 @@ class _Bookkeeping:
 
     def __init__(self) -> None:
         self.free: dict[_Origin, deque[_Connection]] = {}
-        """Per origin, the connections no request holds, in the order they were let go."""
+        """Per origin, the connections no request holds, in the order they were let go; an
+        origin with none is removed (a client reaching many hosts walks only the live ones)."""
         self.held: dict[int, _Connection] = {}
         """The connections requests held at the end of the last pass, by ``id``."""
         self.origin: dict[int, tuple[_Connection, _Origin]] = {}
@@ -44,9 +45,10 @@ class _LinearAssignment(httpcore.AsyncConnectionPool):
     This pool keeps, per origin, the connections no request holds, in the order they were
     let go (found by comparing the connections the requests hold with the last pass's). A
     request gets the most recently freed one that is open, unexpired and available, else
-    a new connection (at ``max_connections``, the oldest free one is replaced). A free
-    connection is handed to one request only, and one handed to a request is not closed
-    under it. Expired connections are closed from the oldest free one on, and free ones
+    a new connection (at ``max_connections``, a free connection of another origin is
+    closed to make room: the first freed of the origin whose free ones go back furthest).
+    A free connection is handed to one request only, and one handed to a request is not
+    closed under it. Expired connections are closed from the oldest free one on, and free ones
     while the pool holds more than ``max_keepalive_connections``, as httpcore does. A pass
     looks at each request once and at the connections it hands out or closes, not at
     every connection. An HTTP/2 pool (several requests per connection) keeps httpcore's.
@@ -75,7 +77,7 @@ class _LinearAssignment(httpcore.AsyncConnectionPool):
         state.held = held
 
         closing: list[_Connection] = []
-        for lane in state.free.values():
+        for key, lane in list(state.free.items()):
             while lane and (
                 lane[0].is_closed()
                 or lane[0].has_expired()
@@ -85,6 +87,8 @@ class _LinearAssignment(httpcore.AsyncConnectionPool):
                 self._forget(state, connection)
                 if not connection.is_closed():
                     closing.append(connection)
+            if not lane:  # an origin with nothing free is not walked again
+                del state.free[key]
 
         for request in self._requests:
             if request.connection is not None:
@@ -105,12 +109,17 @@ class _LinearAssignment(httpcore.AsyncConnectionPool):
                     self._forget(state, connection)
                     if not connection.is_closed():
                         closing.append(connection)
+            if lane is not None and not lane:
+                del state.free[key]
             if chosen is None:
                 if len(self._connections) >= self._max_connections:
-                    oldest = next((lane for lane in state.free.values() if lane), None)
-                    if oldest is None:
+                    oldest_key = next(iter(state.free), None)  # every lane kept is non-empty
+                    if oldest_key is None:
                         continue  # waits for a connection to come free
+                    oldest = state.free[oldest_key]
                     victim = oldest.popleft()
+                    if not oldest:
+                        del state.free[oldest_key]
                     self._forget(state, victim)
                     closing.append(victim)
                 chosen = self.create_connection(origin)
