@@ -40,7 +40,6 @@ import tempfile
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,42 +56,22 @@ ECHO_PARAMETERS: dict[str, Any] = {
 MODEL_ID = "bench"
 MAX_TOKENS = 4096
 BEDROCK_KEY = "bedrock-api-key-" + base64.b64encode(b"bench-key-0123456789").decode()
-_WORDS = b"lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+BENCH = Path(__file__).resolve().parent.parent / ".." / "shared" / "bench"
+if not (BENCH / "scenario.py").is_file():
+    raise SystemExit(f"no shared bench at {BENCH}: the conversation is its scenario.py")
+sys.path.insert(0, str(BENCH))
+# The conversation (its shape, call texts, echo results, deltas) is the shared bench's own.
+from scenario import (  # noqa: E402  # pyright: ignore[reportMissingImports]
+    SCENARIOS,
+    Scenario,
+    call_id,
+    call_text,
+    delta_text,
+    echo_result,
+    final_text,
+)
 
-
-@dataclass(frozen=True)
-class Scenario:
-    turns: int
-    calls: int
-    deltas: int
-    delta_bytes: int = 16
-    arg_fragments: int = 4
-
-
-SCENARIOS = {
-    "a": Scenario(20, 3, 20),
-    "b": Scenario(100, 1, 5),
-    "c": Scenario(5, 8, 200),
-}
 PROTOCOLS = ("completions", "anthropic", "responses", "gemini", "bedrock")
-
-
-def call_text(turn: int, k: int) -> str:
-    return f"t{turn}-c{k}-{(turn * 7919 + k * 104729) % 100000:05d}"
-
-
-def echo_result(text: str) -> str:
-    return f"echo:{text}"
-
-
-def delta_text(turn: int, i: int, size: int) -> str:
-    start = (turn * 31 + i * 7) % len(_WORDS)
-    buf = (_WORDS[start:] + _WORDS) * (size // len(_WORDS) + 2)
-    return buf[:size].decode()
-
-
-def final_text(sc: Scenario) -> str:
-    return "".join(delta_text(sc.turns, i, sc.delta_bytes) for i in range(sc.deltas))
 
 
 def fragments(text: str, n: int) -> list[str]:
@@ -111,10 +90,7 @@ def _calls(sc: Scenario, turn: int) -> list[tuple[str, str]]:
     """(call id, arguments JSON) of each call in ``turn``; none in the last turn."""
     if turn >= sc.turns:
         return []
-    return [
-        (f"call_{turn:03d}_{k:02d}_bench", json.dumps({"text": call_text(turn, k)}))
-        for k in range(sc.calls)
-    ]
+    return [(call_id(turn, k), json.dumps({"text": call_text(turn, k)})) for k in range(sc.calls)]
 
 
 def completions_reply(sc: Scenario, turn: int) -> list[bytes]:
@@ -1042,7 +1018,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--protocols", nargs="+", default=list(PROTOCOLS), choices=PROTOCOLS)
-    parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
+    parser.add_argument("--scenarios", nargs="+", default=["a", "b", "c"], choices=["a", "b", "c"])
     parser.add_argument("--reps", type=int, default=7, help="batches per side (default 7)")
     parser.add_argument("--turns", type=int, default=200, help="turns per batch (default 200)")
     parser.add_argument("--profile", choices=PROTOCOLS, help="cProfile yoagent on this protocol")
