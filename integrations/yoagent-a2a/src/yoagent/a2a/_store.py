@@ -10,6 +10,7 @@ from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types import ListTasksRequest, ListTasksResponse, Task
 from yoagent.core import AgentMessage
+from yoagent.core.support import BoundedMap
 
 
 @runtime_checkable
@@ -30,23 +31,24 @@ class MemoryHistoryStore:
     """Histories in a dict, in this process (the default); the context saved longest ago is
     forgotten first past ``max_contexts``."""
 
-    __slots__ = ("_contexts", "max_contexts")
+    __slots__ = ("_contexts",)
 
     def __init__(self, max_contexts: int = 10_000) -> None:
         if max_contexts < 1:
             raise ValueError(f"MemoryHistoryStore max_contexts must be >= 1, got {max_contexts}")
-        self.max_contexts = max_contexts
-        self._contexts: dict[str, list[AgentMessage]] = {}
+        self._contexts: BoundedMap[str, list[AgentMessage]] = BoundedMap(max_contexts)
+
+    @property
+    def max_contexts(self) -> int:
+        """How many contexts it holds at most."""
+        return self._contexts.max_items
 
     async def load(self, context_id: str) -> list[AgentMessage] | None:
         found = self._contexts.get(context_id)
         return list(found) if found is not None else None
 
     async def save(self, context_id: str, messages: list[AgentMessage]) -> None:
-        self._contexts.pop(context_id, None)
         self._contexts[context_id] = list(messages)
-        while len(self._contexts) > self.max_contexts:
-            del self._contexts[next(iter(self._contexts))]
 
 
 class MemoryTaskStore(TaskStore):
