@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,15 @@ async def test_a_sub_agent_runs_as_a_workflow_of_its_own(runtime_url: str) -> No
     assert child_events[0] == "agent_start" and child_events[-1] == "agent_end"
     assert result.messages[2].text == "helped"  # pyright: ignore[reportAttributeAccessIssue]
     assert result.stats.sub_agents.runs == 1
+
+
+async def test_the_event_loop_keeps_a_working_thread_pool_after_the_runtime_stops(
+    runtime_url: str,
+) -> None:
+    async with DurableRuntime(runtime_url, recover_after=None):
+        assert await DBOS.get_workflow_status_async("none") is None  # DBOS's pool in use
+    assert await asyncio.to_thread(lambda: "still runs") == "still runs"
+    # and the next runtime in this loop works as the first did
+    async with DurableRuntime(runtime_url, recover_after=None):
+        assert await DBOS.get_workflow_status_async("none") is None
+    assert await asyncio.to_thread(lambda: "again") == "again"

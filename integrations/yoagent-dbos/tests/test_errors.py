@@ -10,7 +10,7 @@ import pytest
 import trio
 from durable_fixtures import calls_then_text, durable
 
-from yoagent.dbos import DatabaseError, DurableRuntime, UnsupportedLoopError, get_run
+from yoagent.dbos import DatabaseError, DbosError, DurableRuntime, UnsupportedLoopError, get_run
 
 
 def test_an_unreachable_database_is_named_without_its_password() -> None:
@@ -57,3 +57,15 @@ def test_a_durable_run_under_trio_is_refused_with_the_reason(tmp_path: Path) -> 
 
     with DurableRuntime(f"sqlite:///{tmp_path / 'system.sqlite'}"):
         trio.run(main)
+
+
+def test_a_dbos_that_cannot_keep_a_non_worker_from_taking_runs_is_refused_at_launch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dbos._dbos as dbos_module
+
+    monkeypatch.setattr(dbos_module, "_get_or_create_dbos_registry", lambda: object())
+    url = f"sqlite:///{tmp_path / 'system.sqlite'}"
+    with pytest.raises(DbosError, match="worker=False"):
+        DurableRuntime(url, worker=False, recover_after=None).launch()
+    assert not (tmp_path / "system.sqlite").exists()  # refused before DBOS started

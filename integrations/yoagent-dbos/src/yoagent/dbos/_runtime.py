@@ -7,17 +7,20 @@ between machines. DBOS is one per process: one runtime at a time.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.engine import make_url
 
+import dbos._dbos as _dbos_module
 from dbos import DBOS, DBOSConfig
+from dbos._utils import INTERNAL_QUEUE_NAME
 
 from ._errors import DatabaseError, DbosError
 from ._queues import declared
@@ -103,6 +106,8 @@ class DurableRuntime:
             raise DbosError("a durable runtime is running already: one per process")
         if self.recover_after is not None:
             _recovery()  # before anything starts: a DBOS without it is refused here
+        if not self.worker:
+            _internal_queue_registry()  # likewise
         shown = display_url(self.database_url)
         config: DBOSConfig = {
             "name": self.name,
@@ -120,6 +125,7 @@ class DurableRuntime:
             DBOS(config=config)
             if not self.worker:
                 DBOS.listen_queues([])
+                _take_nothing_from_the_internal_queue()
             DBOS.launch()
             store.prepare()  # after DBOS, which creates a PostgreSQL database
         except Exception as error:
@@ -156,6 +162,8 @@ class DurableRuntime:
             self._watch = None
         if _current is self:
             DBOS.destroy()
+            _release_the_internal_queue()
+            _release_the_loop_executor()
             _current = None
         if self._store is not None:
             self._store.close()
@@ -223,6 +231,57 @@ def _recovery() -> Callable[[list[str]], object]:
             "launch with recover_after=None"
         )
     return recover
+
+
+def _internal_queue_registry() -> Any:
+    """DBOS's in-process registry of its own queues (private to DBOS, which builds it with
+    its first ``DBOS(...)``): a version without it is refused with :class:`DbosError`, at
+    the launch of a ``worker=False`` runtime."""
+    registry: Any = getattr(_dbos_module, "_get_or_create_dbos_registry", lambda: None)()
+    if not isinstance(getattr(registry, "internal_queue_map", None), dict) or not callable(
+        getattr(registry, "_register_internal_queue", None)
+    ):
+        raise DbosError(
+            "this version of dbos has no registry of internal queues, which keeping a "
+            "worker=False process from taking recovered runs needs: install the dbos "
+            "version yoagent-dbos declares"
+        )
+    return registry
+
+
+def _take_nothing_from_the_internal_queue() -> None:
+    """Make this process take no run from DBOS's internal queue, which every launched
+    process polls whatever ``listen_queues`` says: DBOS re-enqueues a dead worker's runs
+    there, and a process without their agents would take one, fail to start it, and keep
+    it pending under its own executor id, out of every worker's reach. A worker
+    concurrency of 0 makes each poll of this process claim nothing."""
+    registry = _internal_queue_registry()
+    registry.internal_queue_map.pop(INTERNAL_QUEUE_NAME, None)
+    registry._register_internal_queue(INTERNAL_QUEUE_NAME, worker_concurrency=0)
+
+
+def _release_the_internal_queue() -> None:
+    """Forget the internal queue of a stopped runtime (DBOS's registry outlives it): the
+    next launch in this process makes it anew, taking runs again if it is a worker."""
+    registry: Any = getattr(_dbos_module, "_dbos_global_registry", None)
+    queues: Any = getattr(registry, "internal_queue_map", None)
+    if isinstance(queues, dict):
+        cast("dict[str, Any]", queues).pop(INTERNAL_QUEUE_NAME, None)
+
+
+def _release_the_loop_executor() -> None:
+    """Give the running event loop a thread pool of its own again. DBOS makes its pool the
+    loop's default executor at its first asynchronous call and shuts that pool down with
+    DBOS: without this, ``asyncio.to_thread`` — and every new connection's address lookup
+    — would fail on the loop for the rest of its life."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    shared: Any = getattr(_dbos_module, "_SharedExecutor", None)
+    current = getattr(loop, "_default_executor", None)
+    if isinstance(shared, type) and isinstance(current, shared):
+        loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="asyncio"))
 
 
 def _register_queues() -> None:
