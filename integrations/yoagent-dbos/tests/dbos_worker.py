@@ -8,6 +8,8 @@ the database given, and one action (started as ``python dbos_worker.py ARGS``).
     dbos_worker.py DB SERVER EXECUTOR EFFECTS serve LIMIT [RUN=PROMPT ...]
         enqueue the runs given, then take queued runs until killed (LIMIT: the provider's
         max_concurrent across workers, or "-" for none)
+    dbos_worker.py DB SERVER EXECUTOR EFFECTS enqueue RUN=PROMPT ...
+        enqueue the runs given and exit, taking none (a ``worker=False`` runtime)
 
 The ``effect`` tool appends its idempotency key to the file ``EFFECTS`` (one line per time
 it really ran). The model is priced, so results carry what the run cost.
@@ -108,6 +110,12 @@ async def main(argv: list[str]) -> None:
     database, server, executor, effects, action, *rest = argv
     limit = int(rest[0]) if action == "serve" and rest[0] != "-" else None
     durable = build(server, Path(effects), limit=limit)
+    if action == "enqueue":
+        with DurableRuntime(database, executor_id=executor, worker=False, recover_after=None):
+            for item in rest:
+                run_id, prompt = item.split("=", 1)
+                await durable.enqueue(prompt, run_id=run_id)
+        return
     runtime = DurableRuntime(database, executor_id=executor, recover_after=2.0, heartbeat=0.5)
     with runtime:
         if action in ("start", "wait"):

@@ -51,8 +51,9 @@ class DurableRuntime:
     Launching recovers this worker's unfinished runs (from before a crash or a restart).
 
     ``executor_id`` names this worker; give each worker sharing a database its own
-    (the default, ``"local"``, suits one worker). ``worker=False`` makes a process that
-    starts, watches and answers runs but takes none from the queues. With
+    (the default, ``"local"``, suits one worker). A worker takes runs from the queues of
+    its agents only; ``worker=False`` makes a process that starts, watches and answers
+    runs but takes none, not even a recovered one. With
     ``recover_after`` set, the
     workers on one database watch each other: one silent for that many seconds is taken
     for dead, and one of the others recovers its unfinished runs.
@@ -123,8 +124,10 @@ class DurableRuntime:
         try:
             store.use_wal()
             DBOS(config=config)
+            # Only the queues of this process's agents: a run taken from another
+            # application's queue could not start here, and would stay pending for good.
+            DBOS.listen_queues([queue.name for queue in declared()] if self.worker else [])
             if not self.worker:
-                DBOS.listen_queues([])
                 _take_nothing_from_the_internal_queue()
             DBOS.launch()
             store.prepare()  # after DBOS, which creates a PostgreSQL database
