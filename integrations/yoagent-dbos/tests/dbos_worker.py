@@ -116,7 +116,10 @@ async def main(argv: list[str]) -> None:
                 run_id, prompt = item.split("=", 1)
                 await durable.enqueue(prompt, run_id=run_id)
         return
-    runtime = DurableRuntime(database, executor_id=executor, recover_after=2.0, heartbeat=0.5)
+    # A live worker is taken for dead only after 6 s without a heartbeat: a loaded
+    # machine can stall one for a second or two, and a run recovered from a live worker
+    # would run twice.
+    runtime = DurableRuntime(database, executor_id=executor, recover_after=6.0, heartbeat=0.5)
     with runtime:
         if action in ("start", "wait"):
             folder, *runs = rest

@@ -65,6 +65,7 @@ class ModelServer:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
+            counted = False  # this request holds a slot (see done())
             protocol_version = "HTTP/1.1"
 
             def setup(self) -> None:
@@ -80,6 +81,7 @@ class ModelServer:
                 if not owner._enter():
                     self._reject()
                     return
+                self.counted = True
                 try:
                     if body.get("stream"):
                         owner._answer(self, body["messages"])
@@ -88,6 +90,14 @@ class ModelServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
+                    self.done()
+
+            def done(self) -> None:
+                """Stop counting this request (once), before its last byte goes out: a
+                client that got its reply and sends the next request must find the slot
+                free, as with a real provider."""
+                if self.counted:
+                    self.counted = False
                     owner._leave()
 
             def _reject(self) -> None:
@@ -164,6 +174,8 @@ class ModelServer:
                     return
             if slow and index:
                 time.sleep(0.05)
+            if index == len(chunks) - 1:
+                handler.done()  # pyright: ignore[reportAttributeAccessIssue]
             handler.wfile.write(chunk)
             handler.wfile.flush()
         with self._lock:
@@ -180,6 +192,7 @@ class ModelServer:
         handler.send_header("content-type", "application/json")
         handler.send_header("content-length", str(len(data)))
         handler.end_headers()
+        handler.done()  # pyright: ignore[reportAttributeAccessIssue]
         handler.wfile.write(data)
         with self._lock:
             self.completed[(prompt, turn)] += 1

@@ -72,7 +72,9 @@ async def test_an_outer_timeout_mid_tool_closes_the_run_cleanly(recorder: Record
         ModelConfig.mock(),
         tools=[slow, quick],
     )
-    with anyio.move_on_after(0.1):
+    # Long enough for the first agent run of a fresh process to reach the tools (tens of
+    # ms, more under load), far short of slow's ten seconds.
+    with anyio.move_on_after(2):
         await agent.prompt("go", on_event=recorder)
     assert not agent.is_running
     assert_closed(recorder)

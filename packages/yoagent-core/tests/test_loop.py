@@ -795,7 +795,7 @@ async def test_calls_that_finish_at_once_and_calls_that_wait_mix_in_one_batch() 
         [
             tool_reply(
                 call("instant", "a", label="a"),
-                call("waits", "b", label="b", seconds=0.05),
+                call("waits", "b", label="b", seconds=0.5),
                 call("instant", "c", label="c"),
                 call("waits", "d", label="d", seconds=0.01),
             ),
@@ -808,7 +808,7 @@ async def test_calls_that_finish_at_once_and_calls_that_wait_mix_in_one_batch() 
         AgentContext(tools=[instant, waits]),
         loop_config(provider),
     )
-    assert anyio.current_time() - started < 1.0
+    assert anyio.current_time() - started < 3.0
     assert order[:4] == ["start a", "start b", "start c", "start d"]
     assert order.index("end d") < order.index("end b")  # d ran while b waited
     assert [r.text for r in results_of(new)] == ["a", "b", "c", "d"]

@@ -288,4 +288,6 @@ async def test_a_refused_connection_is_reported_as_such_never_as_a_timeout() -> 
     assert "timed out" not in decision.reason
     assert "transport error: ConnectError" in decision.reason
     assert "retried until the time limit" in decision.reason
-    assert time.monotonic() - started < 4.0  # the retry that cannot finish in time is not waited
+    # Retried after 1 s and 2 s (each up to 20 % longer): done by 3.6 s, where waiting for
+    # the retry that cannot finish in time would have run to the gate's 5 s.
+    assert time.monotonic() - started < 4.6

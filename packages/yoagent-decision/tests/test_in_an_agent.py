@@ -406,7 +406,7 @@ async def test_a_guard_whose_split_request_fails_part_way_rejects_and_keeps_what
     async def answer_by_check(request: httpx.Request) -> httpx.Response:
         prompt = json.loads(request.content)["messages"][0]["content"]
         if "harmful or dangerous" in prompt:
-            await anyio.sleep(0.05)  # the other question is billed first
+            await anyio.sleep(0.5)  # the other question is billed first
             return httpx.Response(500, text="overloaded")
         return logprob_completion(0.02, usage=(40, 1))
 

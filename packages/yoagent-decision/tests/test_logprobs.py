@@ -250,12 +250,17 @@ async def test_a_completion_without_logprobs_is_a_bad_response(body: dict[str, A
 async def test_questions_run_eight_at_a_time_and_merge_in_request_order() -> None:
     in_flight = 0
     most = 0
+    eight = anyio.Event()  # the first answers wait for eight in flight, however slow the start
 
     async def answer(request: httpx.Request) -> httpx.Response:
         nonlocal in_flight, most
         in_flight += 1
         most = max(most, in_flight)
-        await anyio.sleep(0.05)
+        if in_flight == 8:
+            eight.set()
+        with anyio.move_on_after(10):
+            await eight.wait()
+        await anyio.sleep(0.05)  # time for a ninth to arrive, were the limit higher
         in_flight -= 1
         return completion({"A": 0.9, "B": 0.1}, usage=(10, 1))
 
@@ -274,7 +279,7 @@ async def test_a_failing_question_records_the_usage_already_billed() -> None:
     async def answer(request: httpx.Request) -> httpx.Response:
         prompt = json.loads(request.content)["messages"][0]["content"]
         if "question 1?" in prompt:
-            await anyio.sleep(0.05)  # the others finish first
+            await anyio.sleep(0.5)  # the others finish first
             return httpx.Response(500, text="boom")
         return completion({"A": 0.9, "B": 0.1}, usage=(10, 1))
 

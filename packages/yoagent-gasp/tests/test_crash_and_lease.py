@@ -180,14 +180,17 @@ def test_a_corrupt_lease_is_an_error_and_is_never_stolen(repo_dir: Path) -> None
 
 
 def test_an_expired_lease_of_another_worker_is_taken_and_a_live_one_is_not(
-    repo_dir: Path,
+    repo_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo_dir.mkdir()
+    clock = [1_000_000]  # the lease's clock, moved by hand: no race with a slow fsync
+    monkeypatch.setattr(lease_module, "now_ms", lambda: clock[0])
     mine, theirs = Lease(repo_dir, "mine"), Lease(repo_dir, "theirs", ttl=0.05)
     theirs.acquire()
+    clock[0] += 49
     with pytest.raises(LeaseHeldError, match="theirs"):
         mine.acquire()
-    time.sleep(0.1)
+    clock[0] += 51
     mine.acquire()
     assert mine.read() is not None and mine.read().worker_id == "mine"  # type: ignore[union-attr]
     mine.release()

@@ -367,11 +367,13 @@ async def test_a_recording_dropped_without_close_finishes_its_run_and_frees_the_
 
 
 async def test_a_quiet_run_keeps_its_lease(repo_dir: Path) -> None:
-    recorder = Recorder.init(repo_dir, "patient", NewGoal("long tools"), lease_ttl=0.4)
+    # A lifetime of 2 s leaves the renewal (due once less than half is left, looked at
+    # every quarter) half a second of slack on a loaded machine.
+    recorder = Recorder.init(repo_dir, "patient", NewGoal("long tools"), lease_ttl=2)
     other = Lease(repo_dir, "other")
     recording = recorder.recording("wait")
     recording(AgentStart())
-    await anyio.sleep(1.2)  # three lease lifetimes without an event
+    await anyio.sleep(4.5)  # more than two lease lifetimes without an event
     with pytest.raises(LeaseHeldError, match=re.escape(recorder.worker_id)):
         other.acquire()
     recording(AgentEnd())

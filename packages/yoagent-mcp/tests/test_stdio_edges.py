@@ -12,7 +12,7 @@ from mcp_helpers import RAW_SERVER
 
 from yoagent.core import TextContent, ToolContext, ToolError
 from yoagent.mcp import McpClient, McpToolAdapter
-from yoagent.mcp._stdio import EXIT_TAIL_GRACE, StdioState
+from yoagent.mcp._stdio import EXIT_TAIL_GRACE, EXIT_WAIT, StdioState
 
 
 def raw_client() -> McpClient:
@@ -98,3 +98,35 @@ def test_a_closed_output_becomes_the_exit_status_however_late_the_exit(
     assert state.exit_reason() == "exited with status 3"
     process.status = "exited with status 4"  # fixed once the exit is seen and drained
     assert state.exit_reason() == "exited with status 3"
+
+
+async def test_a_closed_connection_waits_past_the_tail_grace_for_a_late_exit() -> None:
+    """The exit of a server that closed its output is seen late (its watcher thread
+    starved on a loaded machine): the error still names the exit status."""
+
+    process = _SlowToExit()
+    state = StdioState(process)  # type: ignore[arg-type]
+    state.output_closed = True
+
+    def exit_late() -> None:
+        time.sleep(2 * EXIT_TAIL_GRACE)
+        process.status, process.has_exited = "exited with status 3", True
+
+    thread = threading.Thread(target=exit_late)
+    thread.start()
+    started = time.monotonic()
+    reason = await state.settled_reason()
+    thread.join()
+    assert reason == "exited with status 3"
+    assert time.monotonic() - started < EXIT_WAIT
+
+
+async def test_a_server_still_running_with_its_output_closed_is_reported_after_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import yoagent.mcp._stdio as stdio
+
+    monkeypatch.setattr(stdio, "EXIT_WAIT", 0.2)
+    state = StdioState(_SlowToExit())  # type: ignore[arg-type]
+    state.output_closed = True
+    assert await state.settled_reason() == "closed its output (its process is still running)"

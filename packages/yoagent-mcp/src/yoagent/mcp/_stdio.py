@@ -39,6 +39,10 @@ MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 EXIT_TAIL_GRACE: Final = 0.5
 """How long an exit's description may still change (its stderr still draining)."""
 
+EXIT_WAIT: Final = 3.0
+"""How long a closed connection waits for its server's process to be seen exiting: a
+server that dies closes its output first, and a loaded machine may reap it late."""
+
 _READ_CHUNK: Final = 1 << 16
 _WARNED_LINES: Final = 5  # non-JSON lines logged one by one; the rest are only counted
 
@@ -107,9 +111,13 @@ class StdioState:
         return text
 
     async def settled_reason(self) -> str:
-        """The end's reason once the exit and the stderr drain are seen (waits ≤ 500 ms)."""
+        """The end's reason once the exit and the stderr drain are seen: waits up to
+        :data:`EXIT_WAIT` for the exit, then up to :data:`EXIT_TAIL_GRACE` for stderr."""
+        # Both are set by threads (threading.Event): polled, not awaited.
+        with anyio.move_on_after(EXIT_WAIT):
+            while not self.process.has_exited:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         with anyio.move_on_after(EXIT_TAIL_GRACE):
-            # Both are set by threads (threading.Event): polled, not awaited.
             while not (self.process.has_exited and self.process.stderr.done.is_set()):  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         return self.exit_reason() or ("ended" + self.suffix())
