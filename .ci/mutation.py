@@ -9,6 +9,12 @@ in ``.mutation/<package>/`` (its src/ and tests/, and a generated pyproject.toml
 the ``[tool.mutmut]`` table and the workspace's pytest settings); that folder sits at the
 same depth as ``packages/<package>`` so tests that look for ``../shared`` still find it.
 
+``--recheck`` re-runs only the mutants that survived the last run staged in
+``.mutation/<package>/``, against the package's tests as they are now (copied in again;
+mutmut finds the new tests and which mutants they reach): the score it reports is the
+"after" score of a triage, from mutmut's own verdicts. It refuses when the package's
+``src/`` changed since that run (the mutants would not be of the code now).
+
 ``--only PATTERN`` (repeatable) mutates a slice of the package: the modules whose dotted
 name matches a pattern (``fnmatch``: ``yoagent.tools.sandbox``, ``yoagent.core._support.*``),
 handed to mutmut as its ``only_mutate`` file list. The whole test folder still runs, so a
@@ -187,6 +193,66 @@ def stage(target: Target, folder: Path, only: list[str] | None = None) -> None:
     (folder / "pyproject.toml").write_text(staged_pyproject(target, only), "utf-8")
 
 
+def refresh_tests(target: Target, folder: Path) -> None:
+    """Copy the package's test folders into the staging ``folder`` again (tests deleted
+    since are gone from it too); mutmut copies them on into its ``mutants/`` tree."""
+    package_dir = ROOT / target.root
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for tests in target.tests:
+        shutil.rmtree(folder / tests, ignore_errors=True)
+        shutil.copytree(package_dir / tests, folder / tests, ignore=ignore)
+
+
+def changed_sources(target: Target, folder: Path, root: Path | None = None) -> list[str]:
+    """The files (relative to the package folder) of ``src/`` that differ between the
+    package and its staged copy, or exist on one side only."""
+    package_src, staged_src = (root or ROOT) / target.root / "src", folder / "src"
+
+    def files(base: Path) -> dict[str, bytes]:
+        return {
+            path.relative_to(base).as_posix(): path.read_bytes()
+            for path in base.rglob("*.py")
+            if "__pycache__" not in path.parts
+        }
+
+    now, staged = files(package_src), files(staged_src)
+    return sorted(
+        f"src/{name}" for name in now.keys() | staged.keys() if now.get(name) != staged.get(name)
+    )
+
+
+def survivors(folder: Path, files: dict[str, str]) -> list[str]:
+    """The names of the mutants that survived the run staged in ``folder``, in the
+    modules ``files`` (dotted name -> file relative to the package folder)."""
+    from mutmut.stats import status_by_exit_code  # the dev dependency's own reading
+
+    names: list[str] = []
+    for relative in files.values():
+        meta = folder / "mutants" / f"{relative}.meta"
+        if not meta.is_file():
+            continue
+        codes: dict[str, int | None] = json.loads(meta.read_text("utf-8"))["exit_code_by_key"]
+        names.extend(
+            sorted(k for k, code in codes.items() if status_by_exit_code[code] == "survived")
+        )
+    return names
+
+
+def _recheck_plan(target: Target, folder: Path, files: list[str] | None) -> list[str]:
+    """The survivors ``--recheck`` re-runs; refuses a missing run or a changed source."""
+    if not (folder / "mutants").is_dir():
+        raise SystemExit(f"--recheck: no run of {target.package} is staged in {folder}")
+    changed = changed_sources(target, folder, ROOT)
+    if changed:
+        shown = ", ".join(changed[:5]) + (", ..." if len(changed) > 5 else "")
+        raise SystemExit(
+            f"--recheck: {target.package}'s source changed since the staged run ({shown}): "
+            "run the package again"
+        )
+    chosen = {n: f for n, f in modules(target, ROOT).items() if files is None or f in files}
+    return survivors(folder, chosen)
+
+
 def score_of(stats: dict[str, int]) -> float | None:
     """mutmut's score, (killed + timeout) / (total - skipped); None when nothing was tested."""
     tested = stats.get("total", 0) - stats.get("skipped", 0)
@@ -280,6 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="fail when under min_score")
     parser.add_argument("--max-children", type=int, help="mutmut's parallel workers")
     parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="re-run the last run's survivors against the tests as they are now",
+    )
+    parser.add_argument(
         "--only",
         action="append",
         metavar="PATTERN",
@@ -306,11 +377,22 @@ def main(argv: list[str] | None = None) -> int:
         print(staged_pyproject(target, files))
         return 0
 
-    stage(target, folder, files)
-    print(f"$ (cd {folder.relative_to(ROOT)} && {' '.join(command)})", flush=True)
-    if subprocess.run(command, cwd=folder).returncode != 0:
-        print(f"{target.package}: mutmut failed (did the tests fail on the unmutated code?)")
-        return 1
+    if args.recheck:
+        names = _recheck_plan(target, folder, files)
+        if names:
+            refresh_tests(target, folder)
+            print(f"{target.package}: re-running {len(names)} survivors", flush=True)
+            if subprocess.run([*command, *names], cwd=folder).returncode != 0:
+                print(f"{target.package}: mutmut failed (do the tests pass on the code?)")
+                return 1
+        else:
+            print(f"{target.package}: no survivors to re-run")
+    else:
+        stage(target, folder, files)
+        print(f"$ (cd {folder.relative_to(ROOT)} && {' '.join(command)})", flush=True)
+        if subprocess.run(command, cwd=folder).returncode != 0:
+            print(f"{target.package}: mutmut failed (did the tests fail on the unmutated code?)")
+            return 1
     score, stats = read_score(folder)
     per_module = module_stats(folder, modules(target))
     kept = report(target, score, stats, args.summary, per_module, only)

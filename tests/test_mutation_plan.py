@@ -174,3 +174,74 @@ def test_the_summary_has_a_row_per_module(tmp_path: Path) -> None:
     assert "| **total** | 71.4% | 10 | 4 | 0 | 0 | 14 |\n" in text
     assert "| `yoagent.tools.sandbox` | 90.0% | 9 | 1 | 0 | 0 | 10 |\n" in text
     assert "| `yoagent.tools._fs` | 25.0% | 1 | 3 | 0 | 0 | 4 |\n" in text
+
+
+# -- --recheck: the survivors of the staged run against the tests as they are now ---------
+
+
+def test_survivors_are_read_from_mutmuts_verdicts_of_the_modules_asked(tmp_path: Path) -> None:
+    _meta(tmp_path, "src/a.py", {"a.f__mutmut_2": 0, "a.f__mutmut_1": 0, "a.f__mutmut_3": 1})
+    _meta(tmp_path, "src/b.py", {"b.g__mutmut_1": 0, "b.g__mutmut_2": 33, "b.g__mutmut_3": 36})
+    both = {"a": "src/a.py", "b": "src/b.py", "unrun": "src/c.py"}
+    assert mutation.survivors(tmp_path, both) == [
+        "a.f__mutmut_1",
+        "a.f__mutmut_2",
+        "b.g__mutmut_1",
+    ]
+    assert mutation.survivors(tmp_path, {"b": "src/b.py"}) == ["b.g__mutmut_1"]
+
+
+def _package(root: Path) -> mutation.Target:
+    (root / "packages/p/src/yoagent/p").mkdir(parents=True)
+    (root / "packages/p/src/yoagent/p/m.py").write_text("def f(): return 1\n", "utf-8")
+    (root / "packages/p/tests").mkdir()
+    (root / "packages/p/tests/test_m.py").write_text("def test_f(): pass\n", "utf-8")
+    return mutation.Target(
+        package="p",
+        root=Path("packages/p"),
+        paths_to_mutate=(Path("src/yoagent/p"),),
+        tests=(Path("tests"),),
+        do_not_mutate=(),
+        min_score=0.5,
+    )
+
+
+def test_a_changed_source_is_named_and_tests_are_copied_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    target = _package(tmp_path)
+    staged = tmp_path / ".mutation/p"
+    mutation.stage(target, staged)
+    assert mutation.changed_sources(target, staged, tmp_path) == []
+
+    package = tmp_path / "packages/p"
+    (package / "src/yoagent/p/m.py").write_text("def f(): return 2\n", "utf-8")
+    (package / "src/yoagent/p/new.py").write_text("X = 1\n", "utf-8")
+    assert mutation.changed_sources(target, staged, tmp_path) == [
+        "src/yoagent/p/m.py",
+        "src/yoagent/p/new.py",
+    ]
+
+    (package / "tests/test_m.py").unlink()
+    (package / "tests/test_edges.py").write_text("def test_edge(): pass\n", "utf-8")
+    mutation.refresh_tests(target, staged)
+    assert sorted(p.name for p in (staged / "tests").iterdir()) == ["test_edges.py"]
+
+
+def test_recheck_refuses_without_a_staged_run_or_after_the_source_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    target = _package(tmp_path)
+    staged = tmp_path / ".mutation/p"
+    with pytest.raises(SystemExit, match="no run of p is staged"):
+        mutation._recheck_plan(target, staged, None)  # pyright: ignore[reportPrivateUsage]
+    mutation.stage(target, staged)
+    _meta(staged, "src/yoagent/p/m.py", {"yoagent.p.m.f__mutmut_1": 0})
+    assert mutation._recheck_plan(target, staged, None) == ["yoagent.p.m.f__mutmut_1"]  # pyright: ignore[reportPrivateUsage]
+    (tmp_path / "packages/p/src/yoagent/p/m.py").write_text("def f(): return 3\n", "utf-8")
+    with pytest.raises(
+        SystemExit, match=r"source changed since the staged run \(src/yoagent/p/m.py\)"
+    ):
+        mutation._recheck_plan(target, staged, None)  # pyright: ignore[reportPrivateUsage]
