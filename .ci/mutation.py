@@ -15,6 +15,11 @@ mutmut finds the new tests and which mutants they reach): the score it reports i
 "after" score of a triage, from mutmut's own verdicts. It refuses when the package's
 ``src/`` changed since that run (the mutants would not be of the code now).
 
+``--changed-since REV`` mutates the package's modules whose files changed since ``REV``
+(``git diff REV...HEAD``: what a pull request changed), at most ``--max-changed`` of them
+(10; more are left to the weekly whole run); none changed is a run of nothing, exit 0.
+``.ci/mutation_changed.py REV`` lists the packages such a run has work in.
+
 ``--only PATTERN`` (repeatable) mutates a slice of the package: the modules whose dotted
 name matches a pattern (``fnmatch``: ``yoagent.tools.sandbox``, ``yoagent.core._support.*``),
 handed to mutmut as its ``only_mutate`` file list. The whole test folder still runs, so a
@@ -133,6 +138,27 @@ def select_modules(target: Target, patterns: list[str], root: Path = ROOT) -> li
             )
         chosen.update(matched)
     return sorted(chosen)
+
+
+def changed_files(since: str, root: Path | None = None) -> list[str]:
+    """Files (relative to the repository root) added, changed or renamed since ``since``
+    on this branch (``git diff since...HEAD``: from their merge base)."""
+    listed = subprocess.run(
+        ["git", "diff", "--name-only", "--diff-filter=AMR", f"{since}...HEAD"],
+        cwd=root or ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [line for line in listed.splitlines() if line]
+
+
+def changed_modules(target: Target, changed: list[str], root: Path | None = None) -> list[str]:
+    """The files (relative to the package folder) of the package's mutated modules among
+    ``changed`` (paths relative to the repository root)."""
+    prefix = target.root.as_posix() + "/"
+    inside = {path.removeprefix(prefix) for path in changed if path.startswith(prefix)}
+    return sorted(f for f in modules(target, root or ROOT).values() if f in inside)
 
 
 def _toml_value(value: Any) -> str:
@@ -346,6 +372,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="fail when under min_score")
     parser.add_argument("--max-children", type=int, help="mutmut's parallel workers")
     parser.add_argument(
+        "--changed-since",
+        metavar="REV",
+        help="mutate only the modules changed since REV (git diff REV...HEAD)",
+    )
+    parser.add_argument(
+        "--max-changed",
+        type=int,
+        default=10,
+        help="with --changed-since: more changed modules than this are left to the weekly run",
+    )
+    parser.add_argument(
         "--recheck",
         action="store_true",
         help="re-run the last run's survivors against the tests as they are now",
@@ -361,6 +398,20 @@ def main(argv: list[str] | None = None) -> int:
     target = load_target(args.package)
     only: list[str] | None = args.only
     files = select_modules(target, only) if only else None
+    if args.changed_since is not None:
+        if only:
+            raise SystemExit("--changed-since and --only choose the modules both: give one")
+        files = changed_modules(target, changed_files(args.changed_since))
+        if not files:
+            print(f"{target.package}: no mutated module changed since {args.changed_since}")
+            return 0
+        if len(files) > args.max_changed:
+            print(
+                f"{target.package}: {len(files)} modules changed since {args.changed_since}, "
+                f"more than --max-changed {args.max_changed}: left to the weekly whole run"
+            )
+            return 0
+        only = files
     folder = STAGING / target.package
     command = mutmut_command(args.max_children)
     if args.dry_run:

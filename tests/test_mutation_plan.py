@@ -245,3 +245,88 @@ def test_recheck_refuses_without_a_staged_run_or_after_the_source_changed(
         SystemExit, match=r"source changed since the staged run \(src/yoagent/p/m.py\)"
     ):
         mutation._recheck_plan(target, staged, None)  # pyright: ignore[reportPrivateUsage]
+
+
+# -- pull requests: the modules a change touched -------------------------------------------
+
+
+def test_changed_modules_are_the_mutated_files_a_change_touched() -> None:
+    tools = mutation.load_target("yoagent-tools")
+    changed = [
+        "packages/yoagent-tools/src/yoagent/tools/sandbox.py",
+        "packages/yoagent-tools/tests/test_sandbox.py",  # a test: not mutated
+        "packages/yoagent-core/src/yoagent/core/_agent.py",  # another package
+        "docs/tools.md",
+    ]
+    assert mutation.changed_modules(tools, changed) == ["src/yoagent/tools/sandbox.py"]
+    core = mutation.load_target("yoagent-core")
+    telemetry = "packages/yoagent-core/src/yoagent/core/_loop/telemetry.py"  # do_not_mutate
+    assert mutation.changed_modules(core, [telemetry]) == []
+
+
+def test_changed_files_come_from_git_since_the_merge_base(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (tmp_path / "kept.py").write_text("a = 1\n", "utf-8")
+    (tmp_path / "gone.py").write_text("b = 1\n", "utf-8")
+    git("add", ".")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "change")
+    (tmp_path / "kept.py").write_text("a = 2\n", "utf-8")
+    (tmp_path / "new.py").write_text("c = 1\n", "utf-8")
+    (tmp_path / "gone.py").unlink()
+    git("add", "-A")
+    git("commit", "-q", "-m", "change")
+    assert mutation.changed_files("main", tmp_path) == ["kept.py", "new.py"]  # not deleted
+
+
+def test_a_change_with_no_mutated_module_runs_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(mutation, "changed_files", lambda since: ["docs/tools.md"])
+    monkeypatch.setattr(mutation, "stage", lambda *a: pytest.fail("nothing to stage"))
+    assert mutation.main(["yoagent-tools", "--changed-since", "origin/main"]) == 0
+    assert "no mutated module changed since origin/main" in capsys.readouterr().out
+
+
+def test_a_change_of_too_many_modules_is_left_to_the_weekly_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = mutation.load_target("yoagent-tools")
+    every = [f"{tools.root.as_posix()}/{f}" for f in mutation.modules(tools).values()]
+    monkeypatch.setattr(mutation, "changed_files", lambda since: every)
+    monkeypatch.setattr(mutation, "stage", lambda *a: pytest.fail("nothing to stage"))
+    assert mutation.main(["yoagent-tools", "--changed-since", "x", "--max-changed", "2"]) == 0
+    assert f"{len(every)} modules changed since x, more than --max-changed 2" in (
+        capsys.readouterr().out
+    )
+
+
+def test_the_pull_request_workflow_mutates_the_changed_modules_of_each_package() -> None:
+    workflow: dict[str, Any] = yaml.safe_load(
+        (REPO / ".github/workflows/mutation-diff.yml").read_text("utf-8")
+    )
+    on: dict[str, Any] = workflow[True]  # YAML reads the key `on` as true
+    assert set(on) == {"pull_request"}
+    plan = " ".join(str(step.get("run", "")) for step in workflow["jobs"]["plan"]["steps"])
+    assert '.ci/mutation_changed.py "$BASE"' in plan
+    run = " ".join(str(step.get("run", "")) for step in workflow["jobs"]["mutmut"]["steps"])
+    assert '.ci/mutation.py "$PACKAGE" --changed-since "$BASE"' in run
+
+
+def test_the_plan_lists_the_packages_with_a_changed_mutated_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mutation_changed  # pyright: ignore[reportMissingImports]
+
+    changed = [
+        "packages/yoagent-tools/src/yoagent/tools/sandbox.py",
+        "integrations/yoagent-dbos/src/yoagent/dbos/_runtime.py",
+        "packages/yoagent-mcp/tests/test_stdio_edges.py",  # tests only: nothing to mutate
+    ]
+    monkeypatch.setattr(mutation_changed, "changed_files", lambda since: changed)
+    assert mutation_changed.changed_packages("origin/main") == ["yoagent-tools", "yoagent-dbos"]
