@@ -12,8 +12,10 @@ same depth as ``packages/<package>`` so tests that look for ``../shared`` still 
 ``--recheck`` re-runs only the mutants that survived the last run staged in
 ``.mutation/<package>/``, against the package's tests as they are now (copied in again;
 mutmut finds the new tests and which mutants they reach): the score it reports is the
-"after" score of a triage, from mutmut's own verdicts. It refuses when the package's
-``src/`` changed since that run (the mutants would not be of the code now).
+"after" score of a triage, from mutmut's own verdicts (the survivors and the mutants no
+test reached; mutmut maps only *new* tests to the code they run, so a test edited to
+reach more code is not seen: give the triage's tests new names). It refuses when a
+``.py`` file of the package's ``src/`` changed since that run.
 
 ``--changed-since REV`` mutates the package's modules whose files changed since ``REV``
 (``git diff REV...HEAD``: what a pull request changed), at most ``--max-changed`` of them
@@ -40,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -50,6 +53,9 @@ from workspace import pytest_options
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "mutants.toml"
 STAGING = ROOT / ".mutation"
+MAX_CHANGED = 10
+"""``--changed-since``: more changed modules than this in one package are left to the
+weekly whole run (a pull request's job stays short)."""
 
 
 @dataclass(frozen=True)
@@ -106,12 +112,12 @@ def load_target(package: str, plan: Path = PLAN) -> Target:
     )
 
 
-def modules(target: Target, root: Path = ROOT) -> dict[str, str]:
+def modules(target: Target, root: Path | None = None) -> dict[str, str]:
     """Every module mutmut may mutate in the package: dotted name -> path relative to the
     package folder (``yoagent.core._support.scrub`` -> ``src/yoagent/core/_support/scrub.py``),
     ``do_not_mutate`` left out."""
     found: dict[str, str] = {}
-    package_dir = root / target.root
+    package_dir = (root or ROOT) / target.root
     for entry in target.paths_to_mutate:
         for path in sorted((package_dir / entry).rglob("*.py")):
             relative = path.relative_to(package_dir).as_posix()
@@ -124,7 +130,7 @@ def modules(target: Target, root: Path = ROOT) -> dict[str, str]:
     return found
 
 
-def select_modules(target: Target, patterns: list[str], root: Path = ROOT) -> list[str]:
+def select_modules(target: Target, patterns: list[str], root: Path | None = None) -> list[str]:
     """The files (relative to the package folder) of the modules matching ``patterns``;
     a pattern that matches no module of the package is an error, not an empty run."""
     available = modules(target, root)
@@ -226,6 +232,8 @@ def refresh_tests(target: Target, folder: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for tests in target.tests:
         shutil.rmtree(folder / tests, ignore_errors=True)
+        # mutmut copies the tests into mutants/ without deleting: a deleted test would run on
+        shutil.rmtree(folder / "mutants" / tests, ignore_errors=True)
         shutil.copytree(package_dir / tests, folder / tests, ignore=ignore)
 
 
@@ -247,9 +255,14 @@ def changed_sources(target: Target, folder: Path, root: Path | None = None) -> l
     )
 
 
+_OPEN = frozenset({"survived", "no tests"})
+"""mutmut's verdicts that count against the score and a new test may change."""
+
+
 def survivors(folder: Path, files: dict[str, str]) -> list[str]:
-    """The names of the mutants that survived the run staged in ``folder``, in the
-    modules ``files`` (dotted name -> file relative to the package folder)."""
+    """The names of the mutants the run staged in ``folder`` left standing (survived, or
+    reached by no test), in the modules ``files`` (dotted name -> file relative to the
+    package folder)."""
     from mutmut.stats import status_by_exit_code  # the dev dependency's own reading
 
     names: list[str] = []
@@ -258,9 +271,7 @@ def survivors(folder: Path, files: dict[str, str]) -> list[str]:
         if not meta.is_file():
             continue
         codes: dict[str, int | None] = json.loads(meta.read_text("utf-8"))["exit_code_by_key"]
-        names.extend(
-            sorted(k for k, code in codes.items() if status_by_exit_code[code] == "survived")
-        )
+        names.extend(sorted(k for k, code in codes.items() if status_by_exit_code[code] in _OPEN))
     return names
 
 
@@ -277,6 +288,14 @@ def _recheck_plan(target: Target, folder: Path, files: list[str] | None) -> list
         )
     chosen = {n: f for n, f in modules(target, ROOT).items() if files is None or f in files}
     return survivors(folder, chosen)
+
+
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, value in one.items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 def score_of(stats: dict[str, int]) -> float | None:
@@ -379,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-changed",
         type=int,
-        default=10,
+        default=MAX_CHANGED,
         help="with --changed-since: more changed modules than this are left to the weekly run",
     )
     parser.add_argument(
@@ -446,6 +465,11 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     score, stats = read_score(folder)
     per_module = module_stats(folder, modules(target))
+    if args.recheck and files:  # the staged run may hold more modules than those asked
+        chosen = {name for name, path in modules(target).items() if path in files}
+        per_module = {name: counts for name, counts in per_module.items() if name in chosen}
+        stats = _summed(per_module.values())
+        score = score_of(stats)
     kept = report(target, score, stats, args.summary, per_module, only)
     return 1 if args.strict and not kept else 0
 

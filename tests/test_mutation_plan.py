@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -187,8 +188,9 @@ def test_survivors_are_read_from_mutmuts_verdicts_of_the_modules_asked(tmp_path:
         "a.f__mutmut_1",
         "a.f__mutmut_2",
         "b.g__mutmut_1",
+        "b.g__mutmut_2",  # no test reached it: a new test may
     ]
-    assert mutation.survivors(tmp_path, {"b": "src/b.py"}) == ["b.g__mutmut_1"]
+    assert mutation.survivors(tmp_path, {"b": "src/b.py"}) == ["b.g__mutmut_1", "b.g__mutmut_2"]
 
 
 def _package(root: Path) -> mutation.Target:
@@ -223,10 +225,12 @@ def test_a_changed_source_is_named_and_tests_are_copied_again(
         "src/yoagent/p/new.py",
     ]
 
+    shutil.copytree(staged / "tests", staged / "mutants/tests")  # what mutmut copied
     (package / "tests/test_m.py").unlink()
     (package / "tests/test_edges.py").write_text("def test_edge(): pass\n", "utf-8")
     mutation.refresh_tests(target, staged)
     assert sorted(p.name for p in (staged / "tests").iterdir()) == ["test_edges.py"]
+    assert not (staged / "mutants/tests").exists()  # mutmut copies them anew, deleted ones gone
 
 
 def test_recheck_refuses_without_a_staged_run_or_after_the_source_changed(
@@ -275,13 +279,24 @@ def test_changed_files_come_from_git_since_the_merge_base(tmp_path: Path) -> Non
     (tmp_path / "gone.py").write_text("b = 1\n", "utf-8")
     git("add", ".")
     git("commit", "-q", "-m", "base")
+    (tmp_path / "moved.py").write_text("d = 1\n" * 20, "utf-8")
+    git("add", ".")
+    git("commit", "-q", "-m", "more")
     git("checkout", "-q", "-b", "change")
     (tmp_path / "kept.py").write_text("a = 2\n", "utf-8")
     (tmp_path / "new.py").write_text("c = 1\n", "utf-8")
     (tmp_path / "gone.py").unlink()
+    git("mv", "moved.py", "renamed.py")
     git("add", "-A")
     git("commit", "-q", "-m", "change")
-    assert mutation.changed_files("main", tmp_path) == ["kept.py", "new.py"]  # not deleted
+    git("checkout", "-q", "main")  # the base moves on after the branch
+    (tmp_path / "later.py").write_text("e = 1\n", "utf-8")
+    git("add", ".")
+    git("commit", "-q", "-m", "later on main")
+    git("checkout", "-q", "change")
+    # what the branch changed since its merge base: not main's later file; not the deleted
+    # one; a renamed file under its new name
+    assert mutation.changed_files("main", tmp_path) == ["kept.py", "new.py", "renamed.py"]
 
 
 def test_a_change_with_no_mutated_module_runs_nothing(
@@ -316,6 +331,9 @@ def test_the_pull_request_workflow_mutates_the_changed_modules_of_each_package()
     assert '.ci/mutation_changed.py "$BASE"' in plan
     run = " ".join(str(step.get("run", "")) for step in workflow["jobs"]["mutmut"]["steps"])
     assert '.ci/mutation.py "$PACKAGE" --changed-since "$BASE"' in run
+    for job in ("plan", "mutmut"):  # the merge base needs the base branch's history
+        [checkout] = [s for s in workflow["jobs"][job]["steps"] if "checkout" in s.get("uses", "")]
+        assert checkout["with"]["fetch-depth"] == 0
 
 
 def test_the_plan_lists_the_packages_with_a_changed_mutated_module(
@@ -330,3 +348,44 @@ def test_the_plan_lists_the_packages_with_a_changed_mutated_module(
     ]
     monkeypatch.setattr(mutation_changed, "changed_files", lambda since: changed)
     assert mutation_changed.changed_packages("origin/main") == ["yoagent-tools", "yoagent-dbos"]
+    tools = mutation.load_target("yoagent-tools")
+    every = [f"{tools.root.as_posix()}/{f}" for f in mutation.modules(tools).values()]
+    monkeypatch.setattr(mutation_changed, "changed_files", lambda since: [*changed, *every])
+    # too many changed modules in tools: left to the weekly run, no job
+    assert mutation_changed.changed_packages("origin/main", most=3) == ["yoagent-dbos"]
+
+
+def test_recheck_reruns_the_survivors_of_the_staged_run_and_scores_the_modules_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "STAGING", tmp_path / ".mutation")
+    target = _package(tmp_path)
+    (tmp_path / "packages/p/src/yoagent/p/other.py").write_text("def g(): pass\n", "utf-8")
+    monkeypatch.setattr(mutation, "load_target", lambda name: target)
+    staged = tmp_path / ".mutation/p"
+    mutation.stage(target, staged)
+    _meta(
+        staged, "src/yoagent/p/m.py", {"yoagent.p.m.f__mutmut_1": 0, "yoagent.p.m.f__mutmut_2": 1}
+    )
+    _meta(staged, "src/yoagent/p/other.py", {"yoagent.p.other.g__mutmut_1": 0})
+    ran: list[list[str]] = []
+
+    def mutmut(command: list[str], cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        if command[-1] == "yoagent.p.m.f__mutmut_1":  # the triage's new test kills it
+            _meta(
+                staged,
+                "src/yoagent/p/m.py",
+                {"yoagent.p.m.f__mutmut_1": 1, "yoagent.p.m.f__mutmut_2": 1},
+            )
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(mutation.subprocess, "run", mutmut)
+    monkeypatch.setattr(mutation, "read_score", lambda folder: (0.5, {"total": 99}))
+    assert mutation.main(["p", "--recheck", "--only", "yoagent.p.m"]) == 0
+    assert [command[3:] for command in ran] == [["run", "yoagent.p.m.f__mutmut_1"]]
+    assert (staged / "mutants/src/yoagent/p/m.py.meta").is_file()  # the run was kept
+    out = capsys.readouterr().out
+    assert "p: re-running 1 survivors" in out
+    assert "mutation score 100.0%" in out  # m's two mutants, not the staged run's total

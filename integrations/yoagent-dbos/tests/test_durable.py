@@ -135,3 +135,22 @@ async def test_the_event_loop_keeps_a_working_thread_pool_after_the_runtime_stop
     async with DurableRuntime(runtime_url, recover_after=None):
         assert await DBOS.get_workflow_status_async("none") is None
     assert await asyncio.to_thread(lambda: "again") == "again"
+
+
+def test_a_uvloop_loop_keeps_a_working_thread_pool_after_the_runtime_stops(
+    runtime_url: str,
+) -> None:
+    """uvicorn's loop: its default executor is private, so the stopped runtime's pool is
+    found by trying it, not by looking at it."""
+    import uvloop
+
+    async def body() -> tuple[str, str]:
+        async with DurableRuntime(runtime_url, recover_after=None):
+            assert await DBOS.get_workflow_status_async("none") is None  # DBOS's pool in use
+        after = await asyncio.to_thread(lambda: "still runs")
+        async with DurableRuntime(runtime_url, recover_after=None):
+            assert await DBOS.get_workflow_status_async("none") is None
+        return after, await asyncio.to_thread(lambda: "again")
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        assert runner.run(body()) == ("still runs", "again")

@@ -69,3 +69,25 @@ def test_a_dbos_that_cannot_keep_a_non_worker_from_taking_runs_is_refused_at_lau
     with pytest.raises(DbosError, match="worker=False"):
         DurableRuntime(url, worker=False, recover_after=None).launch()
     assert not (tmp_path / "system.sqlite").exists()  # refused before DBOS started
+
+
+def test_a_non_worker_launch_that_fails_half_way_leaves_the_next_worker_taking_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dbos._dbos as dbos_module
+    from dbos._utils import INTERNAL_QUEUE_NAME
+
+    from yoagent.dbos import _store
+
+    def broken(self: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    url = f"sqlite:///{tmp_path / 'system.sqlite'}"
+    with monkeypatch.context() as patched:
+        patched.setattr(_store.Store, "prepare", broken)
+        with pytest.raises(DatabaseError, match="disk I/O error"):
+            DurableRuntime(url, worker=False, recover_after=None).launch()
+    with DurableRuntime(url, recover_after=None):
+        registry = dbos_module._get_or_create_dbos_registry()  # pyright: ignore[reportPrivateUsage]
+        internal = registry.internal_queue_map[INTERNAL_QUEUE_NAME]
+        assert internal._worker_concurrency is None  # pyright: ignore[reportPrivateUsage]

@@ -130,3 +130,11 @@ async def test_a_server_still_running_with_its_output_closed_is_reported_after_t
     state = StdioState(_SlowToExit())  # type: ignore[arg-type]
     state.output_closed = True
     assert await state.settled_reason() == "closed its output (its process is still running)"
+
+
+async def test_a_connection_the_host_closed_is_reported_at_once() -> None:
+    state = StdioState(_SlowToExit())  # type: ignore[arg-type]  # still running
+    state.closed_by_host = True
+    started = time.monotonic()
+    assert await state.settled_reason() == "was closed"
+    assert time.monotonic() - started < EXIT_TAIL_GRACE

@@ -20,7 +20,6 @@ from sqlalchemy.engine import make_url
 
 import dbos._dbos as _dbos_module
 from dbos import DBOS, DBOSConfig
-from dbos._utils import INTERNAL_QUEUE_NAME
 
 from ._errors import DatabaseError, DbosError
 from ._queues import declared
@@ -53,7 +52,9 @@ class DurableRuntime:
     ``executor_id`` names this worker; give each worker sharing a database its own
     (the default, ``"local"``, suits one worker). A worker takes runs from the queues of
     its agents only; ``worker=False`` makes a process that starts, watches and answers
-    runs but takes none, not even a recovered one. With
+    runs but takes none, not even a recovered one: the runs it started and left unfinished
+    are re-enqueued when it launches again, and a worker (same agents, same application
+    version) finishes them. With
     ``recover_after`` set, the
     workers on one database watch each other: one silent for that many seconds is taken
     for dead, and one of the others recovers its unfinished runs.
@@ -107,8 +108,9 @@ class DurableRuntime:
             raise DbosError("a durable runtime is running already: one per process")
         if self.recover_after is not None:
             _recovery()  # before anything starts: a DBOS without it is refused here
-        if not self.worker:
-            _internal_queue_registry()  # likewise
+        if not self.worker:  # likewise
+            _internal_queue_registry()
+            _internal_queue_name()
         shown = display_url(self.database_url)
         config: DBOSConfig = {
             "name": self.name,
@@ -133,6 +135,7 @@ class DurableRuntime:
             store.prepare()  # after DBOS, which creates a PostgreSQL database
         except Exception as error:
             DBOS.destroy()
+            _release_the_internal_queue()  # a worker launched next must take runs again
             store.close()
             if isinstance(error, DatabaseError):
                 raise
@@ -236,6 +239,20 @@ def _recovery() -> Callable[[list[str]], object]:
     return recover
 
 
+def _internal_queue_name() -> str:
+    """The name of DBOS's internal queue (private to DBOS)."""
+    from dbos import _utils
+
+    name: Any = getattr(_utils, "INTERNAL_QUEUE_NAME", None)
+    if not isinstance(name, str):
+        raise DbosError(
+            "this version of dbos does not name its internal queue, which keeping a "
+            "worker=False process from taking recovered runs needs: install the dbos "
+            "version yoagent-dbos declares"
+        )
+    return name
+
+
 def _internal_queue_registry() -> Any:
     """DBOS's in-process registry of its own queues (private to DBOS, which builds it with
     its first ``DBOS(...)``): a version without it is refused with :class:`DbosError`, at
@@ -258,9 +275,9 @@ def _take_nothing_from_the_internal_queue() -> None:
     there, and a process without their agents would take one, fail to start it, and keep
     it pending under its own executor id, out of every worker's reach. A worker
     concurrency of 0 makes each poll of this process claim nothing."""
-    registry = _internal_queue_registry()
-    registry.internal_queue_map.pop(INTERNAL_QUEUE_NAME, None)
-    registry._register_internal_queue(INTERNAL_QUEUE_NAME, worker_concurrency=0)
+    registry, name = _internal_queue_registry(), _internal_queue_name()
+    registry.internal_queue_map.pop(name, None)
+    registry._register_internal_queue(name, worker_concurrency=0)
 
 
 def _release_the_internal_queue() -> None:
@@ -268,23 +285,31 @@ def _release_the_internal_queue() -> None:
     next launch in this process makes it anew, taking runs again if it is a worker."""
     registry: Any = getattr(_dbos_module, "_dbos_global_registry", None)
     queues: Any = getattr(registry, "internal_queue_map", None)
-    if isinstance(queues, dict):
-        cast("dict[str, Any]", queues).pop(INTERNAL_QUEUE_NAME, None)
+    from dbos import _utils
+
+    name: Any = getattr(_utils, "INTERNAL_QUEUE_NAME", None)
+    if isinstance(queues, dict) and isinstance(name, str):
+        cast("dict[str, Any]", queues).pop(name, None)
 
 
 def _release_the_loop_executor() -> None:
-    """Give the running event loop a thread pool of its own again. DBOS makes its pool the
-    loop's default executor at its first asynchronous call and shuts that pool down with
-    DBOS: without this, ``asyncio.to_thread`` — and every new connection's address lookup
-    — would fail on the loop for the rest of its life."""
+    """Give the running event loop a thread pool of its own again, when its default
+    executor can no longer take work. DBOS makes its pool the default executor of the loop
+    of its first asynchronous call and shuts that pool down with DBOS: without this,
+    ``asyncio.to_thread`` — and every new connection's address lookup — fails on that loop
+    for the rest of its life. Probed, not inspected: uvloop keeps the executor private."""
     try:
         loop = asyncio.get_running_loop()
-    except RuntimeError:
+    except RuntimeError:  # shut down from a thread without a loop: nothing to give back
         return
-    shared: Any = getattr(_dbos_module, "_SharedExecutor", None)
-    current = getattr(loop, "_default_executor", None)
-    if isinstance(shared, type) and isinstance(current, shared):
+    try:
+        loop.run_in_executor(None, _nothing)
+    except RuntimeError:  # "cannot schedule new futures after shutdown"
         loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="asyncio"))
+
+
+def _nothing() -> None:
+    return None
 
 
 def _register_queues() -> None:

@@ -112,14 +112,17 @@ class StdioState:
 
     async def settled_reason(self) -> str:
         """The end's reason once the exit and the stderr drain are seen: waits up to
-        :data:`EXIT_WAIT` for the exit, then up to :data:`EXIT_TAIL_GRACE` for stderr."""
-        # Both are set by threads (threading.Event): polled, not awaited.
-        with anyio.move_on_after(EXIT_WAIT):
-            while not self.process.has_exited:  # noqa: ASYNC110
-                await anyio.sleep(0.01)
-        with anyio.move_on_after(EXIT_TAIL_GRACE):
-            while not (self.process.has_exited and self.process.stderr.done.is_set()):  # noqa: ASYNC110
-                await anyio.sleep(0.01)
+        :data:`EXIT_WAIT` for the exit, then up to :data:`EXIT_TAIL_GRACE` for stderr
+        (nothing when this side closed the connection: the reason is known)."""
+        if not self.closed_by_host:
+            # Both are set by threads (threading.Event): polled, not awaited.
+            with anyio.move_on_after(EXIT_WAIT):
+                while not self.process.has_exited:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            if self.process.has_exited:
+                with anyio.move_on_after(EXIT_TAIL_GRACE):
+                    while not self.process.stderr.done.is_set():  # noqa: ASYNC110
+                        await anyio.sleep(0.01)
         return self.exit_reason() or ("ended" + self.suffix())
 
 
