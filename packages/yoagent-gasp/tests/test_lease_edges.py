@@ -11,6 +11,7 @@ import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,35 @@ def _on_file(root: Path) -> dict[str, object]:
 def _write_record(root: Path, record: dict[str, object]) -> None:
     _lease_file(root).parent.mkdir(parents=True, exist_ok=True)
     _lease_file(root).write_text(json.dumps(record))
+
+
+def _around_reads(
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    before: Callable[[int], object] = lambda n: None,
+    after: Callable[[int], object] = lambda n: None,
+) -> list[LeaseRecord | None]:
+    """The lease's reads of its file, each with ``before(n)`` and ``after(n)`` (``n``: the
+    reads done so far) around it: what another process does meanwhile. Returns what each
+    read found."""
+    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
+    found: list[LeaseRecord | None] = []
+
+    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
+        before(len(found))
+        record = real_read(name, folder, path)
+        after(len(found))
+        found.append(record)
+        return record
+
+    monkeypatch.setattr(lease_module, "_read", read)
+    return found
+
+
+def _link_agent_folder_to(repo: Path, outside: Path) -> None:
+    """Swap ``repo/.agent`` (kept as ``.agent-locked``) for a link to ``outside``."""
+    (repo / ".agent").rename(repo / ".agent-locked")
+    (repo / ".agent").symlink_to(outside, target_is_directory=True)
 
 
 def _dead_pid() -> int:
@@ -266,41 +296,26 @@ def test_release_gives_up_only_its_own_lease_and_forgets_its_expiry(
 def test_a_lease_created_meanwhile_without_the_lock_is_held_not_overwritten(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
     theirs = {"worker_id": "racer", "pid": 1, "expires_at_ms": 5, "host": "h"}
-    reads: list[str] = []
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        found = real_read(name, folder, path)
-        if not reads:  # the exclusive create follows: another runtime gets there first
-            _write_record(tmp_path, theirs)
-        reads.append(name)
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    # the exclusive create follows the first read: another runtime gets there first
+    reads = _around_reads(monkeypatch, after=lambda n: n or _write_record(tmp_path, theirs))
     with pytest.raises(LeaseHeldError) as held:
         Lease(tmp_path, "me").acquire()
     assert str(held.value) == "the lease is held by worker `racer` (pid 1 on h) until 5"
-    assert len(reads) == 2
+    assert reads == [None, LeaseRecord("racer", 1, 5, "h")]
     assert _on_file(tmp_path) == theirs
 
 
 def test_a_lease_created_and_gone_again_meanwhile_is_held_by_another_writer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
-    reads: list[LeaseRecord | None] = []
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        if reads:  # the exclusive create failed; the file is gone again by the re-read
-            _lease_file(tmp_path).unlink()
-        found = real_read(name, folder, path)
-        if not reads:
-            _write_record(tmp_path, {"worker_id": "racer", "pid": 1, "expires_at_ms": 5})
-        reads.append(found)
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    racer = {"worker_id": "racer", "pid": 1, "expires_at_ms": 5}
+    # created before the exclusive create, and gone again by the re-read
+    reads = _around_reads(
+        monkeypatch,
+        before=lambda n: n and _lease_file(tmp_path).unlink(),
+        after=lambda n: n or _write_record(tmp_path, racer),
+    )
     with pytest.raises(LeaseHeldError) as held:
         Lease(tmp_path, "me").acquire()
     assert str(held.value) == "the lease is held by another writer"
@@ -400,15 +415,8 @@ def test_an_agent_folder_that_is_a_link_is_refused_with_why(tmp_path: Path) -> N
 def test_a_corrupt_lease_created_meanwhile_is_named_in_the_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        found = real_read(name, folder, path)
-        if found is None and not _lease_file(tmp_path).exists():
-            _lease_file(tmp_path).write_text("garbage")  # another runtime, mid-write
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    # another runtime creates it, and is still writing it, by the re-read
+    _around_reads(monkeypatch, after=lambda n: n or _lease_file(tmp_path).write_text("garbage"))
     with pytest.raises(LeaseCorruptError) as corrupt:
         Lease(tmp_path, "me").acquire()
     assert str(corrupt.value).startswith(f"the lease file {_lease_file(tmp_path)} is corrupt (")
@@ -429,14 +437,7 @@ def test_a_lease_gone_between_the_read_and_the_removal_is_released(
 ) -> None:
     lease = Lease(tmp_path, "me")
     lease.acquire()
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        found = real_read(name, folder, path)
-        _lease_file(tmp_path).unlink()  # removed by hand meanwhile
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    _around_reads(monkeypatch, after=lambda n: _lease_file(tmp_path).unlink())  # by hand
     lease.release()
     assert not _lease_file(tmp_path).exists()
 
@@ -453,15 +454,7 @@ def test_release_removes_the_lease_of_the_folder_it_locked_never_through_a_link(
     repo = tmp_path / "repo"
     lease = Lease(repo, "me")
     lease.acquire()
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        found = real_read(name, folder, path)
-        (repo / ".agent").rename(repo / ".agent-locked")
-        (repo / ".agent").symlink_to(outside, target_is_directory=True)
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    _around_reads(monkeypatch, after=lambda n: _link_agent_folder_to(repo, outside))
     lease.release()
     assert (outside / "lease").read_text() == "not yours"
     assert not (repo / ".agent-locked" / "lease").exists()
@@ -510,16 +503,7 @@ def test_acquire_writes_the_lease_into_the_folder_it_locked_never_through_a_link
     outside.mkdir()
     repo = tmp_path / "repo"
     (repo / ".agent").mkdir(parents=True)
-    real_read = lease_module._read  # pyright: ignore[reportPrivateUsage]
-
-    def read(name: str, folder: int | None, path: Path) -> LeaseRecord | None:
-        found = real_read(name, folder, path)
-        if not (repo / ".agent-locked").exists():
-            (repo / ".agent").rename(repo / ".agent-locked")
-            (repo / ".agent").symlink_to(outside, target_is_directory=True)
-        return found
-
-    monkeypatch.setattr(lease_module, "_read", read)
+    _around_reads(monkeypatch, after=lambda n: n or _link_agent_folder_to(repo, outside))
     Lease(repo, "me").acquire()
     assert list(outside.iterdir()) == []
     assert json.loads((repo / ".agent-locked" / "lease").read_bytes())["worker_id"] == "me"
