@@ -11,8 +11,10 @@ from yoagent.core import (
     StopReason,
     TextContent,
     ToolCall,
+    ToolResultMessage,
     Usage,
 )
+from yoagent.core.extension import HELD_RESULT
 
 FAST_RETRY = RetryConfig(max_retries=3, initial_delay=0.001, max_delay=0.01, jitter=0.2)
 
@@ -32,6 +34,27 @@ def tool_reply(*calls: ToolCall, text: str = "", usage: Usage | None = None) -> 
     content: list[Any] = [TextContent(text=text)] if text else []
     return AssistantMessage(
         content=[*content, *calls], stop_reason=StopReason.TOOL_USE, usage=usage or Usage()
+    )
+
+
+def held_placeholder(
+    call_id: str, tool_name: str, reason: str, **arguments: Any
+) -> ToolResultMessage:
+    """A held call's placeholder result as a stored history holds it (written by hand: a
+    history from before a change to how the loop writes them)."""
+    return ToolResultMessage(
+        tool_call_id=call_id,
+        tool_name=tool_name,
+        content=[TextContent(text=HELD_RESULT)],
+        is_error=True,
+        details={
+            "pending_approval": {
+                "tool_call_id": call_id,
+                "tool_name": tool_name,
+                "arguments": arguments,
+                "reason": reason,
+            }
+        },
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from core_helpers import Recorder, call, text_reply, tool_reply
+from core_helpers import Recorder, call, held_placeholder, text_reply, tool_reply
 
 from yoagent.core import (
     Agent,
@@ -20,7 +20,6 @@ from yoagent.core import (
     MockReply,
     ModelConfig,
     ResumeError,
-    TextContent,
     ToolCall,
     ToolCallDelta,
     ToolCallRequest,
@@ -31,7 +30,6 @@ from yoagent.core import (
     tool,
 )
 from yoagent.core.context import context_messages
-from yoagent.core.extension import HELD_RESULT
 from yoagent.core.provider import validate_transcript
 
 
@@ -197,20 +195,7 @@ async def test_a_stored_history_with_a_repeated_held_id_cannot_be_resumed() -> N
     resume would run both on one decision, so it is refused before anything runs."""
     ran = Ran()
     reply = tool_reply(call("delete", "d", path="a"), call("delete", "d", path="b"))
-    held = ToolResultMessage(
-        tool_call_id="d",
-        tool_name="delete",
-        content=[TextContent(text=HELD_RESULT)],
-        is_error=True,
-        details={
-            "pending_approval": {
-                "tool_call_id": "d",
-                "tool_name": "delete",
-                "arguments": {"path": "a"},
-                "reason": "delete a?",
-            }
-        },
-    )
+    held = held_placeholder("d", "delete", "delete a?", path="a")
     agent = Agent.from_provider(
         MockProvider([text_reply("done")], validate=False),
         ModelConfig.mock(),
