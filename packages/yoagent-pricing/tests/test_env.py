@@ -24,7 +24,7 @@ from yoagent.pricing import (
     load_env_override,
     pricing_enabled,
 )
-from yoagent.pricing._layers import apply_env_override
+from yoagent.pricing._autoload import apply_env_override
 
 OVERRIDE = {
     "schema": 1,
@@ -127,7 +127,7 @@ def test_its_warnings_are_kept_and_install_override_replaces_it(
 
 def test_the_package_registers_core_autoload() -> None:
     found = [e for e in entry_points(group=core_slot.AUTOLOAD_GROUP) if e.name == "env"]
-    assert [e.value for e in found] == ["yoagent.pricing._layers:apply_env_override"]
+    assert [e.value for e in found] == ["yoagent.pricing._autoload:apply_env_override"]
     assert found[0].load() is apply_env_override
 
 

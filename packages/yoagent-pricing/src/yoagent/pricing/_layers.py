@@ -30,14 +30,12 @@ from yoagent.core.provider import set_price_resolver
 from yoagent.core.support import reset_warn_once, warn_once
 
 from ._changes import PriceChange, diff
+from ._env_var import PRICES_ENV_VAR
 from ._errors import PriceError
 from ._genai import genai_prices
 from ._keys import PRICED_PROVIDERS, inert_entries, override_warnings, price_key
 from ._logging import logger
 from ._table import PriceTable
-
-PRICES_ENV_VAR = "YOAGENT_PRICES"
-"""A price file's path, or the file's JSON itself (starting with ``{``): the user layer."""
 
 _LOGGED_DISAGREEMENTS = 5
 

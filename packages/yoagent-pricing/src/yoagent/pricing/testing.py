@@ -18,7 +18,8 @@ import os
 from collections.abc import Generator
 from contextlib import contextmanager
 
-from ._layers import PRICES_ENV_VAR, reset_for_tests
+from ._env_var import PRICES_ENV_VAR
+from ._layers import reset_for_tests
 
 
 def reset_prices() -> None:
