@@ -241,7 +241,7 @@ async def test_a_call_without_a_task_is_refused(arguments: dict[str, Any]) -> No
     await agent.prompt("go")
     [result] = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
     assert result.is_error
-    assert "say what the remote agent should do: 'task' is empty" in result.text
+    assert result.text == "say what the remote agent should do: 'task' is empty"
 
 
 @pytest.mark.parametrize("streaming", [True, False])
