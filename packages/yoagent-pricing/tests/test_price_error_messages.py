@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+import respx
 from pricing_helpers import one
 
 from yoagent.pricing import (
@@ -17,8 +18,8 @@ from yoagent.pricing import (
     PriceSource,
     PriceTable,
     UnsupportedSchemaError,
+    fetch_prices,
 )
-from yoagent.pricing._sources import parse_source
 
 
 def test_ten_problems_are_all_shown_and_more_are_counted() -> None:
@@ -123,20 +124,29 @@ def test_a_document_that_is_not_an_object_says_what_it_is(data: str, kind: str) 
     assert problems(data) == (f"expected a JSON object, got {kind}",)
 
 
-def test_a_price_file_source_is_read_as_a_price_file() -> None:
+async def fetched(source: PriceSource, body: bytes) -> Any:
+    with respx.mock(assert_all_called=True) as router:
+        router.get(source.url).respond(200, content=body)
+        return await fetch_prices(source)
+
+
+async def refused_cause(source: PriceSource, body: bytes) -> Any:
+    with pytest.raises(PriceFetchError) as raised:
+        await fetched(source, body)
+    return raised.value.__cause__
+
+
+@pytest.mark.anyio
+async def test_a_price_file_source_is_read_as_a_price_file() -> None:
     source = PriceSource.price_file("https://x.test/prices.json?key=k")
     assert source.format == "price_file"
-    report = parse_source(source, one({"input": 1, "output": 2, "oops": 1}).encode())
+    report = await fetched(source, one({"input": 1, "output": 2, "oops": 1}).encode())
     assert report.ignored_fields == ("providers.p.m.oops",)
-    with pytest.raises(PriceFetchError) as raised:
-        parse_source(source, one({"input": 1e9, "output": 2}).encode())
-    cause: Any = raised.value.__cause__
-    assert isinstance(cause, PriceDataError) and cause.origin == "https://x.test/prices.json?…"
-    with pytest.raises(PriceFetchError) as raised:
-        parse_source(source, b"{oops")
-    cause = raised.value.__cause__
-    assert isinstance(cause, PriceDataError) and cause.origin == "https://x.test/prices.json?…"
-    with pytest.raises(PriceFetchError) as raised:
-        parse_source(PriceSource.models_dev("https://m.test/api.json?key=k"), b"[]")
-    cause = raised.value.__cause__
-    assert isinstance(cause, PriceDataError) and cause.origin == "https://m.test/api.json?…"
+    shown = "https://x.test/prices.json?…"
+    implausible = await refused_cause(source, one({"input": 1e9, "output": 2}).encode())
+    assert isinstance(implausible, PriceDataError) and implausible.origin == shown
+    broken = await refused_cause(source, b"{oops")
+    assert isinstance(broken, PriceDataError) and broken.origin == shown
+    upstream = PriceSource.models_dev("https://m.test/api.json?key=k")
+    empty = await refused_cause(upstream, b"[]")
+    assert isinstance(empty, PriceDataError) and empty.origin == "https://m.test/api.json?…"
