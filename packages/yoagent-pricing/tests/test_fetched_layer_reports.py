@@ -1,0 +1,115 @@
+"""What installing a fetched table reports and logs: each change whole (a shadowed one
+too), the disagreements with the snapshot only while the snapshot is on (five shown, the
+rest counted), a fetched layer replaced; and what ``YOAGENT_PRICES`` says when read."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from pricing_helpers import table
+
+from yoagent.core import CostConfig
+from yoagent.pricing import (
+    PRICES_ENV_VAR,
+    PriceTable,
+    enable_bundled,
+    env_override_status,
+    install_fetched,
+    install_override,
+)
+
+
+def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records]
+
+
+def test_a_shadowed_change_keeps_its_model_and_both_prices() -> None:
+    install_override(table({"openai": {"m": {"input": 1, "output": 2}}}))
+    install_fetched(table({"openai": {"m": {"input": 3, "output": 4}}}))
+    [change] = install_fetched(table({"openai": {"m": {"input": 5, "output": 6}}}))
+    assert (change.provider, change.model, change.shadowed) == ("openai", "m", True)
+    assert change.before == CostConfig(input=3, output=4)
+    assert change.after == CostConfig(input=5, output=6)
+
+
+def test_with_the_snapshot_off_no_disagreement_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    snapshot_model = next(iter(PriceTable.bundled()))
+    provider, model = snapshot_model
+    with caplog.at_level(logging.INFO, logger="yoagent.pricing"):
+        install_fetched(table({provider: {model: {"input": 9999, "output": 9999}}}))
+    assert messages(caplog) == ["installed fetched prices: 1 model(s) changed"]
+
+
+def test_five_disagreements_are_shown_and_the_rest_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    enable_bundled(genai_prices=False)
+    keys = list(PriceTable.bundled())[:7]
+    fetched: dict[str, dict[str, dict[str, float]]] = {}
+    for provider, model in keys:
+        fetched.setdefault(provider, {})[model] = {"input": 9999, "output": 9999}
+    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
+        install_fetched(table(fetched))
+    [logged] = messages(caplog)
+    assert logged.startswith(
+        "the fetched prices disagree with the bundled snapshot on 7 model(s) and win: "
+    )
+    assert logged.endswith("; and 2 more")
+    for provider, model in keys[:5]:
+        assert f"{provider}/{model}: " in logged
+    assert f"{keys[5][0]}/{keys[5][1]}: " not in logged
+
+
+def test_exactly_five_disagreements_are_shown_with_no_count(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    enable_bundled(genai_prices=False)
+    fetched: dict[str, dict[str, dict[str, float]]] = {}
+    for provider, model in list(PriceTable.bundled())[:5]:
+        fetched.setdefault(provider, {})[model] = {"input": 9999, "output": 9999}
+    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
+        install_fetched(table(fetched))
+    [logged] = messages(caplog)
+    assert "on 5 model(s)" in logged and "more" not in logged
+
+
+def test_replacing_a_fetched_layer_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    install_fetched(table({"openai": {"a": {"input": 1, "output": 2}}}))
+    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
+        install_fetched(table({"openai": {"b": {"input": 1, "output": 2}}}))
+    assert messages(caplog) == [
+        "install_fetched: replaces a fetched layer of 1 entries; models only it listed revert"
+    ]
+
+
+def test_a_rejected_inline_variable_is_named_and_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(PRICES_ENV_VAR, "{broken")
+    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
+        status = env_override_status()
+    assert (status.state, status.source) == ("rejected", "inline JSON")
+    [logged] = messages(caplog)
+    assert logged.startswith(f"ignoring {PRICES_ENV_VAR} (inline JSON): invalid price data from ")
+    assert logged.endswith("; no user layer installed")
+
+
+def test_a_loaded_variable_says_where_from_and_how_many_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(
+        json.dumps({"schema": 1, "providers": {"gateway": {"m": {"input": 1, "output": 2}}}})
+    )
+    monkeypatch.setenv(PRICES_ENV_VAR, str(path))
+    with caplog.at_level(logging.INFO, logger="yoagent.pricing"):
+        status = env_override_status()
+    assert (status.state, status.source, status.entries) == ("loaded", str(path), 1)
+    logged = messages(caplog)
+    assert logged[0] == f"loaded {PRICES_ENV_VAR} ({path}): 1 entries"
+    assert logged[1].startswith(f"{PRICES_ENV_VAR}: gateway/m: no lookup reads these")
