@@ -84,6 +84,25 @@ def test_a_new_tiered_price_is_described_with_its_tiers() -> None:
     )
     flat = PriceChange(provider="p", model="m", before=CostConfig(input=1, output=2), after=None)
     assert str(flat) == "p/m: no longer priced (was input 1, output 2, cache_read 0, cache_write 0)"
+    assert str(PriceChange(provider="p", model="m", before=None, after=None)) == "p/m: unpriced"
+
+
+def test_an_implausible_tier_rate_is_named_by_its_tier() -> None:
+    tiered = CostConfig(
+        input=1,
+        output=2,
+        tiers=(
+            ContextTier(above_prompt_tokens=1000, input=2, output=10_000),
+            ContextTier(above_prompt_tokens=5000, input=3, output=20_000),
+        ),
+    )
+    bad = PriceTable({("p", "m"): PriceEntry(cost=tiered)})
+    with pytest.raises(PriceDataError) as raised:
+        bad.check_plausible(origin="here")
+    assert raised.value.problems == (
+        "p/m: tiers[1].output is 20000 USD per million tokens, above the plausible 10000",
+    )
+    assert raised.value.origin == "here"
 
 
 def test_an_audit_report_reads_one_finding_a_line() -> None:
