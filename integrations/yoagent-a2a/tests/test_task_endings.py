@@ -140,6 +140,9 @@ async def test_streamed_chunks_append_to_one_answer() -> None:
     assert {c.artifact.name for c in chunks} == {ANSWER_ARTIFACT}
     assert "".join(p.text for c in chunks for p in c.artifact.parts) == "x" * 40
     assert ending(responses) == (TaskState.TASK_STATE_COMPLETED, "x" * 40)
+    again = await exchange(agent_on(reply))
+    other = {r.artifact_update.artifact.artifact_id for r in again if r.HasField("artifact_update")}
+    assert other.isdisjoint({c.artifact.artifact_id for c in chunks})  # one answer per task
 
 
 async def test_an_empty_completed_reply_carries_no_answer() -> None:
