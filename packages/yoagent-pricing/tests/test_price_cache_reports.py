@@ -128,8 +128,10 @@ async def test_a_cache_with_a_bad_entry_is_invalid_and_named_by_its_path(tmp_pat
         (120.0, "2 min"),
         (7199.0, "120 min"),
         (7200.0, "2 h"),
+        (12_600.0, "4 h"),  # 3.5 h, rounded half to even
         (172_799.0, "48 h"),
         (172_800.0, "2 days"),
+        (302_400.0, "4 days"),  # 3.5 days
         (864_000.0, "10 days"),
     ],
 )

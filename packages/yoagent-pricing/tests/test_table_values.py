@@ -33,6 +33,15 @@ def test_with_entry_adds_a_model_and_keeps_the_rest() -> None:
     assert replaced.cost("openai", "m") == CostConfig(input=9, output=9)
 
 
+def test_a_table_built_in_code_keeps_its_comment_and_so_does_one_layered_over() -> None:
+    built = PriceTable({("p", "m"): PriceEntry(cost=CostConfig(input=1, output=2))}, comment="c")
+    assert built.comment == "c"
+    lower = table({"openai": {"m": {"input": 1, "output": 2, "cache_reed": 1}}}, comment="low")
+    layered = lower.layered(built)
+    assert (layered.comment, layered.ignored_fields) == ("low", ("providers.openai.m.cache_reed",))
+    assert list(layered) == [("openai", "m"), ("p", "m")]
+
+
 def test_tables_with_the_same_entries_and_another_comment_differ() -> None:
     entries = {"openai": {"m": {"input": 1, "output": 2}}}
     assert table(entries, comment="a") == table(entries, comment="a")
