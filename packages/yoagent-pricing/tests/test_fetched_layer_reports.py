@@ -9,9 +9,9 @@ import logging
 from pathlib import Path
 
 import pytest
-from pricing_helpers import table
+from pricing_helpers import config, table
 
-from yoagent.core import CostConfig
+from yoagent.core import CostConfig, resolve_cost
 from yoagent.pricing import (
     PRICES_ENV_VAR,
     PriceTable,
@@ -113,3 +113,15 @@ def test_a_loaded_variable_says_where_from_and_how_many_entries(
     logged = messages(caplog)
     assert logged[0] == f"loaded {PRICES_ENV_VAR} ({path}): 1 entries"
     assert logged[1].startswith(f"{PRICES_ENV_VAR}: gateway/m: no lookup reads these")
+
+
+def test_each_unpriced_model_is_warned_about_once(caplog: pytest.LogCaptureFixture) -> None:
+    install_fetched(table({"anthropic": {"listed": {"input": 1, "output": 2}}}))
+    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
+        for model in ("first-missing", "second-missing", "first-missing"):
+            assert resolve_cost(config("anthropic", model)) is None
+    assert messages(caplog) == [
+        f"no price for anthropic/{model}: pricing is on but only for the models a layer lists "
+        "(the bundled snapshot is off); its usage is unpriced"
+        for model in ("first-missing", "second-missing")
+    ]
