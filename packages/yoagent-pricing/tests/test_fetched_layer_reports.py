@@ -45,37 +45,27 @@ def test_with_the_snapshot_off_no_disagreement_is_logged(
     assert messages(caplog) == ["installed fetched prices: 1 model(s) changed"]
 
 
+def disagreeing(count: int) -> PriceTable:
+    """A table pricing the snapshot's first ``count`` models differently."""
+    fetched: dict[str, dict[str, dict[str, float]]] = {}
+    for provider, model in list(PriceTable.bundled())[:count]:
+        fetched.setdefault(provider, {})[model] = {"input": 9999, "output": 9999}
+    return table(fetched)
+
+
+@pytest.mark.parametrize(("count", "tail"), [(5, ""), (6, "; and 1 more"), (8, "; and 3 more")])
 def test_five_disagreements_are_shown_and_the_rest_counted(
-    caplog: pytest.LogCaptureFixture,
+    count: int, tail: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     enable_bundled(genai_prices=False)
-    keys = list(PriceTable.bundled())[:7]
-    fetched: dict[str, dict[str, dict[str, float]]] = {}
-    for provider, model in keys:
-        fetched.setdefault(provider, {})[model] = {"input": 9999, "output": 9999}
     with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
-        install_fetched(table(fetched))
-    [logged] = messages(caplog)
-    assert logged.startswith(
-        "the fetched prices disagree with the bundled snapshot on 7 model(s) and win: "
-    )
-    assert logged.endswith("; and 2 more")
-    for provider, model in keys[:5]:
-        assert f"{provider}/{model}: " in logged
-    assert f"{keys[5][0]}/{keys[5][1]}: " not in logged
-
-
-def test_exactly_five_disagreements_are_shown_with_no_count(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    enable_bundled(genai_prices=False)
-    fetched: dict[str, dict[str, dict[str, float]]] = {}
-    for provider, model in list(PriceTable.bundled())[:5]:
-        fetched.setdefault(provider, {})[model] = {"input": 9999, "output": 9999}
-    with caplog.at_level(logging.WARNING, logger="yoagent.pricing"):
-        install_fetched(table(fetched))
-    [logged] = messages(caplog)
-    assert "on 5 model(s)" in logged and "more" not in logged
+        changes = install_fetched(disagreeing(count))
+    assert len(changes) == count and all(c.before is not None for c in changes)
+    shown = "; ".join(str(c) for c in changes[:5])
+    assert messages(caplog) == [
+        f"the fetched prices disagree with the bundled snapshot on {count} model(s) and win: "
+        f"{shown}{tail}"
+    ]
 
 
 def test_replacing_a_fetched_layer_is_logged(caplog: pytest.LogCaptureFixture) -> None:

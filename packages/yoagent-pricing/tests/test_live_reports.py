@@ -10,7 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
+from pricing_helpers import config
 
+from yoagent.core import resolve_cost
 from yoagent.pricing import (
     MODELS_DEV,
     MODELS_DEV_URL,
@@ -42,6 +44,8 @@ async def test_a_failed_fetch_names_the_source_without_its_query() -> None:
         router.get(source.url).mock(return_value=httpx.Response(503))
         live = await enable_live(source)
     assert live.fell_back and live.origin.url == MODELS_DEV_URL + "?…"
+    # Fallen back, it prices from both offline layers: genai-prices lists this model.
+    assert resolve_cost(config("openai", "babbage-002")) is not None
 
 
 async def test_a_price_files_ignored_fields_are_reported() -> None:
