@@ -150,3 +150,17 @@ async def test_a_price_file_source_is_read_as_a_price_file() -> None:
     upstream = PriceSource.models_dev("https://m.test/api.json?key=k")
     empty = await refused_cause(upstream, b"[]")
     assert isinstance(empty, PriceDataError) and empty.origin == "https://m.test/api.json?…"
+
+
+def test_tiers_out_of_order_in_two_models_are_both_listed() -> None:
+    backwards = {
+        "input": 1,
+        "output": 2,
+        "tiers": [
+            {"above_prompt_tokens": 2000, "input": 2, "output": 4},
+            {"above_prompt_tokens": 1000, "input": 3, "output": 6},
+        ],
+    }
+    text = json.dumps({"schema": 1, "providers": {"p": {"a": backwards, "b": backwards}}})
+    found = problems(text)
+    assert [problem.split(":")[0] for problem in found] == ["p/a", "p/b"]
