@@ -19,18 +19,15 @@ from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
-    AgentCapabilities,
     AgentCard,
-    AgentInterface,
     Message,
     Part,
     Role,
 )
-from a2a.utils.constants import PROTOCOL_VERSION_CURRENT
 from a2a_testing import in_process
 from starlette.applications import Starlette
 
-from yoagent.a2a import A2AAgentTool, RemoteAgentError
+from yoagent.a2a import A2AAgentTool, RemoteAgentError, agent_card
 from yoagent.a2a import _tool as tool_module
 from yoagent.core import (
     Agent,
@@ -99,37 +96,17 @@ class Scripted(AgentExecutor):
 
 
 def card(*, streaming: bool = True, name: str = "scripted") -> AgentCard:
-    return AgentCard(
-        name=name,
-        description="Ends tasks as told.",
-        version="1",
-        supported_interfaces=[
-            AgentInterface(
-                protocol_binding="JSONRPC", url=URL, protocol_version=PROTOCOL_VERSION_CURRENT
-            )
-        ],
-        capabilities=AgentCapabilities(streaming=streaming),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-    )
+    """The scripted agent's card, as ``agent_card`` writes one (streaming or not)."""
+    agent = Agent.from_provider(MockProvider([]), ModelConfig.mock())
+    written = agent_card(agent, name=name, description="Ends tasks as told.", url=URL)
+    written.capabilities.streaming = streaming
+    return written
 
 
 @asynccontextmanager
-async def scripted(*, streaming: bool = True) -> AsyncIterator[A2AAgentTool]:
-    remote = card(streaming=streaming)
-    handler = DefaultRequestHandler(
-        agent_executor=Scripted(), task_store=InMemoryTaskStore(), agent_card=remote
-    )
-    app = Starlette(
-        routes=[*create_agent_card_routes(remote), *create_jsonrpc_routes(handler, rpc_url="/")]
-    )
-    async with in_process(app, URL) as http:
-        yield A2AAgentTool(remote, http=http)
-
-
-@asynccontextmanager
-async def scripted_http() -> AsyncIterator[httpx.AsyncClient]:
-    remote = card()
+async def scripted_http(remote: AgentCard | None = None) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the scripted remote agent (described by ``remote``), in process."""
+    remote = remote or card()
     handler = DefaultRequestHandler(
         agent_executor=Scripted(), task_store=InMemoryTaskStore(), agent_card=remote
     )
@@ -138,6 +115,13 @@ async def scripted_http() -> AsyncIterator[httpx.AsyncClient]:
     )
     async with in_process(app, URL) as http:
         yield http
+
+
+@asynccontextmanager
+async def scripted(*, streaming: bool = True) -> AsyncIterator[A2AAgentTool]:
+    remote = card(streaming=streaming)
+    async with scripted_http(remote) as http:
+        yield A2AAgentTool(remote, http=http)
 
 
 def calling(tool: A2AAgentTool, *tasks: str) -> Agent:

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
-from pricing_helpers import config
+from pricing_helpers import MODELS_DEV_WITH_A_SKIP, config
 
 from yoagent.core import resolve_cost
 from yoagent.pricing import (
@@ -24,14 +24,7 @@ from yoagent.pricing import (
 
 pytestmark = pytest.mark.anyio
 
-DOC = {
-    "anthropic": {
-        "models": {
-            "claude-sonnet-5": {"cost": {"input": 2.2, "output": 11}},
-            "odd": {"cost": {"input": 1, "output": 2, "per_request": 1}},
-        }
-    }
-}
+DOC = MODELS_DEV_WITH_A_SKIP
 FILE = {
     "schema": 1,
     "providers": {"anthropic": {"claude-sonnet-5": {"input": 2, "output": 10, "cache_reed": 1}}},

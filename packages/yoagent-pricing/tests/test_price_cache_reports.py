@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
+from pricing_helpers import MODELS_DEV_WITH_A_SKIP
 
 from yoagent.pricing import (
     MODELS_DEV,
@@ -28,14 +29,7 @@ from yoagent.pricing import (
 
 pytestmark = pytest.mark.anyio
 
-DOC = {
-    "anthropic": {
-        "models": {
-            "claude-sonnet-5": {"cost": {"input": 2.2, "output": 11}},
-            "odd": {"cost": {"input": 1, "output": 2, "per_request": 1}},
-        }
-    }
-}
+DOC = MODELS_DEV_WITH_A_SKIP
 
 
 async def fetch_through(path: Path, *, status: int = 200) -> CachedPrices:
