@@ -20,6 +20,16 @@ from yoagent.pricing import PriceTable
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_REFERENCE = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference"
 
+MODELS_DEV_WITH_A_SKIP: dict[str, Any] = {
+    "anthropic": {
+        "models": {
+            "claude-sonnet-5": {"cost": {"input": 2.2, "output": 11}},
+            "odd": {"cost": {"input": 1, "output": 2, "per_request": 1}},
+        }
+    }
+}
+"""A models.dev document: one model that maps, one (``odd``) skipped for its unknown key."""
+
 
 def table(providers: dict[str, dict[str, dict[str, Any]]], **top: Any) -> PriceTable:
     """A table from ``{provider: {model: entry}}`` in the file format."""
