@@ -84,8 +84,14 @@ class Page:
 
 
 @pytest.fixture
-def web(browser: Any, screenshots: Path) -> Iterator[Page]:
-    """A page in a fresh context; the test fails if the page logged any error."""
+def web(browser: Any, screenshots: Path, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page in a fresh context; the test fails if the page logged any error.
+
+    The server of a test that takes ``url`` is started first, so it stops only after the
+    page is closed: a page still fetching (the run's last figures) from a server already
+    stopped logs a refused connection that is not the test's."""
+    if "url" in request.fixturenames:
+        request.getfixturevalue("url")
     context = browser.new_context(viewport={"width": 1200, "height": 860})
     page = Page(context.new_page(), screenshots)
     try:
