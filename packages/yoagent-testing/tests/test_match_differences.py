@@ -43,41 +43,28 @@ def test_a_normalizer_changing_nested_values_leaves_the_request_as_it_was() -> N
     assert canonical_json(request) == kept
 
 
+def _conversation(calls: tuple[Any, Any, Any], results: tuple[Any, Any], **stamp: Any) -> Any:
+    """Three tool calls with these ids, then results naming these ids (``stamp``: fields
+    of the first result), with a block and a message that are not objects."""
+    content = [
+        {"type": "tool_call", "id": call_id, "name": name}
+        for call_id, name in zip(calls, "abc", strict=True)
+    ]
+    return {
+        "messages": [
+            {"role": "assistant", "content": [{"type": "text", "text": "calls"}, *content, "?"]},
+            {"role": "tool_result", "tool_call_id": results[0], **stamp},
+            {"role": "tool_result", "tool_call_id": results[1]},
+            "not a message",
+        ]
+    }
+
+
 def test_tool_call_ids_are_renamed_in_order_of_appearance() -> None:
-    request = {
-        "messages": [
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "two calls"},
-                    {"type": "tool_call", "id": "toolu_x", "name": "a"},
-                    {"type": "tool_call", "id": "toolu_y", "name": "b"},
-                    {"type": "tool_call", "id": 7, "name": "c"},
-                    "not a block",
-                ],
-            },
-            {"role": "tool_result", "tool_call_id": "toolu_y", "timestamp": 1},
-            {"role": "tool_result", "tool_call_id": "toolu_x"},
-            "not a message",
-        ]
-    }
-    assert Match(tool_call_ids=False).apply(request) == {
-        "messages": [
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "two calls"},
-                    {"type": "tool_call", "id": "call_1", "name": "a"},
-                    {"type": "tool_call", "id": "call_2", "name": "b"},
-                    {"type": "tool_call", "id": 7, "name": "c"},
-                    "not a block",
-                ],
-            },
-            {"role": "tool_result", "tool_call_id": "call_2"},
-            {"role": "tool_result", "tool_call_id": "call_1"},
-            "not a message",
-        ]
-    }
+    request = _conversation(("toolu_x", "toolu_y", 7), ("toolu_y", "toolu_x"), timestamp=1)
+    assert Match(tool_call_ids=False).apply(request) == _conversation(
+        ("call_1", "call_2", 7), ("call_2", "call_1")
+    )
 
 
 def test_a_missing_field_is_missing_on_its_side_only() -> None:

@@ -26,24 +26,29 @@ def _flat(result: pytest.RunResult) -> str:
     return re.sub(r"\s+", " ", result.stdout.str() + result.stderr.str())
 
 
-def test_help_describes_the_option_and_the_ini_value(pytester: pytest.Pytester) -> None:
-    shown = _flat(_run(pytester, "--help"))
-    assert (
-        "yoagent record and replay: --yoagent-record={none,once,new_episodes,all} when model "
-        "calls are recorded to cassettes: none (replay only, the default), once (record "
-        "missing cassettes), new_episodes (record calls a cassette lacks), all (record "
-        "everything again)"
-    ) in shown
-    assert "yoagent_record (string): the default for --yoagent-record" in shown
+HELP = (
+    "yoagent record and replay: --yoagent-record={none,once,new_episodes,all} when model "
+    "calls are recorded to cassettes: none (replay only, the default), once (record "
+    "missing cassettes), new_episodes (record calls a cassette lacks), all (record "
+    "everything again)"
+)
+INI_HELP = "yoagent_record (string): the default for --yoagent-record"
+MARKER_HELP = (
+    "@pytest.mark.yoagent_cassette(name=None, *, match=None, timing=False): the test's "
+    "cassette file (relative to yoagent_cassette_dir), how requests are matched, and "
+    "whether delta timing is recorded"
+)
 
 
-def test_the_marker_is_described(pytester: pytest.Pytester) -> None:
-    shown = _flat(_run(pytester, "--markers"))
-    assert (
-        "@pytest.mark.yoagent_cassette(name=None, *, match=None, timing=False): the test's "
-        "cassette file (relative to yoagent_cassette_dir), how requests are matched, and "
-        "whether delta timing is recorded"
-    ) in shown
+@pytest.mark.parametrize(
+    ("flag", "texts"), [("--help", (HELP, INI_HELP)), ("--markers", (MARKER_HELP,))]
+)
+def test_the_option_ini_value_and_marker_are_described(
+    pytester: pytest.Pytester, flag: str, texts: tuple[str, ...]
+) -> None:
+    shown = _flat(_run(pytester, flag))
+    for text in texts:
+        assert text in shown
 
 
 @pytest.mark.parametrize(
