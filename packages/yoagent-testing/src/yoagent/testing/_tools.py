@@ -77,6 +77,7 @@ class RecordingTool(_Wrapper):
             updates.append({"kind": "progress", "text": text})
             ctx.progress(text)
 
+        # The call's own context, but for the two reports recorded on their way through.
         inner = ToolContext(
             tool_call_id=ctx.tool_call_id,
             tool_name=ctx.tool_name,
@@ -84,6 +85,11 @@ class RecordingTool(_Wrapper):
             on_update=on_update,
             on_progress=on_progress,
             on_delegated_run=ctx.report_delegated_run,
+            on_event=ctx.report_event,
+            run_id=ctx.run_id,
+            depth=ctx.depth,
+            spend=ctx.spend,
+            tree_extensions=ctx.tree_extensions,
         )
 
         def record(content: list[JsonObject], details: Any, is_error: bool) -> None:
