@@ -46,7 +46,10 @@ class FunctionTool(ModelTool["ToolArguments"]):
 
     The signature becomes a :class:`ToolArguments` model, so a ``@tool`` function is a
     :class:`ModelTool`: the same schema (no titles, nested models written in place),
-    the same lax validation and the same argument errors as every other tool.
+    the same lax validation and the same argument errors as every other tool. For plain
+    JSON parameter types the model is built only when :attr:`arguments_model` is read;
+    until then pydantic-core validates against the schema the model would have
+    (:mod:`~yoagent.core._tools.plain_arguments`).
     """
 
     def __init__(
