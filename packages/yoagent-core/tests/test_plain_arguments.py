@@ -51,14 +51,17 @@ async def defaults(
 
 
 async def collections(
-    names: list[str], sizes: list[int] | None, nested: list[list[float]] = None  # type: ignore[assignment]
+    names: list[str], sizes: list[int] | None, nested: list[list[float]] | None = None
 ) -> str:
     """Lists, optional and nested."""
     return _shown(names=names, sizes=sizes, nested=nested)
 
 
 async def required_optional(
-    value: None | bool, *, after: float = 1.0, ctx: ToolContext | None = None
+    value: None | bool,  # noqa: RUF036  # None first is a spelling under test
+    *,
+    after: float = 1.0,
+    ctx: ToolContext | None = None,
 ) -> str:
     """A required optional value, a keyword-only one, and the context (not an argument)."""
     assert ctx is not None and ctx.tool_call_id == "c1"
@@ -130,7 +133,9 @@ async def test_every_input_validates_as_the_model_validates_it(func: Any) -> Non
 
 async def test_coercions_nulls_and_defaults_on_the_plain_path() -> None:
     made = tool(defaults)
-    result = await made.execute({"count": "4", "flag": "yes", "maybe": None, "other": None}, context())
+    result = await made.execute(
+        {"count": "4", "flag": "yes", "maybe": None, "other": None}, context()
+    )
     assert json.loads(result.text) == {
         "text": ["str", "hi"],
         "count": ["int", 4],
@@ -169,7 +174,7 @@ def test_the_model_is_built_on_demand_and_kept() -> None:
 
 def _signature_with(annotation: str, default: str = "") -> Any:
     namespace: dict[str, Any] = {}
-    exec(  # noqa: S102  # a signature built for the test
+    exec(  # a signature built for the test
         f"async def probe(value: {annotation}{default}) -> str:\n    return repr(value)\n",
         {"Optional": Optional, "Any": Any, "Literal": __import__("typing").Literal},
         namespace,
@@ -191,7 +196,9 @@ def _signature_with(annotation: str, default: str = "") -> Any:
         ("str", " = b'x'"),
     ],
 )
-async def test_other_signatures_keep_a_model_and_behave_alike(annotation: str, default: str) -> None:
+async def test_other_signatures_keep_a_model_and_behave_alike(
+    annotation: str, default: str
+) -> None:
     made = tool(_signature_with(annotation, default))
     assert json.dumps(made.parameters) == json.dumps(arguments_schema(made.arguments_model))
     for arguments in ({"value": "a"}, {"value": 1}, {"value": None}, {}):
@@ -202,7 +209,7 @@ async def test_other_signatures_keep_a_model_and_behave_alike(annotation: str, d
 
 def _one_parameter(name: str) -> Any:
     namespace: dict[str, Any] = {}
-    exec(f"async def probe({name}: str) -> str:\n    return {name}\n", {}, namespace)  # noqa: S102
+    exec(f"async def probe({name}: str) -> str:\n    return {name}\n", {}, namespace)
     return namespace["probe"]
 
 
