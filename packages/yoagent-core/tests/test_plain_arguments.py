@@ -114,6 +114,14 @@ async def _outcome(made: FunctionTool, arguments: dict[str, Any], *, via_model: 
 
 
 @pytest.mark.parametrize("func", PLAIN_TOOLS, ids=lambda f: f.__name__)
+def test_plain_signatures_take_the_plain_path_and_build_no_model(func: Any) -> None:
+    # Without this, every comparison below could pass by comparing the model with itself.
+    made = tool(func)
+    assert made._plain is not None  # pyright: ignore[reportPrivateUsage]
+    assert made._model is None  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize("func", PLAIN_TOOLS, ids=lambda f: f.__name__)
 def test_the_schema_is_the_models_byte_for_byte(func: Any) -> None:
     made = tool(func)
     expected = arguments_schema(made.arguments_model)
@@ -124,6 +132,7 @@ def test_the_schema_is_the_models_byte_for_byte(func: Any) -> None:
 async def test_every_input_validates_as_the_model_validates_it(func: Any) -> None:
     made = tool(func)
     outcomes = [await _outcome(made, arguments, via_model=False) for arguments in INPUTS]
+    assert made._model is None  # validated without it  # pyright: ignore[reportPrivateUsage]
     expected = [await _outcome(made, arguments, via_model=True) for arguments in INPUTS]
     assert outcomes == expected
     # Both paths were exercised: some inputs pass, some fail.
@@ -194,12 +203,15 @@ def _signature_with(annotation: str, default: str = "") -> Any:
         ("list[int]", " = []"),
         ("float", " = float('nan')"),
         ("str", " = b'x'"),
+        ("list[int, str]", ""),  # wrong, but pydantic reads it (its first argument)
+        ("list[int, str] | None", " = None"),
     ],
 )
 async def test_other_signatures_keep_a_model_and_behave_alike(
     annotation: str, default: str
 ) -> None:
     made = tool(_signature_with(annotation, default))
+    assert made._plain is None  # pyright: ignore[reportPrivateUsage]
     assert json.dumps(made.parameters) == json.dumps(arguments_schema(made.arguments_model))
     for arguments in ({"value": "a"}, {"value": 1}, {"value": None}, {}):
         assert await _outcome(made, arguments, via_model=False) == await _outcome(
@@ -220,11 +232,25 @@ def test_a_name_shadowing_base_model_keeps_the_model_and_its_warning(name: str) 
     assert json.dumps(made.parameters) == json.dumps(arguments_schema(made.arguments_model))
 
 
-def test_a_leading_underscore_is_refused_when_the_tool_is_made() -> None:
-    # pydantic keeps such a name off the model's fields: every call used to fail with
-    # "Extra inputs are not permitted".
+def test_a_required_parameter_with_a_leading_underscore_is_refused() -> None:
+    # pydantic keeps such a name off the model's fields: the model could never send it,
+    # and every call failed (the function was called without it).
     with pytest.raises(TypeError, match="parameter '_private' starts with an underscore"):
         tool(_one_parameter("_private"))
+
+
+async def test_a_leading_underscore_with_a_default_stays_off_the_schema() -> None:
+    async def retry(text: str, _retries: int = 3, _ctx: ToolContext | None = None) -> str:
+        """Retry."""
+        assert _ctx is not None
+        return f"{text} x{_retries}"
+
+    made = tool(retry)
+    assert made._plain is None  # pyright: ignore[reportPrivateUsage]
+    assert list(made.parameters["properties"]) == ["text"]
+    assert (await made.execute({"text": "go"}, context())).text == "go x3"
+    with pytest.raises(ToolError, match="_retries: Extra inputs are not permitted"):
+        await made.execute({"text": "go", "_retries": 1}, context())
 
 
 def test_the_names_kept_off_the_plain_path_are_base_models_attributes() -> None:

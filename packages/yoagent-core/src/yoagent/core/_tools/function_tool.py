@@ -47,8 +47,9 @@ class FunctionTool(ModelTool["ToolArguments"]):
     The signature becomes a :class:`ToolArguments` model, so a ``@tool`` function is a
     :class:`ModelTool`: the same schema (no titles, nested models written in place),
     the same lax validation and the same argument errors as every other tool. For plain
-    JSON parameter types the model is built only when :attr:`arguments_model` is read;
-    until then pydantic-core validates against the schema the model would have
+    JSON parameter types the model is built only when :attr:`arguments_model` is read
+    (or arguments that are not an object need its error text); until then pydantic-core
+    validates against the schema the model would have
     (:mod:`~yoagent.core._tools.plain_arguments`).
     """
 
@@ -115,17 +116,17 @@ class FunctionTool(ModelTool["ToolArguments"]):
         for param in inspect.signature(func).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(f"@tool does not support *args/**kwargs ({name})")
-            if param.name.startswith("_"):
-                # pydantic keeps such a name off a model's fields: the tool could never be
-                # called with it ("Extra inputs are not permitted" on every call).
-                raise TypeError(
-                    f"@tool {name}: parameter {param.name!r} starts with an underscore, "
-                    "which an argument's name cannot: rename it"
-                )
             annotation = hints.get(param.name, Any)  # unannotated: any JSON value (documented)
             if _is_context(annotation):
                 self._context_param = param.name
                 continue
+            if param.name.startswith("_") and param.default is inspect.Parameter.empty:
+                # pydantic keeps such a name off the model's fields (the model never sees
+                # it, its default always applies): without a default, every call failed.
+                raise TypeError(
+                    f"@tool {name}: parameter {param.name!r} starts with an underscore, so "
+                    "the model cannot send it; give it a default or rename it"
+                )
             types[param.name] = annotation
         return types
 

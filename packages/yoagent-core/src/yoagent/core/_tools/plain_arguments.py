@@ -178,8 +178,8 @@ def _json_type(annotation: Any) -> dict[str, Any] | None:
         shown = _json_type(inner)
         return None if shown is None else {"anyOf": [shown, {"type": "null"}]}
     if get_origin(annotation) is list:
-        (item,) = get_args(annotation) or (None,)
-        shown = _json_type(item)
+        items = get_args(annotation)
+        shown = _json_type(items[0]) if len(items) == 1 else None  # list[int, str]: the model's
         return None if shown is None else {"items": shown, "type": "array"}
     return None
 
