@@ -56,7 +56,11 @@ anyio.run(agent.prompt, "hi")
 """
     loaded = _modules_after(code)
     assert "docstring_parser" in loaded
-    assert "pydantic" in loaded  # the tool's argument model
+    # Plain parameter types are validated by pydantic-core; no model is built (pydantic's
+    # schema generator is ≈ 5 MB) until a tool's argument types need one.
+    assert "pydantic_core" in loaded
+    assert "pydantic.main" not in loaded
+    assert "pydantic._internal._generate_schema" not in loaded
     assert "opentelemetry.trace" not in loaded
 
 

@@ -327,3 +327,35 @@ def test_only_short_message_json_is_kept_between_requests() -> None:
     assert short.final_json() is short.final_json()  # kept: the same text object
     assert long.final_json() == long.final_json()
     assert long.final_json() is not long.final_json()  # made again: not held twice
+
+
+def test_a_merge_form_is_rebuilt_once_when_a_usual_history_first_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The usual history keeps no merge form (one dict and list fewer per message for the
+    # garbage collector); a request with a note rebuilds it once per message, then reuses it.
+    from yoagent.providers import _completions_request as request
+
+    built: list[Message] = []
+    original = request._wire_form  # pyright: ignore[reportPrivateUsage]
+
+    def counted(message: Message, compat: OpenAiCompat) -> Any:
+        built.append(message)
+        return original(message, compat)
+
+    monkeypatch.setattr(request, "_wire_form", counted)
+    history = _history(3, images=False)
+    cache: WireCache[Any] = WireCache()
+    usual = stream_config(openai_config(), messages=history)
+    noted = stream_config(openai_config(), messages=history, turn_notes=["mind the note"])
+    assert encode_request(usual, cache) == encode_body(build_request_body(usual))
+    assert len(built) == 2 * len(history)  # the cache's conversion, and the fresh body's
+    built.clear()
+    for _ in range(2):
+        assert encode_request(noted, cache) == encode_body(build_request_body(noted))
+    # Each fresh body converts every message once (keeping its merge form for the merge);
+    # the cache rebuilt each merge form once, on the first noted request.
+    assert len(built) == 2 * len(history) + len(history)
+    built.clear()
+    assert encode_request(usual, cache) == encode_body(build_request_body(usual))
+    assert len(built) == len(history)  # the fresh body's only

@@ -34,9 +34,12 @@ from ._messages import WireCache, WireMessage, converted, merge_same_role, notes
 _LEVEL_ORDER = (ThinkingLevel.MINIMAL, ThinkingLevel.LOW, ThinkingLevel.MEDIUM, ThinkingLevel.HIGH)
 
 
+_DEFAULT_COMPAT = OpenAiCompat()  # frozen: one shared by every model without its own
+
+
 def compat_of(model: ModelConfig) -> OpenAiCompat:
     """The model's ``OpenAiCompat`` (defaults when it has none)."""
-    return model.compat if isinstance(model.compat, OpenAiCompat) else OpenAiCompat()
+    return model.compat if isinstance(model.compat, OpenAiCompat) else _DEFAULT_COMPAT
 
 
 def reasoning_effort(level: ThinkingLevel, ceiling: ThinkingLevel) -> str | None:
@@ -115,23 +118,44 @@ requests; most messages of an agent run (calls, short results, replies) are far 
 
 
 class ConvertedMessage:
-    """One history message as converted: its wire form, the image parts that follow its run
-    of tool results, the message as sent when it stands alone (``None``: it is dropped as
-    empty), and that message's JSON once a request has been encoded from it.
+    """One history message as converted: the message as sent when it stands alone
+    (``None``: it is dropped as empty), the image parts that follow its run of tool
+    results, that message's JSON once a request has been encoded from it, and its form
+    for merging (:attr:`wire`).
 
     A provider keeps these in its :class:`WireCache` across turns; none of them is ever
-    edited after it is made (what merging changes goes into new dicts and lists).
+    edited after it is made (what merging changes goes into new dicts and lists). The
+    merge form is what a history with notes, images or same-role neighbours is built
+    from; the usual history never needs it, so it is kept only for a message that is
+    always merged (dropped as empty, or followed by images) and otherwise rebuilt from the
+    message when first needed: every dict and list an entry holds is one more object for
+    the garbage collector to walk in each full collection, per message, per live run.
     """
 
-    __slots__ = ("_json", "final", "pictures", "wire")
+    __slots__ = ("_compat", "_json", "_message", "_wire", "final", "pictures")
 
     def __init__(
-        self, wire: WireMessage, pictures: list[dict[str, Any]], final: WireMessage | None
+        self,
+        message: Message,
+        compat: OpenAiCompat,
+        wire: WireMessage | None,
+        pictures: Sequence[dict[str, Any]],
+        final: WireMessage | None,
     ) -> None:
-        self.wire = wire
+        self._message = message
+        self._compat = compat
+        self._wire = wire
         self.pictures = pictures
         self.final = final
         self._json: str | None = None
+
+    @property
+    def wire(self) -> WireMessage:
+        """The message's form for merging: content as a list of parts."""
+        wire = self._wire
+        if wire is None:
+            wire = self._wire = _wire_form(self._message, self._compat)[0]
+        return wire
 
     def final_json(self) -> str:
         """:attr:`final` as JSON text (asked only of a message that is sent), kept after the
@@ -161,20 +185,32 @@ def _detached(message: WireMessage) -> WireMessage:
     return copy
 
 
-def _convert(message: Message, compat: OpenAiCompat) -> ConvertedMessage:
-    pictures: list[dict[str, Any]] = []
+def _wire_form(
+    message: Message, compat: OpenAiCompat
+) -> tuple[WireMessage, Sequence[dict[str, Any]]]:
+    """The message's form for merging, and the image parts that follow it."""
     if isinstance(message, UserMessage):
-        wire: WireMessage = {"role": "user", "content": _parts(message.content)}
-    elif isinstance(message, AssistantMessage):
-        wire = _assistant(message, compat)
-    else:
-        text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-        wire = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
-        images = [b for b in message.content if isinstance(b, ImageContent)]
-        if images:
-            note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
-            pictures = [note, *_parts(images)]
-    return ConvertedMessage(wire, pictures, _finalize(_detached(wire)) if _kept(wire) else None)
+        return {"role": "user", "content": _parts(message.content)}, ()
+    if isinstance(message, AssistantMessage):
+        return _assistant(message, compat), ()
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    wire: WireMessage = {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
+    images = [b for b in message.content if isinstance(b, ImageContent)]
+    if not images:
+        return wire, ()
+    note = {"type": "text", "text": f"Images returned by {message.tool_name}:"}
+    return wire, [note, *_parts(images)]
+
+
+def _convert(
+    message: Message, compat: OpenAiCompat, *, keep_wire: bool = False
+) -> ConvertedMessage:
+    """``message`` converted; its merge form kept when ``keep_wire`` (nothing outlives this
+    request) or when it is always merged."""
+    wire, pictures = _wire_form(message, compat)
+    final = _finalize(_detached(wire)) if _kept(wire) else None
+    keep_wire = keep_wire or final is None or bool(pictures)
+    return ConvertedMessage(message, compat, wire if keep_wire else None, pictures, final)
 
 
 def _usual_finals(converted: Sequence[ConvertedMessage]) -> list[WireMessage] | None:
@@ -228,7 +264,11 @@ def build_messages(
 def _converted_history(
     messages: Sequence[Message], compat: OpenAiCompat, cache: WireCache[ConvertedMessage] | None
 ) -> list[ConvertedMessage]:
-    return converted(messages, lambda message: _convert(message, compat), cache, compat)
+    keep_wire = cache is None  # uncached entries live for this request only
+
+    return converted(
+        messages, lambda message: _convert(message, compat, keep_wire=keep_wire), cache, compat
+    )
 
 
 def _wire_messages(

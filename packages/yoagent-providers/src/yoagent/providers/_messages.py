@@ -113,7 +113,9 @@ class WireCache(Generic[T]):
     result, the same call id, tool name and error flag, under the same ``setting`` (a new setting
     drops every entry). The loop never edits a message already in the history:
     compaction and history edits put new objects there, which are converted afresh; only
-    an in-place edit of a block's own fields (``block.text = ...``) goes unseen. Only the
+    an in-place edit of a block's own fields (``block.text = ...``) is not looked for: it
+    goes unseen, or (Chat Completions, which rebuilds a message's merge form when a request
+    first needs one) is seen only by the requests that merge or note. Only the
     messages of the latest request are kept; the memory this costs per message is
     measured in ``benchmarks/RESULTS.md``.
     """

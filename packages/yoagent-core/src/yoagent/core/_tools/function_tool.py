@@ -10,16 +10,30 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, cast, get_args, get_type_hints, overload
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    TypeGuard,
+    cast,
+    get_args,
+    get_type_hints,
+    overload,
+)
 
 import anyio.to_thread
 
+from yoagent.core._types.adapters import is_validation_error
+
 from .contract import AgentTool, ToolContext, ToolResult
-from .model_tool import ModelTool
+from .model_tool import ModelTool, invalid_arguments
+from .plain_arguments import plain_arguments
 
 if TYPE_CHECKING:
     import docstring_parser
+    from pydantic import BaseModel
 
     from .arguments import ToolArguments
 
@@ -32,7 +46,11 @@ class FunctionTool(ModelTool["ToolArguments"]):
 
     The signature becomes a :class:`ToolArguments` model, so a ``@tool`` function is a
     :class:`ModelTool`: the same schema (no titles, nested models written in place),
-    the same lax validation and the same argument errors as every other tool.
+    the same lax validation and the same argument errors as every other tool. For plain
+    JSON parameter types the model is built only when :attr:`arguments_model` is read
+    (or arguments that are not an object need its error text); until then pydantic-core
+    validates against the schema the model would have
+    (:mod:`~yoagent.core._tools.plain_arguments`).
     """
 
     def __init__(
@@ -47,19 +65,42 @@ class FunctionTool(ModelTool["ToolArguments"]):
 
         docs = docstring_parser.parse(inspect.getdoc(func) or "")
         self._context_param: str | None = None
-        documented = {param.arg_name: param.description or "" for param in docs.params}
+        documented = {
+            param.arg_name: param.description.strip()
+            for param in docs.params
+            if param.description and param.description.strip()
+        }
         types = self._parameter_types(func, tool_name)
-        # pydantic (≈ 40 % of yoagent.core's import time) comes with the first tool.
+        defaults = {
+            name: param.default
+            for name, param in inspect.signature(func).parameters.items()
+            if name in types and param.default is not inspect.Parameter.empty
+        }
+        shown_description = description or _describe(docs) or tool_name
+        self._model: type[ToolArguments] | None = None
+        self._make_model = functools.partial(
+            _build_model, f"{tool_name}_arguments", types, defaults, documented
+        )
+        # Plain JSON types need no model until someone asks for it (see plain_arguments).
+        self._plain = plain_arguments(f"{tool_name}_arguments", types, defaults, documented)
+        if self._plain is not None:
+            self._describe(tool_name, shown_description, self._plain.schema)
+            return
+        # pydantic's schema generator (≈ 5 MB, ≈ 60 ms) comes with the first such tool.
         from pydantic import PydanticUserError
 
         try:
-            super().__init__(
-                name=tool_name,
-                description=description or _describe(docs) or tool_name,
-                arguments=self._build_model(func, tool_name, types, documented),
-            )
+            self._model = self._make_model()
+            super().__init__(name=tool_name, description=shown_description, arguments=self._model)
         except PydanticUserError as error:  # a type pydantic cannot read or describe
             raise _unusable_parameter(tool_name, types, error) from None
+
+    @property
+    def arguments_model(self) -> type[ToolArguments]:
+        """The pydantic model of the arguments (for plain parameter types, built now)."""
+        if self._model is None:
+            self._model = self._make_model()
+        return self._model
 
     def _parameter_types(self, func: ToolFunction, name: str) -> dict[str, Any]:
         """Each parameter's type (``Any`` when unannotated), the context parameter left
@@ -79,30 +120,34 @@ class FunctionTool(ModelTool["ToolArguments"]):
             if _is_context(annotation):
                 self._context_param = param.name
                 continue
+            if param.name.startswith("_") and param.default is inspect.Parameter.empty:
+                # pydantic keeps such a name off the model's fields (the model never sees
+                # it, its default always applies): without a default, every call failed.
+                raise TypeError(
+                    f"@tool {name}: parameter {param.name!r} starts with an underscore, so "
+                    "the model cannot send it; give it a default or rename it"
+                )
             types[param.name] = annotation
         return types
 
-    def _build_model(
-        self, func: ToolFunction, name: str, types: dict[str, Any], documented: dict[str, str]
-    ) -> type[ToolArguments]:
-        from pydantic import Field, create_model
-
-        fields: dict[str, Any] = {}
-        parameters = inspect.signature(func).parameters
-        for param_name, annotation in types.items():
-            default = parameters[param_name].default
-            default = ... if default is inspect.Parameter.empty else default
-            doc = documented.get(param_name, "").strip()
-            if doc:
-                annotation = Annotated[annotation, Field(description=doc)]
-            fields[param_name] = (annotation, default)
-        from .arguments import ToolArguments  # the first pydantic model: made on first use
-
-        return create_model(f"{name}_arguments", __base__=ToolArguments, **fields)
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Validate the arguments, then call the function."""
+        if self._plain is None or not isinstance(cast(object, arguments), dict):
+            return await self.run(self.parse(arguments), ctx)
+        try:
+            kwargs = self._plain.validate(arguments)
+        except ValueError as error:  # pydantic-core's ValidationError is one
+            if not is_validation_error(error):
+                raise
+            raise invalid_arguments(self.name, error) from None
+        return await self._call(kwargs, ctx)
 
     async def run(self, arguments: ToolArguments, ctx: ToolContext) -> ToolResult:
         """Call the function with the validated arguments (and the context, if it asks)."""
-        kwargs = dict(arguments)  # field name → validated value, nested models kept as models
+        # field name → validated value, nested models kept as models
+        return await self._call(dict(arguments), ctx)
+
+    async def _call(self, kwargs: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if self._context_param is not None:
             kwargs[self._context_param] = ctx
         if self._is_async:
@@ -112,6 +157,22 @@ class FunctionTool(ModelTool["ToolArguments"]):
             # to return (a thread cannot be stopped); long ones should poll ``ctx.cancelled``.
             value = await anyio.to_thread.run_sync(functools.partial(self._func, **kwargs))
         return _to_result(value)
+
+
+def _build_model(
+    model_name: str, types: dict[str, Any], defaults: dict[str, Any], documented: dict[str, str]
+) -> type[ToolArguments]:
+    from pydantic import Field, create_model
+
+    fields: dict[str, Any] = {}
+    for param_name, annotation in types.items():
+        doc = documented.get(param_name)
+        if doc:
+            annotation = Annotated[annotation, Field(description=doc)]
+        fields[param_name] = (annotation, defaults.get(param_name, ...))
+    from .arguments import ToolArguments  # the first pydantic model: made on first use
+
+    return create_model(model_name, __base__=ToolArguments, **fields)
 
 
 def _unusable_parameter(name: str, types: dict[str, Any], error: Exception) -> TypeError:
@@ -159,13 +220,18 @@ def _to_result(value: Any) -> ToolResult:
         return ToolResult.from_text(value)
     if value is None:
         return ToolResult.from_text("")
-    from pydantic import BaseModel  # loaded with the tool's own argument model
-
-    if isinstance(value, BaseModel):
+    if _is_pydantic_model(value):
         return ToolResult.from_text(value.model_dump_json(), details=value.model_dump(mode="json"))
     text = json.dumps(value, default=str)
     # ``details`` hold what the text says, as JSON values: they round-trip through sessions.
     return ToolResult.from_text(text, details=json.loads(text))
+
+
+def _is_pydantic_model(value: Any) -> TypeGuard[BaseModel]:
+    # Nothing can be a model before pydantic.main is loaded: a tool of plain types that
+    # returns a dict does not load it to ask.
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(value, cast("type[BaseModel]", main.BaseModel))
 
 
 @overload

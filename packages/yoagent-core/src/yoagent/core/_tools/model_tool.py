@@ -100,10 +100,15 @@ class ModelTool(ABC, Generic[ArgumentsT]):
             raise TypeError(
                 f"{arguments.__name__} must refuse unknown keys (model_config extra='forbid')"
             )
+        self._arguments = arguments
+        self._describe(name, description, arguments_schema(arguments))
+
+    def _describe(self, name: str, description: str, parameters: dict[str, Any]) -> None:
+        """What the model reads of the tool (a subclass whose model is built on first use
+        calls this instead of ``__init__``)."""
         self._name = name
         self._description = description
-        self._arguments = arguments
-        self._parameters = arguments_schema(arguments)
+        self._parameters = parameters
 
     @property
     def name(self) -> str:
@@ -128,7 +133,7 @@ class ModelTool(ABC, Generic[ArgumentsT]):
     def parse(self, arguments: dict[str, Any]) -> ArgumentsT:
         """Validate ``arguments``; a :class:`ToolError` the model can read when they are wrong."""
         try:
-            return self._arguments.model_validate(arguments)
+            return self.arguments_model.model_validate(arguments)
         except ValueError as error:  # pydantic's ValidationError is one
             if not is_validation_error(error):
                 raise
