@@ -142,3 +142,17 @@ def test_opening_what_is_not_a_work_tree_root_is_refused_in_words(
         with pytest.raises(RepositoryError) as refused:
             AgentRepo.open(folder)
         assert str(refused.value) == f"{folder} is not the root of a git work tree"
+
+
+def test_git_failing_while_a_repository_is_opened_is_named_as_git(
+    repo_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    AgentRepo.init(repo_dir, "opened-agent")
+
+    def failing(_root: Path) -> git.Repo:
+        raise git.GitCommandError(["git", "rev-parse"], 128, stderr="fatal: bad object")
+
+    monkeypatch.setattr("yoagent.gasp.repository.DetachedRepo", failing)
+    with pytest.raises(RepositoryError) as refused:
+        AgentRepo.open(repo_dir)
+    assert str(refused.value) == "git failed: stderr: 'fatal: bad object'"
