@@ -3,6 +3,7 @@ and fail, and one run of each kind the recorder must tell apart."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -148,3 +149,27 @@ def log_events(root: Path) -> list[dict[str, Any]]:
 
 def forward_log(events: list[AgentEvent]) -> Callable[[AgentEvent], None]:
     return events.append
+
+
+def snapshot_record(root: Path, line_count: int) -> dict[str, Any]:
+    """A valid ``snapshots/<id>/graph.json`` of the log's first ``line_count`` lines."""
+    from yoagent.gasp.fold import read_log
+
+    raw = (root / "state" / "events.jsonl").read_bytes()
+    prefix = b"".join(raw.splitlines(keepends=True)[:line_count])
+    fold = read_log(prefix)
+    return {
+        "graph": fold.graph.to_json(),
+        "integrity": {
+            "event_id": fold.events[-1].id,
+            "line_count": line_count,
+            "sha256": hashlib.sha256(prefix).hexdigest(),
+        },
+    }
+
+
+def write_snapshot(root: Path, snapshot: object) -> None:
+    """Write ``snapshot`` as ``snapshots/snap/graph.json``."""
+    folder = root / "snapshots" / "snap"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "graph.json").write_text(json.dumps(snapshot))

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import git
 import pytest
-from gasp_helpers import calls, make_agent, text
+from gasp_helpers import calls, make_agent, snapshot_record, text, write_snapshot
 
 from yoagent.gasp import CheckReport, NewGoal, Recorder, run_all
 from yoagent.gasp.cli import main as cli_main
@@ -173,30 +173,8 @@ def test_reordered_keys_and_nested_extras_pass(repo: Path) -> None:
 # --- check 2 ----------------------------------------------------------------------------
 
 
-def _snapshot(root: Path, line_count: int) -> dict[str, Any]:
-    from yoagent.gasp.fold import read_log
-
-    raw = (root / LOG).read_bytes()
-    prefix = b"".join(raw.splitlines(keepends=True)[:line_count])
-    fold = read_log(prefix)
-    return {
-        "graph": fold.graph.to_json(),
-        "integrity": {
-            "event_id": fold.events[-1].id,
-            "line_count": line_count,
-            "sha256": hashlib.sha256(prefix).hexdigest(),
-        },
-    }
-
-
-def _write_snapshot(root: Path, snapshot: dict[str, Any]) -> None:
-    folder = root / "snapshots" / "snap"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "graph.json").write_text(json.dumps(snapshot))
-
-
 def test_a_valid_snapshot_passes(repo: Path) -> None:
-    _write_snapshot(repo, _snapshot(repo, len(events(repo))))
+    write_snapshot(repo, snapshot_record(repo, len(events(repo))))
     assert failing(run_all(repo)) == set()
 
 
@@ -217,9 +195,9 @@ def test_a_valid_snapshot_passes(repo: Path) -> None:
 def test_each_snapshot_corruption_fails_check_2_only(
     repo: Path, corrupt: Any, message: str
 ) -> None:
-    snapshot = _snapshot(repo, 5)
+    snapshot = snapshot_record(repo, 5)
     corrupt(snapshot)
-    _write_snapshot(repo, snapshot)
+    write_snapshot(repo, snapshot)
     reports = run_all(repo)
     assert failing(reports) == {2}
     assert message in failures_of(reports, 2)
