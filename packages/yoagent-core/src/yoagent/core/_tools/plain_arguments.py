@@ -2,7 +2,7 @@
 
 A ``@tool`` function's arguments are a pydantic model (:class:`ToolArguments`). Building
 the first model of a process loads pydantic's schema generator and JSON-schema writer:
-≈ 5 MB of resident memory and ≈ 60–90 ms, half of a small agent's start (see
+≈ 4–6 MB of resident memory and ≈ 80–160 ms, half of a small agent's start (see
 ``benchmarks/RESULTS.md``). For the parameter types most tools take (``str``, ``int``,
 ``float``, ``bool``, ``X | None`` and ``list[X]`` of those) this module writes the two
 things pydantic would derive from that model itself: its core schema, which
