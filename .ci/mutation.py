@@ -361,7 +361,8 @@ def report(
     print(f"{scope}: mutation score {_shown(score)}, minimum {target.min_score:.0%}: {verdict}")
     print("  " + ", ".join(f"{key} {value}" for key, value in stats.items()))
     for name, counts in (per_module or {}).items():
-        print(f"  {name}: {_shown(score_of(counts))} ({counts['killed']}/{counts['total']})")
+        caught = counts["killed"] + counts["timeout"]  # as the score counts them
+        print(f"  {name}: {_shown(score_of(counts))} ({caught}/{counts['total']})")
     if not kept and os.environ.get("GITHUB_ACTIONS") == "true":
         print(f"::warning::{scope} mutation score {_shown(score)} < {target.min_score:.0%}")
     if summary is not None:
