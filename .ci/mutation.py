@@ -361,8 +361,8 @@ def report(
     print(f"{scope}: mutation score {_shown(score)}, minimum {target.min_score:.0%}: {verdict}")
     print("  " + ", ".join(f"{key} {value}" for key, value in stats.items()))
     for name, counts in (per_module or {}).items():
-        caught = counts["killed"] + counts["timeout"]  # as the score counts them
-        print(f"  {name}: {_shown(score_of(counts))} ({caught}/{counts['total']})")
+        caught = counts.get("killed", 0) + counts.get("timeout", 0)  # as the score counts them
+        print(f"  {name}: {_shown(score_of(counts))} ({caught}/{counts.get('total', 0)})")
     if not kept and os.environ.get("GITHUB_ACTIONS") == "true":
         print(f"::warning::{scope} mutation score {_shown(score)} < {target.min_score:.0%}")
     if summary is not None:
