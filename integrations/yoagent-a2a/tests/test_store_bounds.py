@@ -10,7 +10,7 @@ from a2a.server.context import ServerCallContext
 from a2a.types import Task, TaskState, TaskStatus
 
 from yoagent.a2a import MemoryHistoryStore, MemoryTaskStore
-from yoagent.core import UserMessage
+from yoagent.core import TextContent, UserMessage
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +37,8 @@ def task(task_id: str, state: TaskState = TaskState.TASK_STATE_WORKING) -> Task:
 
 
 def said(text: str) -> list[UserMessage]:
-    return [UserMessage.from_text(text)]
+    # A fixed timestamp: two calls compare equal even when the clock ticks between them.
+    return [UserMessage(content=[TextContent(text=text)], timestamp=0)]
 
 
 @pytest.mark.parametrize("bad", [0, -1])
