@@ -545,6 +545,7 @@ TESTING = [
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",
+    "free_port",
     "fork",
     "fork_point",
     "fork_provider",

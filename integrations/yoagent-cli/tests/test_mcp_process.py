@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 import shlex
 import socket
@@ -19,6 +18,8 @@ from pathlib import Path
 import pytest
 from cli_testing import RunCli
 from sse_server import ScriptedServer, call, text
+
+from yoagent.testing import free_port
 
 NOTES_SERVER = Path(__file__).parent / "notes_mcp_server.py"
 SECRET = "k3y-0123456789abcdef"
@@ -218,25 +219,10 @@ def test_mcp_http_needs_an_http_url(run_cli: RunCli) -> None:
     assert SECRET not in result.stderr
 
 
-def _free_port() -> int:
-    """A loopback TCP port nobody listens on, picked below the kernel's ephemeral range
-    (32768 and up): no ``bind(0)`` and no outgoing connection elsewhere can take it
-    between this probe and the server's own bind, as they can a port the kernel chose."""
-    for _ in range(200):
-        port = random.randrange(20_000, 32_768)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:  # in use (or lingering): try another
-                continue
-            return port
-    raise RuntimeError("no free loopback port between 20000 and 32767")
-
-
 @pytest.fixture
 def http_notes(tmp_path: Path) -> Iterator[str]:
     """The notes server over Streamable HTTP on loopback, at a path holding a key."""
-    port = _free_port()
+    port = free_port()
     folder = tmp_path / "http-server"
     folder.mkdir()
     process = subprocess.Popen(
@@ -269,7 +255,7 @@ def test_an_http_server_from_the_flag_serves_its_tools_and_its_url_key_is_never_
     assert tool_result(server) == "noted 'over http'; the notebook holds 1 note(s)"
     assert SECRET not in result.stdout + result.stderr
 
-    gone = http_notes.replace(http_notes.split("/")[2], f"127.0.0.1:{_free_port()}")
+    gone = http_notes.replace(http_notes.split("/")[2], f"127.0.0.1:{free_port()}")
     result = run_cli(*base(server), "--mcp-http", gone, "-p", "hi")
     assert result.returncode == 2
     assert result.stderr.startswith("yoagent: --mcp-http: MCP server http://127.0.0.1:")

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -35,6 +33,7 @@ from yoagent.core import (
     tool,
 )
 from yoagent.core.extension import RunContext, RunHooks
+from yoagent.testing import free_port
 
 TESTS = Path(__file__).resolve().parent
 NPM = TESTS / "npm"
@@ -111,21 +110,6 @@ def agent_factory(model_url: str, ends: Ends | None = None) -> Any:
         return agent
 
     return build
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on, picked below the kernel's ephemeral range
-    (32768 and up): no ``bind(0)`` and no outgoing connection elsewhere can take it
-    between this probe and the server's own bind, as they can a port the kernel chose."""
-    for _ in range(200):
-        port = random.randrange(20_000, 32_768)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:  # in use (or lingering): try another
-                continue
-            return port
-    raise RuntimeError("no free loopback port between 20000 and 32767")
 
 
 @contextmanager

@@ -6,6 +6,7 @@ from ._errors import TestingError
 from ._fork import fork, fork_point, fork_provider
 from ._lines import FORMAT_VERSION
 from ._match import Difference, Match, RequestMismatch, first_difference
+from ._ports import free_port
 from ._record import RecordingProvider
 from ._records import RecordedCall, RecordedTool
 from ._replay import ReplayProvider
@@ -37,6 +38,7 @@ __all__ = [
     "fork",
     "fork_point",
     "fork_provider",
+    "free_port",
     "request_json",
 ]
 
