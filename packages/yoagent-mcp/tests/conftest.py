@@ -13,11 +13,10 @@ from mcp_helpers import (
     PY_SERVER,
     SECRET_PATH,
     everything_script,
+    free_port,
     node,
     wait_for_port,
 )
-
-from yoagent.testing import free_port
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -42,6 +43,22 @@ def everything_script() -> str:
     if not EVERYTHING.is_file():
         pytest.skip(f"server-everything is not installed: run `npm ci --prefix {NPM}`")
     return str(EVERYTHING)
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on, picked below the kernel's ephemeral range
+    (``yoagent.testing.free_port``'s twin: this package's tests also run alone, without
+    yoagent-testing) (32768 and up): no ``bind(0)`` and no outgoing connection elsewhere can take it
+    between this probe and the server's own bind, as they can a port the kernel chose."""
+    for _ in range(200):
+        port = random.randrange(20_000, 32_768)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:  # in use (or lingering): try another
+                continue
+            return port
+    raise RuntimeError("no free loopback port between 20000 and 32767")
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:

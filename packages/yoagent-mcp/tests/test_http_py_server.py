@@ -6,11 +6,10 @@ import logging
 
 import anyio
 import pytest
-from mcp_helpers import SECRET_PATH
+from mcp_helpers import SECRET_PATH, free_port
 
 from yoagent.core import ImageContent, ToolContext, ToolError
 from yoagent.mcp import RESERVED_HEADERS, McpClient, McpError, McpToolAdapter, McpToolSource
-from yoagent.testing import free_port
 
 QUERY_KEY = "tok-query-9876543210"
 PASSWORD = "pa55-word-secret-123"

@@ -27,6 +27,7 @@ EXPORTED = {
     "ToolResultMismatch",
     "UseCassette",
     "first_difference",
+    "free_port",
     "fork",
     "fork_point",
     "fork_provider",
