@@ -3,6 +3,7 @@ a process of their own that a test can kill)."""
 
 from __future__ import annotations
 
+import random
 import socket
 import subprocess
 import sys
@@ -20,7 +21,6 @@ from starlette.applications import Starlette
 
 from yoagent.core import Agent, AgentTool, ApiProtocol, ModelConfig, RetryConfig, RunOutcome, tool
 from yoagent.core.extension import RunContext, RunHooks
-from yoagent.testing import free_port
 
 REMOTE_SCRIPT = Path(__file__).resolve().parent / "a2a_remote.py"
 
@@ -77,6 +77,21 @@ def agent_factory(
         return agent
 
     return build
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on, picked below the kernel's ephemeral range
+    (32768 and up): no ``bind(0)`` and no outgoing connection elsewhere can take it
+    between this probe and the server's own bind, as they can a port the kernel chose."""
+    for _ in range(200):
+        port = random.randrange(20_000, 32_768)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:  # in use (or lingering): try another
+                continue
+            return port
+    raise RuntimeError("no free loopback port between 20000 and 32767")
 
 
 @contextmanager

@@ -7,10 +7,9 @@ from collections.abc import Iterator
 import anyio
 import pytest
 from a2a_model_server import ModelServer
-from a2a_testing import Ends, agent_factory, serve
+from a2a_testing import Ends, agent_factory, free_port, serve
 
 from yoagent.a2a import MemoryHistoryStore, a2a_app
-from yoagent.testing import free_port
 
 
 @pytest.fixture

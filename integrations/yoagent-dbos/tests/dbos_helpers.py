@@ -7,7 +7,9 @@ import glob
 import json
 import os
 import pwd
+import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,6 @@ from typing import Any
 from scripted_server import ModelServer
 
 from yoagent.dbos import DurableRuntime, RunNotFoundError, RunStatus, get_run
-from yoagent.testing import free_port
 
 
 class Postgres:
@@ -44,6 +45,21 @@ def postgres_bin() -> Path | None:
     return Path(candidates[-1]).parent if candidates else None
 
 
+def _free_port() -> int:
+    """A loopback TCP port nobody listens on, picked below the kernel's ephemeral range
+    (32768 and up): no ``bind(0)`` and no outgoing connection elsewhere can take it
+    between this probe and the server's own bind, as they can a port the kernel chose."""
+    for _ in range(200):
+        port = random.randrange(20_000, 32_768)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:  # in use (or lingering): try another
+                continue
+            return port
+    raise RuntimeError("no free loopback port between 20000 and 32767")
+
+
 @contextmanager
 def postgres_server() -> Iterator[Postgres]:
     """A PostgreSQL server of its own on a free loopback port, in a temporary folder, as
@@ -57,7 +73,7 @@ def postgres_server() -> Iterator[Postgres]:
         os.chown(folder, user.pw_uid, user.pw_gid)
         as_user = ["runuser", "-u", "postgres", "--"]
     data, log = folder / "data", folder / "server.log"
-    port = free_port()
+    port = _free_port()
 
     def run(*command: str) -> None:
         subprocess.run([*as_user, *command], check=True, capture_output=True, timeout=120)
