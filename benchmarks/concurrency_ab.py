@@ -4,12 +4,18 @@ variants the official harness cannot choose: what the HTTP pool costs and what i
 Starts the shared bench's SSE server and runs the bench's own client (``yoagent_client.py``
 or the hand-written ``floor.py``): one conversation alone, 10 at once, then N at once while
 a ticker sleeps 10 ms in a loop (event-loop lag). Prints CPU per turn, the lag, the
-collector's CPU per generation and the objects it tracks per live run.
+collector's CPU per generation and the objects it tracks per live run. With ``--memory`` it
+measures instead what a live run holds: the Python heap (``tracemalloc``, started after the
+warm-up) at its peak during the batch and once the batch has finished with its N agents
+still referenced, per run, and the process's resident memory the same way (``VmHWM`` after
+a reset of the peak mark, ``VmRSS``). CPU and lag are not printed then: tracing every
+allocation slows the process several times.
 
     uv run python benchmarks/concurrency_ab.py floor 1000                  # httpcore's pool
     uv run python benchmarks/concurrency_ab.py floor 1000 --variant linear # yoagent's assignment
     uv run python benchmarks/concurrency_ab.py yoagent 1000 --variant main # as on main (20 idle)
     uv run python benchmarks/concurrency_ab.py yoagent 1000                # the default
+    uv run python benchmarks/concurrency_ab.py yoagent 1000 --memory       # KB per live run
 
 Needs ``../shared/bench`` and its server venv (``../shared/bench/setup_venvs.sh``).
 """
@@ -23,6 +29,7 @@ import importlib
 import os
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +64,7 @@ def main() -> None:
     ap.add_argument("n", type=int)
     ap.add_argument("--variant", choices=("default", "linear", "main"), default="default")
     ap.add_argument("--scenario", default="T5-K2-D10-S16-A4", help="scenario d's conversation")
+    ap.add_argument("--memory", action="store_true", help="measure the memory a live run holds")
     ap.add_argument(
         "--server-python",
         default=str(
@@ -80,10 +88,37 @@ def main() -> None:
         url = f"{host}/p/ab/{sc.code}/v1"
         tracked: list[int] = []
 
-        async def at_once(n: int) -> None:
+        async def at_once(n: int) -> list[Any]:
             agents = [client.make_agent(lib, url) for _ in range(n)]
             await asyncio.gather(*(client.run(lib, agent) for agent in agents))
             tracked.append(len(gc.get_objects()))
+            return agents
+
+        async def memory() -> None:
+            await at_once(1)
+            await at_once(10)
+            # Resident memory first, untraced (tracemalloc's own records would count).
+            gc.collect()
+            rss0 = _status_kb("VmRSS:")
+            peak_reset = _reset_peak_rss()
+            held = await at_once(a.n)
+            gc.collect()
+            rss, rss_peak = _status_kb("VmRSS:"), _status_kb("VmHWM:")
+            del held
+            gc.collect()
+            tracemalloc.start()
+            heap0 = tracemalloc.get_traced_memory()[0]
+            held = await at_once(a.n)
+            gc.collect()
+            heap, heap_peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            print(
+                f"{a.client} ({a.variant}) N={a.n}, KB per live run: resident peak"
+                f" {(rss_peak - rss0) / a.n:.1f}{'' if peak_reset else ' (peak mark not reset)'},"
+                f" after {(rss - rss0) / a.n:.1f}; Python heap (a second batch, traced) peak"
+                f" {(heap_peak - heap0) / 1024 / a.n:.1f}, held after"
+                f" {(heap - heap0) / 1024 / a.n:.1f} ({len(held)} agents referenced)"
+            )
 
         async def batch() -> tuple[float, float, list[float]]:
             await at_once(1)
@@ -109,6 +144,9 @@ def main() -> None:
             await tick
             return cpu, wall, sorted(lags)
 
+        if a.memory:
+            asyncio.run(memory())
+            return
         meter = GcMeter()
         cpu, wall, lags = asyncio.run(batch())
     finally:
@@ -126,6 +164,23 @@ def main() -> None:
     print(f"  collector ms/turn: {meter.per_turn(turns)}")
     print(f"  tracked objects: {tracked[0]} before, {(tracked[1] - tracked[0]) / a.n:.0f} per run")
     print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def _status_kb(field: str) -> int:
+    """A ``/proc/self/status`` figure in KB (``VmRSS:``, ``VmHWM:``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1])
+    raise LookupError(field)
+
+
+def _reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS mark so ``VmHWM`` measures only what follows."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
 
 
 if __name__ == "__main__":
