@@ -132,6 +132,84 @@ def test_dry_run_shows_the_slice(capsys: pytest.CaptureFixture[str]) -> None:
     assert 'only_mutate = ["src/yoagent/tools/sandbox.py"]' in out
 
 
+# -- slow tests left out of mutation runs ----------------------------------------------------
+
+
+def test_every_slow_test_left_out_gives_its_reason() -> None:
+    lines = mutation.PLAN.read_text("utf-8").splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("slow_tests"):
+            assert lines[index - 1].startswith("#"), f"no reason above line {index + 1}"
+            rest = lines[index + 1 :]
+            entries = rest[: next(i for i, text in enumerate(rest) if text.startswith("]"))]
+            first = next(text for text in entries if text.strip())
+            assert first.strip().startswith("#"), f"the first entry after line {index + 1}"
+
+
+def test_slow_tests_are_deselected_in_the_staged_folder(tmp_path: Path) -> None:
+    gasp = mutation.load_target("yoagent-gasp")
+    assert gasp.slow_tests, "the plan leaves out none of yoagent-gasp's tests any more"
+    folder = tmp_path / "yoagent-gasp"
+    mutation.stage(gasp, folder)
+    staged = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
+    arguments: list[str] = staged["pytest_add_cli_args"]
+    assert arguments[::2] == ["--deselect"] * len(gasp.slow_tests)
+    assert tuple(arguments[1::2]) == gasp.slow_tests
+    # pytest as mutmut runs it there (from the staged folder, rootdir "."): every one of
+    # them is collected, then deselected, and no other test is.
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "--rootdir=.", "tests"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    kept = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "--rootdir=.",
+            "tests",
+            *arguments,
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    every = {line for line in listed.splitlines() if "::" in line}
+    rest = {line for line in kept.splitlines() if "::" in line}
+    assert set(gasp.slow_tests) <= every
+    assert every - rest == set(gasp.slow_tests)
+    assert f"{len(gasp.slow_tests)} deselected" in kept
+
+
+def test_a_slow_test_that_names_no_test_is_refused(tmp_path: Path) -> None:
+    plan = tmp_path / "mutants.toml"
+    table = (
+        "[yoagent-gasp]\n"
+        'paths_to_mutate = ["packages/yoagent-gasp/src/yoagent/gasp"]\n'
+        'tests = ["packages/yoagent-gasp/tests"]\n'
+        "min_score = 0.5\n"
+    )
+    cases = {
+        "tests/test_extension.py": "is not a test node id",
+        "tests/test_extension.py::": "is not a test node id",
+        "tests/test_gone.py::test_x": "names no file (tests/test_gone.py is missing)",
+        "tests/test_extension.py::test_renamed_since": "names no test function of",
+    }
+    for node, reason in cases.items():
+        plan.write_text(f"{table}slow_tests = [{json.dumps(node)}]\n", "utf-8")
+        with pytest.raises(SystemExit, match=re.escape(reason)):
+            mutation.load_target("yoagent-gasp", plan)
+    real = mutation.load_target("yoagent-gasp").slow_tests[0]
+    plan.write_text(f"{table}slow_tests = [{json.dumps(real + '[param]')}]\n", "utf-8")
+    assert mutation.load_target("yoagent-gasp", plan).slow_tests == (real + "[param]",)
+
+
 # -- scores per module -----------------------------------------------------------------------
 
 
