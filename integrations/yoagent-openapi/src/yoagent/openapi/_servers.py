@@ -64,7 +64,8 @@ def _fill(server: Server, variables: Mapping[str, str], where: str) -> str:
 def _checked(url: str, what: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        shown = display_url(url, path=False) if parts.scheme else url
+        # Without a scheme the text is shown as far as it parses, never its query.
+        shown = display_url(url, path=False) if parts.scheme else display_url(url)
         raise OpenApiError(f"{what} must be an absolute http(s) URL, not {shown!r}")
     if parts.query or parts.fragment:
         raise OpenApiError(
