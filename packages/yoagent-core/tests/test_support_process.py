@@ -531,6 +531,24 @@ def test_without_waitid_an_exit_status_is_still_known(
     assert process.reaped.wait(5)  # seen and reaped in one step: nothing to release
 
 
+def test_a_child_watched_without_waitid_is_reaped_even_once_waitid_is_back(
+    spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The way a child is watched is fixed when it starts: a child polled for (no
+    ``os.waitid``) is still reaped by polling after ``os.waitid`` appears, as it does when
+    a test that patched it out ends (its watcher once took the waiting branch, which never
+    reaps, and the killed child stayed a zombie)."""
+    waitid = os.waitid
+    monkeypatch.delattr(os, "waitid")
+    process = spawn_process(_sh("sleep 30"))
+    spawned.append(process)
+    _captures(process)
+    monkeypatch.setattr(os, "waitid", waitid, raising=False)
+    process.kill()
+    assert process.reaped.wait(5) and process.returncode == -9
+    assert not _zombie(process.pid)
+
+
 # -- a child reaped by another part of the program ------------------------------------------
 
 

@@ -88,8 +88,9 @@ async def test_a_match_count_past_the_cap_is_not_reported_as_exact(
         await EditFileTool().execute(
             {"path": str(tmp_path / "many.py"), "old_text": "x = 1", "new_text": "y = 2"}, ctx
         )
-    assert "found more than 100 times" in str(info.value)
-    assert "101" not in str(info.value)
+    message = str(info.value).replace(str(tmp_path), "<tmp>")  # its path may hold "101"
+    assert "found more than 100 times" in message
+    assert "101" not in message
 
 
 async def test_several_edits_apply_all_or_nothing(tmp_path: Path, ctx: ToolContext) -> None:

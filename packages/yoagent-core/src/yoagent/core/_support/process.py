@@ -116,6 +116,9 @@ class _Child:
         self._release = threading.Event()
         self._kill_group_on_exit = kill_group_on_exit
         self._wakeup = wakeup
+        # Looked up once: a child watched one way is reaped the same way, even if
+        # ``os.waitid`` comes or goes meanwhile (a test patching it out and back in).
+        self._waitid = hasattr(os, "waitid")
         kind = "g" if own_group else "p"  # a group of its own is killed whole
         self.watched: tuple[str, ...] = (f"{kind}{self.pid}",)
         if run_id is not None:
@@ -130,7 +133,7 @@ class _Child:
 
     def watch(self) -> None:
         """The watcher thread: learn the exit, then reap when the time comes."""
-        if hasattr(os, "waitid"):
+        if self._waitid:
             self._watch_unreaped()
         else:
             self._poll()
@@ -180,7 +183,7 @@ class _Child:
         if not self.ours:
             return False
         try:
-            if hasattr(os, "waitid"):
+            if self._waitid:
                 os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
                 return True
             pid, status = os.waitpid(self.pid, os.WNOHANG)
