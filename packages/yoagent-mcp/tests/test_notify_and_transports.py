@@ -113,7 +113,9 @@ class CountingStdio(McpTransport):
     @asynccontextmanager
     async def open(self) -> AsyncGenerator[Any]:
         parameters = StdioServerParameters(command=sys.executable, args=[str(PY_SERVER), "stdio"])
-        async with stdio_client(parameters) as (read, write):
+        # errlog given now: the SDK's default is the sys.stderr of when it was imported,
+        # which a test session that has ended (mutmut runs several in one process) closed.
+        async with stdio_client(parameters, errlog=sys.stderr) as (read, write):
             yield _Counted(read, self), _Counting(write, self)
 
     def redact(self, text: str) -> str:
