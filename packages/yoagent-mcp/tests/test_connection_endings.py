@@ -252,3 +252,15 @@ async def test_a_gone_servers_tools_are_withdrawn_and_that_is_warned_about_once(
     assert [record.getMessage() for record in caplog.records] == [
         f"{said}: its tools are withdrawn"
     ]
+
+
+async def test_a_read_stream_that_ends_before_the_handshake_is_answered_fails_the_connect() -> (
+    None
+):
+    transport = EndsUnderACall()
+    transport.cut = True  # the answer to initialize never arrives
+    transport.release.set()
+    with anyio.fail_after(20), pytest.raises(McpError) as cut:
+        async with McpClient(transport):
+            pass
+    assert str(cut.value) == "MCP server cut: initialize failed: MCPError: Connection closed"
