@@ -12,21 +12,11 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_helpers import PY_SERVER
+from mcp_helpers import PY_SERVER, WrappedReadStream, py_server_streams
 
 from yoagent.mcp import McpClient, McpError, McpToolSource, McpTransport
 
 NOTE = "notifications/yoagent-test/note"
-
-
-@asynccontextmanager
-async def py_server_streams() -> AsyncGenerator[Any]:
-    """The SDK's own stdio client to the Python test server (errlog given: see
-    test_notify_and_transports.py)."""
-    parameters = StdioServerParameters(command=sys.executable, args=[str(PY_SERVER), "stdio"])
-    async with stdio_client(parameters, errlog=sys.stderr) as streams:
-        yield streams
 
 
 class FailsLater(McpTransport):
@@ -112,33 +102,15 @@ class EndsUnderACall(McpTransport):
                     await self.release.wait()
 
 
-class _CutReader:
+class _CutReader(WrappedReadStream):
     def __init__(self, inner: Any, owner: EndsUnderACall) -> None:
-        self.inner, self.owner = inner, owner
+        super().__init__(inner)
+        self.owner = owner
 
-    async def receive(self) -> Any:
-        item = await self.inner.receive()
+    def seen(self, item: Any) -> Any:
         if self.owner.cut:
             raise anyio.EndOfStream
         return item
-
-    def __aiter__(self) -> _CutReader:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> _CutReader:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 async def test_a_read_stream_that_ends_under_a_call_closes_the_connection() -> None:
@@ -254,9 +226,7 @@ async def test_a_gone_servers_tools_are_withdrawn_and_that_is_warned_about_once(
     ]
 
 
-async def test_a_read_stream_that_ends_before_the_handshake_is_answered_fails_the_connect() -> (
-    None
-):
+async def test_a_read_stream_that_ends_before_the_handshake_is_answered_fails_the_connect() -> None:
     transport = EndsUnderACall()
     transport.cut = True  # the answer to initialize never arrives
     transport.release.set()
