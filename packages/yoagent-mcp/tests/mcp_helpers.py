@@ -9,8 +9,12 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 TESTS = Path(__file__).resolve().parent
@@ -99,3 +103,53 @@ def wait_until_gone(marker: str, timeout: float = 10.0) -> list[int]:
         time.sleep(0.05)
         left = processes_with(marker)
     return left
+
+
+@asynccontextmanager
+async def py_server_streams() -> AsyncGenerator[Any]:
+    """The SDK's own stdio client to the Python test server: its read and write streams.
+
+    ``errlog`` is given at each call: the SDK's default is the ``sys.stderr`` of when it
+    was imported, which a test session that has ended (mutmut runs several in one
+    process) closed."""
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    parameters = StdioServerParameters(command=sys.executable, args=[str(PY_SERVER), "stdio"])
+    async with stdio_client(parameters, errlog=sys.stderr) as streams:
+        yield streams
+
+
+class WrappedStream:
+    """A stream of the SDK's transport, seen by a transport of the tests' own that wraps it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class WrappedReadStream(WrappedStream):
+    """A read stream whose every item goes through :meth:`seen`, which may end the stream
+    (``anyio.EndOfStream``)."""
+
+    def seen(self, item: Any) -> Any:
+        return item
+
+    async def receive(self) -> Any:
+        return self.seen(await self.inner.receive())
+
+    def __aiter__(self) -> WrappedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None

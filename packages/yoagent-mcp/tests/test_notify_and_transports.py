@@ -4,15 +4,13 @@ own plugged into ``McpClient`` and an agent."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import pytest
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_helpers import PY_SERVER, py_server_argv
+from mcp_helpers import WrappedReadStream, WrappedStream, py_server_argv, py_server_streams
 
 from yoagent.core import (
     Agent,
@@ -112,47 +110,28 @@ class CountingStdio(McpTransport):
 
     @asynccontextmanager
     async def open(self) -> AsyncGenerator[Any]:
-        parameters = StdioServerParameters(command=sys.executable, args=[str(PY_SERVER), "stdio"])
-        async with stdio_client(parameters) as (read, write):
+        async with py_server_streams() as (read, write):
             yield _Counted(read, self), _Counting(write, self)
 
     def redact(self, text: str) -> str:
         return text.replace("classified", "[hidden]")
 
 
-class _Wrapped:
-    """A stream of the SDK's transport, seen by the transport that wraps it."""
-
+class _Counted(WrappedReadStream):
     def __init__(self, inner: Any, owner: CountingStdio) -> None:
-        self.inner, self.owner = inner, owner
+        super().__init__(inner)
+        self.owner = owner
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Any:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _Counted(_Wrapped):
-    async def receive(self) -> Any:
-        item = await self.inner.receive()
+    def seen(self, item: Any) -> Any:
         self.owner.received += 1
         return item
 
-    def __aiter__(self) -> _Counted:
-        return self
 
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
+class _Counting(WrappedStream):
+    def __init__(self, inner: Any, owner: CountingStdio) -> None:
+        super().__init__(inner)
+        self.owner = owner
 
-
-class _Counting(_Wrapped):
     async def send(self, item: Any) -> None:
         self.owner.sent += 1
         await self.inner.send(item)

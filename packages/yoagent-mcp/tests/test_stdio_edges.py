@@ -11,6 +11,7 @@ import pytest
 from mcp_helpers import RAW_SERVER
 
 from yoagent.core import TextContent, ToolContext, ToolError
+from yoagent.core.support import reset_warn_once
 from yoagent.mcp import McpClient, McpToolAdapter
 from yoagent.mcp._stdio import EXIT_TAIL_GRACE, EXIT_WAIT, StdioState
 
@@ -40,6 +41,7 @@ async def test_lines_that_are_not_json_rpc_are_skipped_counted_and_logged(
 async def test_unmodelled_and_malformed_blocks_become_text_and_the_call_still_succeeds(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    reset_warn_once()  # the test may run twice in one process (mutmut's runs do)
     caplog.set_level(logging.WARNING, logger="yoagent.mcp")
     async with raw_client() as client:
         result = await run(client, "odd")

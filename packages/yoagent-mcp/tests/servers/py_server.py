@@ -166,6 +166,13 @@ def env(name: str) -> str:
     return os.environ.get(name, "")
 
 
+@server.tool()
+async def log(message: str, ctx: Context) -> str:
+    """Send ``message`` to the client as a log notification (level info), then answer."""
+    await ctx.info(message)
+    return "logged"
+
+
 def extra() -> str:
     """A tool that appears when add_tool is called."""
     return "extra here"
@@ -221,6 +228,7 @@ class _Gateway:
     * ``/status/CODE`` answers every request with ``CODE`` and a short text body;
     * a ``tools/call`` of ``http_status`` (arguments ``{"code": CODE}``), and a notification
       whose params hold ``"http_status": CODE``, are answered with ``CODE`` the same way;
+    * a notification whose params hold ``"http_delay": SECONDS`` is answered that late;
     * ``GET /hits`` says how many other requests it got.
     """
 
@@ -255,6 +263,9 @@ class _Gateway:
             if code is not None:
                 await _answer(send, code, f"the gateway answers {code}")
                 return
+            delay = _delay_asked(body) if scope["method"] == "POST" else None
+            if delay is not None:
+                await anyio.sleep(delay)
             await self.app(scope, _replay(body, receive), send)
         else:
             await self.app(scope, receive, send)
@@ -273,6 +284,17 @@ def _status_asked(body: bytes) -> int | None:
     if "id" not in message and "http_status" in params:
         return int(params["http_status"])
     return None
+
+
+def _delay_asked(body: bytes) -> float | None:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "id" in message:
+        return None
+    params = message.get("params") or {}
+    return float(params["http_delay"]) if "http_delay" in params else None
 
 
 async def _drain(receive: Any) -> bytes:

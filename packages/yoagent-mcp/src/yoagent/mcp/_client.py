@@ -8,6 +8,7 @@ caller's: the caller sees an :class:`McpError` from the call that needed the ser
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -331,7 +332,10 @@ class McpClient:
             self._list_changes += 1
 
     async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
-        logger.debug("MCP server %s logged (%s): %s", self.name, params.level, params.data)
+        # What a server logs may quote the URL it was reached at (its keys): redacted.
+        if logger.isEnabledFor(logging.DEBUG):
+            data = self.redact(str(params.data))
+            logger.debug("MCP server %s logged (%s): %s", self.name, params.level, data)
 
     # --- requests -------------------------------------------------------------------------
 
