@@ -17,6 +17,7 @@ from yoagent.decision import (
     Choice,
     ChoiceAnswer,
     DecisionError,
+    DecisionErrorKind,
     DecisionModel,
     Evaluation,
     MockBackend,
@@ -164,3 +165,46 @@ def test_errors_defaults() -> None:
     refused = DecisionError.refused("q")
     assert (refused.detail, str(refused)) == ("", "decision model refused to answer question `q`")
     assert DecisionError.refused("q", "said no").detail == "said no"
+
+
+async def test_a_backend_returning_something_else_is_a_bad_response_that_was_sent() -> None:
+    backend = MockBackend(lambda request: {"q": 0.5})  # type: ignore[arg-type, return-value]
+    with pytest.raises(DecisionError) as caught:
+        await DecisionModel.from_backend(backend, "asked").evaluate("s", {"q": Noul("q?")})
+    assert caught.value.detail == "the backend returned dict"
+    assert caught.value.billed == Evaluation(model="asked", usage=Usage())
+
+
+async def test_an_answer_that_fails_the_check_keeps_what_it_was_billed() -> None:
+    backend = MockBackend().push(Evaluation(model="served", usage=Usage(input=5), cost_usd=0.5))
+    with pytest.raises(DecisionError) as caught:
+        await DecisionModel.from_backend(backend, "m").evaluate("s", {"q": Noul("q?")})
+    assert caught.value.detail == "answers.q: missing"
+    assert caught.value.billed == Evaluation(model="served", usage=Usage(input=5), cost_usd=0.5)
+
+
+async def test_an_attempt_timeout_shorter_than_a_second_is_kept() -> None:
+    async def slow(request: Request) -> Evaluation:
+        await anyio.sleep(30)
+        raise AssertionError("unreachable")
+
+    model = DecisionModel.from_backend(MockBackend(slow), "m").with_attempt_timeout(0.1)
+    started = anyio.current_time()
+    with pytest.raises(DecisionError) as caught:
+        await model.evaluate("s", {"q": Noul("q?")})
+    assert caught.value.timeout == 0.1
+    assert anyio.current_time() - started < 0.8
+    assert caught.value.billed == Evaluation(model="m", usage=Usage())
+
+
+def test_errors_texts_with_and_without_their_parts() -> None:
+    assert str(DecisionError.http(500, "")) == "decision model returned HTTP 500"
+    assert str(DecisionError.refused("q", "said no")) == (
+        "decision model refused to answer question `q`: said no"
+    )
+    assert (
+        str(DecisionError(DecisionErrorKind.TIMEOUT)) == "decision model call timed out after 0.0s"
+    )
+    assert DecisionError(DecisionErrorKind.BACKEND).detail == ""
+    billed = Evaluation(model="m", usage=Usage(input=1))
+    assert DecisionError(DecisionErrorKind.BACKEND, "x", billed=billed).billed is billed

@@ -198,3 +198,8 @@ def test_bad_settings_are_refused_by_name() -> None:
         guard_on({}, max_input_chars=0)
     assert str(chars.value) == "max_input_chars must be at least 1"
     assert guard_on({}, max_input_chars=1)[0].max_input_chars == 1
+
+
+def test_a_bad_threshold_for_an_unknown_check_is_named_by_its_id() -> None:
+    with pytest.raises(ValueError, match=r"^the threshold of check 'nope' must be a probability"):
+        guard_on({}, thresholds={"nope": 2.0})

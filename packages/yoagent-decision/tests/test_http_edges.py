@@ -279,3 +279,12 @@ async def test_what_a_status_or_body_that_is_not_a_success_reads_as() -> None:
     assert html.detail.endswith("): an HTML page (title: Maintenance)")
     text = await failure(local())
     assert text.detail.endswith("): " + "n" * 200 + "…")
+
+
+@respx.mock
+async def test_an_error_through_a_given_client_is_an_http_error_scrubbed() -> None:
+    respx.post(URL).mock(return_value=httpx.Response(500, text=f"echo {PLAIN_KEY}"))
+    async with httpx.AsyncClient() as client:
+        error = await failure(local().with_api_key(PLAIN_KEY).with_client(client))
+    assert (error.kind, error.status) == (DecisionErrorKind.HTTP, 500)
+    assert error.body is not None and PLAIN_KEY not in error.body and error.body.startswith("echo ")

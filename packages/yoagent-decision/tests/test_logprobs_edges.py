@@ -248,3 +248,15 @@ async def test_a_score_is_answered_per_level() -> None:
     assert answer.legend == ("none", "lots") and answer.score == pytest.approx(0.75)
     sent = json.loads(respx.calls[0].request.content)
     assert sent["top_logprobs"] == 20
+
+
+@respx.mock
+async def test_a_completion_of_the_wrong_shape_names_the_whole_path() -> None:
+    entry = {"top_logprobs": [{"token": "A", "logprob": "high"}]}
+    body = {"choices": [{"logprobs": {"content": [entry]}}]}
+    respx.post(URL).mock(return_value=httpx.Response(200, json=body))
+    with pytest.raises(DecisionError) as caught:
+        await model().evaluate("s", {"q": Noul("q?")})
+    assert caught.value.detail == (
+        "choices.0.logprobs.content.0.top_logprobs.0.logprob: Input should be a valid number"
+    )

@@ -251,3 +251,10 @@ async def test_a_key_variable_of_your_own_is_read_at_call_time(
     await model.evaluate("s", {"urgent": Noul("Urgent?")})
     assert route.calls[0].request.headers["authorization"] == f"Bearer {SECRET}"
     assert json.loads(route.calls[0].request.content)["model"] == "gpt-6-luna"
+
+
+def test_an_entry_of_the_wrong_shape_names_the_whole_path() -> None:
+    error = refusal(
+        PREDICATE, {**CHOICE, "probabilities": [{"value": "alpha", "probability": "x"}]}
+    )
+    assert error.detail == "answers[1].probabilities.0.probability: Input should be a valid number"

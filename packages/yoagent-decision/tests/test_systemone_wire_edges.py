@@ -170,3 +170,9 @@ def test_a_result_that_is_text_is_shown_cut() -> None:
 def test_an_answer_of_the_wrong_shape_names_its_place(changed: dict[str, Any], detail: str) -> None:
     error = refusal(answers(**changed))
     assert (error.kind, error.detail) == (DecisionErrorKind.BAD_RESPONSE, detail)
+
+
+def test_a_probability_of_the_wrong_shape_names_the_whole_path() -> None:
+    error = refusal(answers(mood={"probabilities": {"0": "high", "1": 0.5}}))
+    assert error.detail.startswith("answers.mood.probabilities.")
+    assert error.detail.endswith(".0: Input should be a valid number")
