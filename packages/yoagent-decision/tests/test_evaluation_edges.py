@@ -208,3 +208,17 @@ def test_errors_texts_with_and_without_their_parts() -> None:
     assert DecisionError(DecisionErrorKind.BACKEND).detail == ""
     billed = Evaluation(model="m", usage=Usage(input=1))
     assert DecisionError(DecisionErrorKind.BACKEND, "x", billed=billed).billed is billed
+
+
+async def test_only_a_member_with_a_fallback_after_it_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    down = DecisionError.http(500, "down")
+    chain = DecisionModel.from_backend(MockBackend().push_error(down), "a") | (
+        DecisionModel.from_backend(MockBackend().push_error(down), "b")
+    )
+    with caplog.at_level(logging.WARNING, logger="yoagent.decision"), pytest.raises(DecisionError):
+        await chain.evaluate("s", {"q": Noul("q?")})
+    assert [r.getMessage() for r in caplog.records] == [
+        "decision model a failed; trying its fallback: decision model returned HTTP 500: down"
+    ]
