@@ -6,9 +6,9 @@ surviving mutant changed.)"""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 import pytest
+from decision_helpers import SKILLS, Item
 
 from yoagent.decision import (
     Advisor,
@@ -22,14 +22,6 @@ from yoagent.decision import (
     Request,
 )
 
-
-@dataclass(frozen=True)
-class Item:
-    name: str
-    description: str
-
-
-SKILLS = [Item("deploy", "Ship a release to production"), Item("review", "Review a pull request")]
 TOOLS = [Item(f"tool{i}", f"does thing {i}") for i in range(45)]
 
 

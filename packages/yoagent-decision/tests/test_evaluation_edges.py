@@ -10,6 +10,7 @@ import logging
 
 import anyio
 import pytest
+from decision_helpers import never_answers
 
 from yoagent.core import Usage
 from yoagent.decision import (
@@ -86,11 +87,7 @@ async def test_a_failure_that_was_sent_carries_an_empty_bill_under_the_asked_mod
 
 
 async def test_a_chain_that_runs_out_of_time_carries_what_the_last_attempt_was_billed() -> None:
-    async def slow(request: Request) -> Evaluation:
-        await anyio.sleep(30)
-        raise AssertionError("unreachable")
-
-    chain = DecisionModel.from_backend(MockBackend(slow), "a").with_timeout(0.2) | (
+    chain = DecisionModel.from_backend(MockBackend(never_answers), "a").with_timeout(0.2) | (
         DecisionModel.from_backend(MockBackend(neutral=True), "b")
     )
     with pytest.raises(DecisionError) as caught:
@@ -184,11 +181,7 @@ async def test_an_answer_that_fails_the_check_keeps_what_it_was_billed() -> None
 
 
 async def test_an_attempt_timeout_shorter_than_a_second_is_kept() -> None:
-    async def slow(request: Request) -> Evaluation:
-        await anyio.sleep(30)
-        raise AssertionError("unreachable")
-
-    model = DecisionModel.from_backend(MockBackend(slow), "m").with_attempt_timeout(0.1)
+    model = DecisionModel.from_backend(MockBackend(never_answers), "m").with_attempt_timeout(0.1)
     started = anyio.current_time()
     with pytest.raises(DecisionError) as caught:
         await model.evaluate("s", {"q": Noul("q?")})

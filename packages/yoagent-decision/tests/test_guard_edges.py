@@ -10,23 +10,16 @@ import math
 from types import MappingProxyType
 
 import pytest
+from decision_helpers import guard_on
 
-from yoagent.core import Usage
 from yoagent.core.extension import Pass, Reject
 from yoagent.decision import (
     DecisionModel,
     Evaluation,
     GuardCheck,
     InputGuard,
-    MockBackend,
     NoulAnswer,
 )
-
-
-def guard_on(probabilities: dict[str, float], **options: object) -> tuple[InputGuard, MockBackend]:
-    backend = MockBackend.nouls(probabilities, usage=Usage(input=40))
-    model = DecisionModel.from_backend(backend, "judge")
-    return InputGuard(model=model, **options), backend  # type: ignore[arg-type]
 
 
 def answering_unvalidated(
