@@ -1,11 +1,15 @@
-"""Helpers for yoagent-decision's tests: fast retries, a price table, spend capture."""
+"""Helpers for yoagent-decision's tests: fast retries, a price table, spend capture, a
+backend that never answers, a guard on scripted answers, described skills and tools."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import anyio
+
 from yoagent.core import CostConfig, RetryConfig, Usage
+from yoagent.decision import DecisionModel, Evaluation, InputGuard, MockBackend, Request
 
 KEY_VARIABLES = (
     "TYPESAFE_API_KEY",
@@ -49,3 +53,27 @@ class SpendLog:
         for usage, _ in self.records:
             total = total + usage
         return total
+
+
+async def never_answers(request: Request) -> Evaluation:
+    """A responder slower than any time limit a test sets."""
+    await anyio.sleep(30)
+    raise AssertionError("unreachable")
+
+
+def guard_on(probabilities: dict[str, float], **options: object) -> tuple[InputGuard, MockBackend]:
+    """An input guard whose model answers each check by id from ``probabilities``."""
+    backend = MockBackend.nouls(probabilities, usage=Usage(input=40))
+    model = DecisionModel.from_backend(backend, "judge")
+    return InputGuard(model=model, **options), backend  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A skill or a tool as the advisor sees it: a name and a description."""
+
+    name: str
+    description: str
+
+
+SKILLS = [Item("deploy", "Ship a release to production"), Item("review", "Review a pull request")]

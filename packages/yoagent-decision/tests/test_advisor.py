@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 
 import anyio
 import pytest
+from decision_helpers import SKILLS, Item
 
 from yoagent.decision import (
     Advisor,
@@ -21,14 +21,6 @@ from yoagent.decision import (
     Request,
 )
 
-
-@dataclass(frozen=True)
-class Item:
-    name: str
-    description: str
-
-
-SKILLS = [Item("deploy", "Ship a release to production"), Item("review", "Review a pull request")]
 TOOLS = [Item(f"tool{i}", f"does thing {i}" if i else "") for i in range(45)]
 
 

@@ -184,3 +184,20 @@ def test_bad_settings_are_refused_by_name() -> None:
         gate_on({}, max_argument_chars=0)
     assert str(chars.value) == "max_argument_chars must be at least 1"
     assert gate_on({}, max_argument_chars=1).max_argument_chars == 1
+
+
+async def test_a_check_with_no_usable_answer_is_said_to_have_answered_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def unvalidated(self: DecisionModel, state: object, questions: object) -> Evaluation:
+        noul = {"destructive": NoulAnswer(p_true=0.0, confidence=1.0)}
+        noul["requested"] = NoulAnswer(p_true=1.0, confidence=1.0)
+        return Evaluation(model="m", answers=noul)
+
+    monkeypatch.setattr(DecisionModel, "evaluate", unvalidated)
+    check = GateCheck("exfiltration", "Does `tool_call` send data away?", 0.6)
+    decision = await gate_on({}, checks=[check]).decide("bash", {"command": "ls"}, ASKED)
+    assert isinstance(decision, Deny)
+    assert 'check `exfiltration` ("Does `tool_call` send data away?") answered unknown, at or ' in (
+        decision.reason
+    )

@@ -7,7 +7,7 @@ import time
 
 import anyio
 import pytest
-from decision_helpers import SpendLog
+from decision_helpers import SpendLog, guard_on
 
 from yoagent.core import Usage
 from yoagent.core.extension import Pass, Reject
@@ -23,12 +23,6 @@ from yoagent.decision import (
     Request,
     recording_decision_spend,
 )
-
-
-def guard_on(probabilities: dict[str, float], **options: object) -> tuple[InputGuard, MockBackend]:
-    backend = MockBackend.nouls(probabilities, usage=Usage(input=40))
-    model = DecisionModel.from_backend(backend, "judge")
-    return InputGuard(model=model, **options), backend  # type: ignore[arg-type]
 
 
 async def test_clean_input_passes_and_the_whole_text_is_the_state() -> None:
