@@ -32,8 +32,8 @@ A package's ``slow_tests`` (pytest node ids in mutants.toml, each with its reaso
 left out of every pytest run of its mutation runs (``--deselect``, through mutmut's
 ``pytest_add_cli_args``): mutmut runs every test that reaches a mutant, so a few tests that
 wait seconds of real time can make each of a package's thousands of mutants cost that much.
-A mutant only they would kill then survives: the score can only come out lower. The normal
-suite still runs them.
+A mutant only they would kill then survives (or, reached by no other test, counts as reached
+by none): the score can only come out lower. The normal suite still runs them.
 
 Exit status: 1 when mutmut fails, which includes the package's tests failing on the
 unmutated code; 0 otherwise, with a score under ``min_score`` reported as a warning
@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,8 +136,8 @@ def _missing_test(package_dir: Path, node: str) -> str | None:
     file = package_dir / path
     if not file.is_file():
         return f"names no file ({path} is missing)"
-    function = name.split("[", 1)[0]
-    if f"def {function}(" not in file.read_text("utf-8"):
+    function = re.escape(name.split("[", 1)[0])
+    if not re.search(rf"^(async )?def {function}\(", file.read_text("utf-8"), re.MULTILINE):
         return f"names no test function of {path}"
     return None
 

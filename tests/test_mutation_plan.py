@@ -142,8 +142,10 @@ def test_every_slow_test_left_out_gives_its_reason() -> None:
             assert lines[index - 1].startswith("#"), f"no reason above line {index + 1}"
             rest = lines[index + 1 :]
             entries = rest[: next(i for i, text in enumerate(rest) if text.startswith("]"))]
-            first = next(text for text in entries if text.strip())
-            assert first.strip().startswith("#"), f"the first entry after line {index + 1}"
+            for offset, text in enumerate(entries):
+                if text.strip().startswith('"'):
+                    above = entries[offset - 1].strip() if offset else ""
+                    assert above.startswith("#"), f"no reason above line {index + offset + 2}"
 
 
 def test_slow_tests_are_deselected_in_the_staged_folder(tmp_path: Path) -> None:

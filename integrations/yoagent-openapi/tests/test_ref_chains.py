@@ -34,7 +34,7 @@ def test_a_chain_as_long_as_the_limit_is_followed_and_one_longer_is_refused() ->
     with pytest.raises(RefProblem) as caught:
         refs.follow(start, refs.root)
     hops = " → ".join(f"#/components/parameters/P{i}" for i in range(33))
-    assert str(caught.value) == f"a cycle of $refs: {hops}"
+    assert str(caught.value) == f"a chain of more than 32 $refs: {hops}"
 
 
 def _with_ids(openapi: str) -> dict[str, Any]:

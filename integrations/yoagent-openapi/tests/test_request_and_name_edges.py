@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
 from yoagent.core import ToolContext
-from yoagent.openapi import OpenApiToolAdapter, OperationFilter
+from yoagent.openapi import OpenApiConfig, OpenApiToolAdapter, OperationFilter
 
 ORIGIN = "http://api.example"
 
@@ -119,3 +120,41 @@ def test_an_operation_left_out_is_logged_with_its_reason(caplog: pytest.LogCaptu
         f"OpenAPI operation left out: {skipped}"
     ]
     assert str(skipped).startswith("GET /things (things): ")
+
+
+async def test_a_header_is_sent_once_whatever_the_case_of_its_names() -> None:
+    parameters = [
+        {"name": "Cookie", "in": "header", "schema": {"type": "string"}},
+        {"name": "sid", "in": "cookie", "schema": {"type": "string"}},
+    ]
+    body = {"content": {"application/json": {"schema": {"type": "object"}}}}
+    spec = _spec({"/things": {"operationId": "things", "parameters": parameters}})
+    spec["paths"]["/things"] = {"post": {**spec["paths"]["/things"]["get"], "requestBody": body}}
+    requests: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, text="ok", headers={"content-type": "text/plain"})
+
+    config = OpenApiConfig(headers={"content-type": "application/json; charset=utf-8"})
+    async with httpx.AsyncClient(transport=httpx.MockTransport(record)) as client:
+        tool = OpenApiToolAdapter.from_spec(spec, config=config, client=client).tool("things")
+        arguments = {"Cookie": "a=b", "sid": "1", "body": {}}
+        await tool.execute(arguments, ToolContext(tool_call_id="c1", tool_name=tool.name))
+    [request] = requests
+    assert request.headers.get_list("cookie") == ["a=b; sid=1"]
+    assert request.headers.get_list("content-type") == ["application/json; charset=utf-8"]
+
+
+async def test_the_configs_timeout_governs_over_a_clients_own() -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await anyio.sleep(0.5)
+        return httpx.Response(200, text="late but in time", headers={"content-type": "text/plain"})
+
+    spec = _spec({"/things": {"operationId": "things"}})
+    async with httpx.AsyncClient(transport=httpx.MockTransport(slow), timeout=0.1) as client:
+        tool = OpenApiToolAdapter.from_spec(spec, config=OpenApiConfig(timeout=5), client=client)
+        result = await tool.tool("things").execute(
+            {}, ToolContext(tool_call_id="c1", tool_name="things")
+        )
+    assert result.text.endswith("late but in time")

@@ -40,7 +40,9 @@ def _refusal(spec: dict[str, Any], base_url: str | None = None) -> str:
         ("ftp://files.example/pub", "base_url must be an absolute http(s) URL, not 'ftp://files.example'"),
         ("http:///no-host", "base_url must be an absolute http(s) URL, not '<invalid URL>'"),
         ("https://", "base_url must be an absolute http(s) URL, not '<invalid URL>'"),
-        ("api.example/v1", "base_url must be an absolute http(s) URL, not 'api.example/v1'"),
+        ("https://u:s3cr3t@/v1", "base_url must be an absolute http(s) URL, not '<invalid URL>'"),
+        ("api.example/v1", "base_url must be an absolute http(s) URL; it has no scheme"),
+        ("k@api.example/v1?k=s3cr3t", "base_url must be an absolute http(s) URL; it has no scheme"),
     ],
 )  # fmt: skip
 def test_a_base_url_that_is_not_absolute_http_is_refused_by_name(
@@ -49,10 +51,26 @@ def test_a_base_url_that_is_not_absolute_http_is_refused_by_name(
     assert _refusal(_spec([{"url": "https://api.example"}]), base_url) == message
 
 
-def test_a_base_url_without_a_scheme_is_shown_without_its_query() -> None:
-    message = _refusal(_spec(), "api.example/v1?api_key=s3cr3t-value")
-    assert message == "base_url must be an absolute http(s) URL, not 'api.example/v1?…'"
-    assert "s3cr3t" not in message
+INVALID = (
+    ": a port is a number up to 65535, and a user name or password must not hold an "
+    "unencoded '/', '?' or '#'"
+)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "shown"),
+    [
+        ("http://127.0.0.1:70000/v1", "http://127.0.0.1:70000"),
+        ("http://api.example:port/v1", "http://api.example:port"),
+        ("http://user:pa/ss@api.example/v1", "http://[redacted]@api.example"),
+    ],
+)
+def test_a_base_url_that_does_not_parse_is_refused_without_its_password(
+    base_url: str, shown: str
+) -> None:
+    message = _refusal(_spec(), base_url)
+    assert message == f"base_url is not a valid URL ({shown}){INVALID}"
+    assert "pa/ss" not in message
 
 
 @pytest.mark.parametrize(

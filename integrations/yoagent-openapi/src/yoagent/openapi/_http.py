@@ -107,7 +107,8 @@ class Caller:
             return await self._send(client, outgoing)
 
     async def _send(self, client: httpx.AsyncClient, outgoing: OutgoingRequest) -> _Reply:
-        headers = {**outgoing.headers, **self.config.headers}
+        headers = httpx.Headers(outgoing.headers)
+        headers.update(self.config.headers)  # names ignore case: the config's replace the call's
         request = client.build_request(
             outgoing.method,
             outgoing.url,

@@ -76,9 +76,11 @@ class Refs:
         current: Any = node
         while isinstance(current, dict) and "$ref" in current:
             ref: object = cast(dict[str, Any], current)["$ref"]
-            if (isinstance(ref, str) and ref in seen) or len(seen) >= limit:
+            if isinstance(ref, str) and ref in seen:
+                raise RefProblem(f"a cycle of $refs: {' → '.join([*seen, ref])}")
+            if len(seen) >= limit:
                 chain = " → ".join([*seen, str(ref)])
-                raise RefProblem(f"a cycle of $refs: {chain}")
+                raise RefProblem(f"a chain of more than {limit} $refs: {chain}")
             seen.append(str(ref))
             current, resolver = self.lookup(ref, resolver)
         return cast(Any, current), resolver

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 from urllib.parse import urljoin, urlsplit
 
+import httpx
+
 from yoagent.core.support import display_url
 
 from ._errors import OpenApiError
@@ -62,13 +64,23 @@ def _fill(server: Server, variables: Mapping[str, str], where: str) -> str:
 
 
 def _checked(url: str, what: str) -> str:
+    """``url`` without its trailing ``/``, or an :class:`OpenApiError` that shows it only as
+    :func:`display_url` does (never a user name, password, query or fragment)."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        # Without a scheme the text is shown as far as it parses, never its query.
-        shown = display_url(url, path=False) if parts.scheme else display_url(url)
+    if not parts.scheme:
+        # Text without a scheme does not parse as a URL: nothing of it is safe to show.
+        raise OpenApiError(f"{what} must be an absolute http(s) URL; it has no scheme")
+    shown = display_url(url, path=False)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise OpenApiError(f"{what} must be an absolute http(s) URL, not {shown!r}")
-    if parts.query or parts.fragment:
+    try:
+        _ = parts.port  # a port that is not a number from 0 to 65535 raises here
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):
         raise OpenApiError(
-            f"{what} must not have a query or fragment ({display_url(url, path=False)})"
-        )
+            f"{what} is not a valid URL ({shown}): a port is a number up to 65535, and a user "
+            "name or password must not hold an unencoded '/', '?' or '#'"
+        ) from None
+    if parts.query or parts.fragment:
+        raise OpenApiError(f"{what} must not have a query or fragment ({shown})")
     return url.rstrip("/")

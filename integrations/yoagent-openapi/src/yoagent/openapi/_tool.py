@@ -105,17 +105,22 @@ class OpenApiTool:
             elif binding.location == "query":
                 params.extend(query_pairs(binding.name, value, binding.style, binding.explode))
             elif binding.location == "header":
-                headers[binding.name] = header_value(binding.name, value, binding.explode)
+                _set_header(
+                    headers, binding.name, header_value(binding.name, value, binding.explode)
+                )
             else:
                 cookies.extend(cookie_pairs(binding.name, value, binding.explode))
         if cookies:
-            headers["cookie"] = "; ".join(f"{name}={value}" for name, value in cookies)
+            pairs = [_pop_header(headers, "cookie"), *(f"{n}={v}" for n, v in cookies)]
+            headers["cookie"] = "; ".join(pair for pair in pairs if pair)
         content: bytes | None = None
         if operation.body is not None and operation.body.argument in arguments:
             body = arguments[operation.body.argument]
             content = json.dumps(body, ensure_ascii=False).encode("utf-8")
             media_type = operation.body.media_type
-            headers["content-type"] = "application/json" if "*" in media_type else media_type
+            _set_header(
+                headers, "content-type", "application/json" if "*" in media_type else media_type
+            )
         return OutgoingRequest(
             method=self.method,
             url=operation.base_url + path,
@@ -127,3 +132,19 @@ class OpenApiTool:
 
     def __repr__(self) -> str:
         return f"OpenApiTool({self.name!r}, {self.method} {self.path})"
+
+
+def _pop_header(headers: dict[str, str], name: str) -> str:
+    """Remove every header named ``name`` in any case; their values, joined by ``; ``.
+
+    Header names ignore case: a parameter named ``Cookie`` and the cookie parameters, or a
+    ``Content-Type`` parameter and the body's, would otherwise go out as two headers.
+    """
+    found = [key for key in headers if key.lower() == name]
+    return "; ".join(headers.pop(key) for key in found)
+
+
+def _set_header(headers: dict[str, str], name: str, value: str) -> None:
+    """Set ``name`` to ``value``, replacing a header of that name in any case."""
+    _pop_header(headers, name.lower())
+    headers[name] = value
