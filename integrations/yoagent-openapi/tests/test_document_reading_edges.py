@@ -8,11 +8,11 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 import anyio
 import httpx
 import pytest
+from test_response_edges import Pieces
 
 from yoagent.openapi import OpenApiError, _load
 
@@ -42,22 +42,13 @@ def test_a_yaml_alias_is_converted_once_and_stays_shared() -> None:
     assert third == {"201": "c"} and third is fourth
 
 
-class _Chunks(httpx.AsyncByteStream):
-    def __init__(self, *chunks: bytes) -> None:
-        self.chunks = chunks
-
-    async def __aiter__(self) -> Any:
-        for chunk in self.chunks:
-            yield chunk
-
-
 async def test_the_size_cap_counts_the_whole_fetched_body_not_each_chunk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_load, "MAX_DOCUMENT_BYTES", 100)
 
     def reply(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, stream=_Chunks(*([b"x" * 40] * 3)))
+        return httpx.Response(200, stream=Pieces(*([b"x" * 40] * 3)))
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(reply)) as client:
         with pytest.raises(OpenApiError) as caught:
@@ -65,7 +56,7 @@ async def test_the_size_cap_counts_the_whole_fetched_body_not_each_chunk(
     assert str(caught.value) == "http://api.test: the document is larger than 100 bytes"
 
     def fits(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, stream=_Chunks(b"{", b" " * 98, b"}"))
+        return httpx.Response(200, stream=Pieces(b"{", b" " * 98, b"}"))
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(fits)) as client:
         assert await _load.fetch(URL, client) == ("{" + " " * 98 + "}", URL)
