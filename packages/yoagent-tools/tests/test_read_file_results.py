@@ -151,3 +151,38 @@ async def test_the_tools_default_limit_is_its_own_and_a_limit_of_one_is_allowed(
     assert (await _read(ReadFileTool(), path, ctx, limit=1)).details["lines"] == 1  # type: ignore[index]
     with pytest.raises(ToolError, match="limit"):
         await _read(two, path, ctx, limit=0)
+
+
+@pytest.mark.parametrize(
+    ("data", "kept"),
+    [
+        (b"abc", b"abc"),
+        (b"", b""),
+        ("aé".encode(), "aé".encode()),  # a whole 2-byte character stays
+        ("a€".encode(), "a€".encode()),  # 3 bytes
+        ("a😀".encode(), "a😀".encode()),  # 4 bytes
+        ("a€".encode()[:-1], b"a"),  # 2 of 3 bytes: dropped
+        ("a€".encode()[:-2], b"a"),  # 1 of 3
+        ("a😀".encode()[:-1], b"a"),  # 3 of 4
+        ("a😀".encode()[:-3], b"a"),  # 1 of 4
+        ("aé".encode()[:-1], b"a"),  # 1 of 2
+        (b"a\x80\x80", b"a\x80\x80"),  # stray continuation bytes: not a sequence to trim
+        ("é".encode()[:-1], b""),  # nothing before the cut character
+    ],
+)
+def test_a_cut_line_loses_only_a_character_left_incomplete(data: bytes, kept: bytes) -> None:
+    assert read_file._trim_partial_utf8(data) == kept  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_line_past_the_cap_is_cut_on_a_whole_character_and_said_cut(
+    tmp_path: Path, ctx: ToolContext
+) -> None:
+    path = tmp_path / "long.txt"
+    cap = read_file._LINE_CAP  # pyright: ignore[reportPrivateUsage]
+    line = "a" * (cap - 1) + "€" * 10  # the cap falls inside a 3-byte character
+    path.write_text(line + "\nnext\n", encoding="utf-8")
+    result = await _read(ReadFileTool(), path, ctx)
+    first, second = result.text.split("\n")[:2]
+    assert first == "     1\t" + "a" * read_file.MAX_LINE_CHARS + " … [line cut at 2000 characters]"
+    assert second == "     2\tnext"
+    assert result.details is not None and result.details["long_lines_cut"] == 1
