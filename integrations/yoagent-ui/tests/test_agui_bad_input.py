@@ -151,11 +151,16 @@ def test_one_run_per_thread(url: str, endpoint: AgUiEndpoint) -> None:
         client.stream("POST", url, json=run_input("slow", thread="busy")) as first,
     ):
         assert first.status_code == 200
-        opening = next(first.iter_lines())
+        # Kept: a line iterator dropped after one line is closed at once, and closing it
+        # closes the response, so the server would see the client leave and end the run
+        # (under load that won the race against the second request: 200, not 409).
+        lines = first.iter_lines()
+        assert next(lines).startswith('data: {"type":"RUN_STARTED"')
         second = client.post(url, json=run_input("hello", thread="busy"))
-        # Seen once under load (200): the first run's opening line says how it began.
-        assert second.status_code == 409, (opening, second.text[:300])
+        assert second.status_code == 409, second.text[:300]
         assert "already in progress on thread 'busy'" in second.json()["error"]
+        assert endpoint.locks.busy("busy")  # the first run goes on
+        lines.close()
     still_serves(url)
 
 
