@@ -204,6 +204,7 @@ CORE_SUPPORT = [
     "is_secret_variable",
     "kill_children",
     "looks_like_key",
+    "merge_headers",
     "reset_warn_once",
     "scrub_logs",
     "shared_ssl_context",

@@ -19,7 +19,7 @@ import anyio
 import httpx
 
 from yoagent.core import CancelToken, ToolError, ToolResult
-from yoagent.core.support import Scrubber, http_client, scrub_logs
+from yoagent.core.support import Scrubber, http_client, merge_headers, scrub_logs
 
 from ._config import OpenApiConfig
 from ._errors import httpx_errors
@@ -107,8 +107,7 @@ class Caller:
             return await self._send(client, outgoing)
 
     async def _send(self, client: httpx.AsyncClient, outgoing: OutgoingRequest) -> _Reply:
-        headers = httpx.Headers(outgoing.headers)
-        headers.update(self.config.headers)  # names ignore case: the config's replace the call's
+        headers = merge_headers(outgoing.headers, self.config.headers)
         request = client.build_request(
             outgoing.method,
             outgoing.url,

@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from yoagent.core import ToolContext, ToolError, ToolResult
+from yoagent.core.support import merge_headers
 
 from ._http import Caller, OutgoingRequest
 from ._operation import Operation
@@ -105,9 +106,8 @@ class OpenApiTool:
             elif binding.location == "query":
                 params.extend(query_pairs(binding.name, value, binding.style, binding.explode))
             elif binding.location == "header":
-                _set_header(
-                    headers, binding.name, header_value(binding.name, value, binding.explode)
-                )
+                sent = {binding.name: header_value(binding.name, value, binding.explode)}
+                headers = merge_headers(headers, sent)
             else:
                 cookies.extend(cookie_pairs(binding.name, value, binding.explode))
         if cookies:
@@ -118,9 +118,8 @@ class OpenApiTool:
             body = arguments[operation.body.argument]
             content = json.dumps(body, ensure_ascii=False).encode("utf-8")
             media_type = operation.body.media_type
-            _set_header(
-                headers, "content-type", "application/json" if "*" in media_type else media_type
-            )
+            kind = "application/json" if "*" in media_type else media_type
+            headers = merge_headers(headers, {"content-type": kind})
         return OutgoingRequest(
             method=self.method,
             url=operation.base_url + path,
@@ -135,16 +134,7 @@ class OpenApiTool:
 
 
 def _pop_header(headers: dict[str, str], name: str) -> str:
-    """Remove every header named ``name`` in any case; their values, joined by ``; ``.
-
-    Header names ignore case: a parameter named ``Cookie`` and the cookie parameters, or a
-    ``Content-Type`` parameter and the body's, would otherwise go out as two headers.
-    """
+    """Remove the header named ``name`` (lower case) in any case and return its value: a
+    header parameter named ``Cookie`` is joined to the cookie parameters, not sent apart."""
     found = [key for key in headers if key.lower() == name]
     return "; ".join(headers.pop(key) for key in found)
-
-
-def _set_header(headers: dict[str, str], name: str, value: str) -> None:
-    """Set ``name`` to ``value``, replacing a header of that name in any case."""
-    _pop_header(headers, name.lower())
-    headers[name] = value

@@ -18,6 +18,7 @@ from ._namespace import Namespace as _Namespace
 from ._support.atomic import atomic_write
 from ._support.bounded import BoundedMap
 from ._support.cut import CUT_MARKER, cut_middle
+from ._support.headers import merge_headers
 from ._support.html import html_summary
 from ._support.log_scrub import LogScrubGuard, scrub_logs
 from ._support.scrub import Scrubber, StreamScrubber
@@ -72,6 +73,7 @@ __all__: list[str] = [
     "is_secret_variable",
     "kill_children",
     "looks_like_key",
+    "merge_headers",
     "reset_warn_once",
     "scrub_logs",
     "shared_ssl_context",

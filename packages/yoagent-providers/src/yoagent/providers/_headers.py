@@ -26,16 +26,6 @@ def sendable(value: str) -> bool:
     return _HEADER_VALUE.fullmatch(value) is not None
 
 
-def merge_headers(ours: Mapping[str, str], user: Mapping[str, str]) -> dict[str, str]:
-    """``ours`` with ``user``'s headers added last: a user header replaces ours of the same
-    name in any case (HTTP names are case-insensitive, and httpx would send ``Authorization``
-    and ``authorization`` as two headers), keeping the user's spelling."""
-    merged: dict[str, tuple[str, str]] = {}
-    for name, value in (*ours.items(), *user.items()):
-        merged[name.lower()] = (name, value)
-    return dict(merged.values())
-
-
 def check_headers(headers: Mapping[str, str]) -> None:
     """Refuse, before sending, a header HTTP cannot carry; the error names it, never its value.
 

@@ -15,10 +15,10 @@ import httpx
 import sniffio
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
-from yoagent.core.support import utf8_safe_json
+from yoagent.core.support import merge_headers, utf8_safe_json
 
 from ._body import ACCEPT_ENCODING, DEFAULT_LIMITS, StreamLimits, bounded_body, read_prefix
-from ._headers import check_headers, merge_headers
+from ._headers import check_headers
 from ._http_errors import (
     KeySource,
     bad_url,

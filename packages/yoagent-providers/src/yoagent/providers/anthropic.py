@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from yoagent.core import AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
+from yoagent.core.support import merge_headers
 
 from ._anthropic_request import build_request_body, compat_of
 from ._anthropic_stream import AnthropicReader
-from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._messages import WireCache, WireMessage

@@ -14,10 +14,9 @@ from dataclasses import replace
 
 from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import display_url, warn_once
+from yoagent.core.support import display_url, merge_headers, warn_once
 
 from ._azure import legacy_deployment
-from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._logging import logger

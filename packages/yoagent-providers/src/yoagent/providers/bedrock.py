@@ -20,7 +20,7 @@ import httpx
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import header_secrets
+from yoagent.core.support import header_secrets, merge_headers
 
 from ._aws_credentials import (
     BearerAuth,
@@ -32,7 +32,6 @@ from ._aws_credentials import (
 )
 from ._bedrock_request import PROTOCOL, build_request_body
 from ._bedrock_stream import BedrockReader
-from ._headers import merge_headers
 from ._http import HttpOptions, HttpProvider, encode_body
 from ._http_errors import KeySource, bad_url, url_problem
 from ._messages import WireCache, WireMessage

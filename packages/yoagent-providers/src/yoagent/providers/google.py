@@ -12,10 +12,10 @@ from urllib.parse import quote
 
 from yoagent.core import ApiProtocol, AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
+from yoagent.core.support import merge_headers
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
-from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._messages import WireCache, WireMessage

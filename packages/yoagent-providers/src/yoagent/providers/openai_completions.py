@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from yoagent.core import AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
+from yoagent.core.support import merge_headers
 
 from ._completions_request import ConvertedMessage, encode_request
 from ._completions_stream import CompletionsReader
-from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._messages import WireCache

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from yoagent.core import ApiProtocol, AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
+from yoagent.core.support import merge_headers
 
-from ._headers import merge_headers
 from ._http import HttpProvider
 from ._keys import resolve_key
 from ._messages import WireCache, WireMessage
