@@ -116,7 +116,9 @@ def agent_factory(model_url: str, ends: Ends | None = None) -> Any:
 def serve(app: ASGIApp) -> Iterator[str]:
     """Serve ``app`` with uvicorn on a free loopback port; yields its URL."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, interface="asgi3", log_level="warning", lifespan="off"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -51,7 +51,11 @@ async def serve(
             host,
         )
     listener = bind(host, port)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # Named, not detected: uvicorn guesses the interface from how `__call__` looks, and a
+    # wrapped `__call__` (a decorator, mutmut's trampoline) reads as ASGI2.
+    config = uvicorn.Config(
+        app, interface="asgi3", log_level="warning", access_log=False, lifespan="off"
+    )
     server = uvicorn.Server(config)
     bound = int(listener.getsockname()[1])
     with listener:
