@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from yoagent.core import (
     Agent,
@@ -116,9 +116,13 @@ def agent_factory(model_url: str, ends: Ends | None = None) -> Any:
 def serve(app: ASGIApp) -> Iterator[str]:
     """Serve ``app`` with uvicorn on a free loopback port; yields its URL."""
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, interface="asgi3", log_level="warning", lifespan="off"
-    )
+
+    async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
+        # A function, not the app: uvicorn probes an object as an app factory and guesses its
+        # interface from `__call__`, which mutmut's trampoline of `__call__` defeats.
+        await app(scope, receive, send)
+
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

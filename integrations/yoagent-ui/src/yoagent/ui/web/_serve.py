@@ -8,6 +8,7 @@ import socket
 from collections.abc import Callable
 
 import anyio
+from starlette.types import Receive, Scope, Send
 
 from yoagent.ui._errors import UiError
 
@@ -51,11 +52,14 @@ async def serve(
             host,
         )
     listener = bind(host, port)
-    # Named, not detected: uvicorn guesses the interface from how `__call__` looks, and a
-    # wrapped `__call__` (a decorator, mutmut's trampoline) reads as ASGI2.
-    config = uvicorn.Config(
-        app, interface="asgi3", log_level="warning", access_log=False, lifespan="off"
-    )
+
+    async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
+        # A function, not the app itself: uvicorn calls an object with no arguments to see
+        # whether it is an app factory and guesses its interface from how `__call__` looks,
+        # which a wrapped `__call__` (a decorator, mutmut's trampoline) defeats.
+        await app(scope, receive, send)
+
+    config = uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     bound = int(listener.getsockname()[1])
     with listener:
