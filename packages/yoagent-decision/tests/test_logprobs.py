@@ -74,6 +74,13 @@ def tops(entries: dict[str, float]) -> list[TopLogprob]:
         ("http://localhost:8080/", "http://localhost:8080/v1/chat/completions"),
         ("https://api.groq.com/openai/v1", "https://api.groq.com/openai/v1/chat/completions"),
         ("http://h/v1/chat/completions/", "http://h/v1/chat/completions"),
+        # A query stays the query: the path goes before it.
+        ("http://localhost:8080?key=k", "http://localhost:8080/v1/chat/completions?key=k"),
+        (
+            " https://gw.example/openai/v1/?api-version=2&x=1 ",
+            "https://gw.example/openai/v1/chat/completions?api-version=2&x=1",
+        ),
+        ("http://h/v1/chat/completions/?a=/b", "http://h/v1/chat/completions?a=/b"),
     ],
 )
 def test_the_endpoint_follows_the_base_url(base: str, url: str) -> None:

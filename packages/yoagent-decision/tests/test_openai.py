@@ -129,6 +129,28 @@ def test_a_url_ending_in_decisions_is_used_as_is() -> None:
     assert backend.endpoint_url() == "https://gw.example/openai/v1/decisions"
 
 
+@pytest.mark.parametrize(
+    ("base", "url"),
+    [
+        ("https://gw.example/v1?api-version=2", "https://gw.example/v1/decisions?api-version=2"),
+        ("https://gw.example/v1/decisions/?k=a/b", "https://gw.example/v1/decisions?k=a/b"),
+    ],
+)
+def test_a_query_in_the_base_url_stays_after_the_path(base: str, url: str) -> None:
+    assert OpenAiDecisionBackend().with_base_url(base).endpoint_url() == url
+
+
+@respx.mock
+async def test_a_request_goes_to_the_path_before_the_base_urls_query(key: str) -> None:
+    route = respx.post("http://127.0.0.1:9000/v1/decisions", params={"tenant": "t1"}).mock(
+        return_value=reply()
+    )
+    backend = OpenAiDecisionBackend().with_base_url("http://127.0.0.1:9000/v1/?tenant=t1")
+    await DecisionModel.from_openai_backend(backend, "gpt-6-luna").evaluate("s", QUESTIONS)
+    assert route.call_count == 1
+    assert str(route.calls[0].request.url) == "http://127.0.0.1:9000/v1/decisions?tenant=t1"
+
+
 @respx.mock
 async def test_every_answer_kind_is_read_and_matched_by_name(key: str) -> None:
     respx.post(URL).mock(return_value=reply(list(reversed(ANSWERS))))

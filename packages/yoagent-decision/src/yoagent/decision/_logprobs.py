@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from yoagent.core import Usage
 
 from ._answers import Answer, ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer, add_usage
-from ._backend import HttpBackend, host_of
+from ._backend import HttpBackend, endpoint_from_base, host_of
 from ._errors import DecisionError
 from ._http import NoKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, QuestionKind, Request, Score
@@ -267,11 +267,7 @@ class LogprobBackend(HttpBackend):
 
     def endpoint_url(self) -> str:
         """The URL requests go to."""
-        base = self._base_url.strip().rstrip("/")
-        if base.endswith("/chat/completions"):
-            return base
-        has_path = bool(urlsplit(base).path.strip("/")) if "://" in base else "/" in base
-        return f"{base}/chat/completions" if has_path else f"{base}/v1/chat/completions"
+        return endpoint_from_base(self._base_url, _chat_completions_at)
 
     def body(self, request: Request, question: Question) -> dict[str, Any]:
         """One question's request body (the core fields win over ``extra_body``)."""
@@ -353,3 +349,10 @@ def _answer(question: Question, probs: list[float]) -> Answer:
             return ChoiceAnswer.of(zip([name for name, _ in items], probs, strict=True))
         case Score(levels=levels):
             return ScoreAnswer.of(probs, [level_text(level) for level in levels])
+
+
+def _chat_completions_at(base: str) -> str:
+    if base.endswith("/chat/completions"):
+        return base
+    has_path = bool(urlsplit(base).path.strip("/")) if "://" in base else "/" in base
+    return f"{base}/chat/completions" if has_path else f"{base}/v1/chat/completions"

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from yoagent.core import Usage
 
 from ._answers import Answer, ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer
-from ._backend import HttpBackend, host_of
+from ._backend import HttpBackend, endpoint_from_base, host_of
 from ._errors import DecisionError
 from ._http import EnvKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, Request, Score, Structured
@@ -126,8 +126,10 @@ class OpenAiDecisionBackend(HttpBackend):
 
     def endpoint_url(self) -> str:
         """The URL requests go to."""
-        base = self._base_url.strip().rstrip("/")
-        return base if base.endswith("/decisions") else f"{base}/decisions"
+        return endpoint_from_base(
+            self._base_url,
+            lambda base: base if base.endswith("/decisions") else f"{base}/decisions",
+        )
 
     def is_openai_host(self) -> bool:
         """Whether requests go to OpenAI's own host (so its list price applies)."""

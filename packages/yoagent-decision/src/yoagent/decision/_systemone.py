@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from ._answers import Evaluation
-from ._backend import HttpBackend, host_of
+from ._backend import HttpBackend, endpoint_from_base, host_of
 from ._http import EnvKey, KeySource, NoKey, encode_json
 from ._questions import Capabilities, Request
 from ._systemone_wire import parse_systemone_response, request_body
@@ -55,9 +55,10 @@ _Endpoint = _Base | _Exact | _EnvBase
 def systemone_url(base_url: str) -> str:
     """``{base}/v1/systemone`` for a base given as the host, ending in ``/v1``, or as the full
     URL (whitespace and a trailing ``/`` trimmed); a query string is kept at the end."""
-    base, mark, query = base_url.strip().partition("?")  # the path goes before a query
-    base = base.rstrip("/").removesuffix("/v1/systemone").removesuffix("/v1")
-    return f"{base}/v1/systemone{mark}{query}"
+    return endpoint_from_base(
+        base_url,
+        lambda base: f"{base.removesuffix('/v1/systemone').removesuffix('/v1')}/v1/systemone",
+    )
 
 
 class SystemOneBackend(HttpBackend):
