@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from yoagent.core.support import Scrubber, header_secrets, looks_like_key, split_url
+from yoagent.core.support import REDACTED, Scrubber, header_secrets, looks_like_key, split_url
 
 # -- looks_like_key's bounds -----------------------------------------------------------------
 
@@ -213,7 +213,16 @@ def test_a_scheme_keeps_its_name_and_the_last_word_is_the_secret() -> None:
 
 def test_header_secrets_are_the_whole_value_its_last_word_and_each_cookie() -> None:
     assert header_secrets([("Cookie", "sid=abcd=efgh1")]) == ["sid=abcd=efgh1", "abcd=efgh1"]
-    assert header_secrets({"Authorization": "Scheme a b"}) == ["Scheme a b", "b"]
+    assert header_secrets({"Authorization": "Scheme a b"}) == ["Scheme a b", "a b", "b"]
+    assert header_secrets({"Authorization": "Bearer  tok "}) == ["Bearer  tok ", "tok"]
+
+
+def test_a_token_with_spaces_is_scrubbed_whole_not_by_its_last_word() -> None:
+    token = "first-part second-part third-part"
+    scrubber = Scrubber(headers={"Authorization": f"Bearer {token}"})
+    shown = scrubber.scrub(f"the server says: key {token} is not valid")
+    assert "first-part" not in shown and "second-part" not in shown and "third" not in shown
+    assert shown == f"the server says: key {REDACTED} is not valid"
     assert header_secrets([("Accept", "text/plain")]) == []
 
 

@@ -123,8 +123,8 @@ def header_pairs(headers: Headers) -> list[tuple[str, str]]:
 
 def header_secrets(headers: Headers) -> list[str]:
     """The credential values among ``headers``: the whole value of each credential-named
-    header (:func:`is_credential_name`), its last word (``Bearer <token>``) and, for a
-    cookie, each cookie's value."""
+    header (:func:`is_credential_name`), what follows its first word (``Bearer <token>``, a
+    token with spaces in it whole), its last word and, for a cookie, each cookie's value."""
     found: list[str] = []
     for name, value in header_pairs(headers):
         if not is_credential_name(name):
@@ -133,8 +133,14 @@ def header_secrets(headers: Headers) -> list[str]:
         if name.lower() == "cookie":
             found.extend(pair.partition("=")[2].strip() for pair in value.split(";"))
         elif len(words := value.split()) > 1:
-            found.append(words[-1])
+            found.extend(_after_scheme(value, words))
     return found
+
+
+def _after_scheme(value: str, words: list[str]) -> list[str]:
+    """What follows a header value's first word, and its last word when that differs."""
+    credentials = value.split(maxsplit=1)[1].strip()
+    return [credentials] if credentials == words[-1] else [credentials, words[-1]]
 
 
 SecretField = tuple[str, str, str]
@@ -143,8 +149,9 @@ SecretField = tuple[str, str, str]
 
 
 def header_fields(headers: Headers) -> list[SecretField]:
-    """Where each credential header's value shows as one: ``Name: value``, the token after
-    its scheme (``Bearer <token>``) and, for a cookie, each ``name=value``."""
+    """Where each credential header's value shows as one: ``Name: value``, what follows its
+    scheme (``Bearer <token>``) and its last word after the scheme and, for a cookie, each
+    ``name=value``."""
     fields: list[SecretField] = []
     for name, value in header_pairs(headers):
         if not is_credential_name(name):
@@ -155,7 +162,9 @@ def header_fields(headers: Headers) -> list[SecretField]:
                 cookie, _, cookie_value = pair.strip().partition("=")
                 fields.append((cookie, "=", cookie_value))
         elif len(words := value.split()) > 1:
-            fields.append((words[0], " ", words[-1]))
+            fields.extend(
+                (words[0], " ", credentials) for credentials in _after_scheme(value, words)
+            )
     return fields
 
 
