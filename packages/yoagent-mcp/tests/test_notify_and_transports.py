@@ -82,6 +82,23 @@ async def test_notify_to_a_server_that_has_gone_raises() -> None:
     )
 
 
+async def test_a_notification_whose_post_gets_no_response_raises_at_once(py_http_url: str) -> None:
+    origin = py_http_url.removesuffix("/mcp")
+    async with McpClient.http(py_http_url, timeout=30) as client:
+        with anyio.fail_after(10), pytest.raises(McpError) as dropped:
+            await client.notify(NOTE, {"http_exit": True})  # the server ends mid-POST
+        # The SDK's transport has ended with that POST: a later notification is dropped by
+        # the SDK without a word, and is said to be, at once rather than after 30 s.
+        with anyio.fail_after(10), pytest.raises(McpError) as unsent:
+            await client.notify(NOTE, {"text": "anyone?"})
+
+    assert str(dropped.value).startswith(
+        f"MCP server {origin}: {NOTE} failed: HTTP error reaching {origin}: RemoteProtocolError"
+    )
+    assert dropped.value.http_status is None
+    assert str(unsent.value) == f"MCP server {origin}: cannot send {NOTE}: the connection has ended"
+
+
 async def test_notify_outside_the_connection_is_a_runtime_error() -> None:
     command, *args = py_server_argv()
     with pytest.raises(RuntimeError, match="not connected"):

@@ -229,6 +229,8 @@ class _Gateway:
     * a ``tools/call`` of ``http_status`` (arguments ``{"code": CODE}``), and a notification
       whose params hold ``"http_status": CODE``, are answered with ``CODE`` the same way;
     * a notification whose params hold ``"http_delay": SECONDS`` is answered that late;
+    * a notification whose params hold ``"http_exit": true`` ends the server's process
+      before it answers (the connection drops with no response);
     * ``GET /hits`` says how many other requests it got.
     """
 
@@ -263,6 +265,8 @@ class _Gateway:
             if code is not None:
                 await _answer(send, code, f"the gateway answers {code}")
                 return
+            if scope["method"] == "POST" and _exit_asked(body):
+                os._exit(0)
             delay = _delay_asked(body) if scope["method"] == "POST" else None
             if delay is not None:
                 await anyio.sleep(delay)
@@ -295,6 +299,16 @@ def _delay_asked(body: bytes) -> float | None:
         return None
     params = message.get("params") or {}
     return float(params["http_delay"]) if "http_delay" in params else None
+
+
+def _exit_asked(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(message, dict) or "id" in message:
+        return False
+    return bool((message.get("params") or {}).get("http_exit"))
 
 
 async def _drain(receive: Any) -> bytes:

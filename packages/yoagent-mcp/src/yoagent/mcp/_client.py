@@ -404,12 +404,17 @@ class McpClient:
         transport = self._transport
         if isinstance(transport, HttpTransport):
             limit = self.call_timeout if self.call_timeout is not None else transport.timeout
-            await self._until_posted(exchange, method, limit)
+            await self._until_posted(exchange, method, limit, transport.connection_ended)
+        if exchange.transport_error is not None:
+            reason = self._describe(exchange.transport_error)
+            raise McpError(f"MCP server {self.name}: {method} failed: {reason}")
         failed = self._http_error(method, exchange, None)
         if failed is not None:
             raise failed
 
-    async def _until_posted(self, exchange: Exchange, what: str, limit: float) -> None:
+    async def _until_posted(
+        self, exchange: Exchange, what: str, limit: float, connection_ended: anyio.Event
+    ) -> None:
         """Wait (up to ``limit`` seconds) for the POST that carries a notification to be
         answered, or the connection to end."""
         with anyio.move_on_after(limit):
@@ -421,10 +426,13 @@ class McpClient:
 
                 group.start_soon(first, exchange.settled)
                 group.start_soon(first, self._ended)
+                group.start_soon(first, connection_ended)
         if exchange.settled.is_set():
             return
         if self._ended.is_set():
             raise await self._closed_error(what)
+        if connection_ended.is_set():  # the SDK dropped the message
+            raise McpError(f"MCP server {self.name}: cannot send {what}: the connection has ended")
         raise McpError(f"MCP server {self.name}: {what} got no answer within {limit:g} s")
 
     def _connected(self) -> ClientSession:

@@ -34,6 +34,8 @@ class Exchange:
     """Its reason phrase (``Service Unavailable``)."""
     refused_redirect: str | None = None
     """Why the final response, a redirect, was not followed (origins only)."""
+    transport_error: Exception | None = None
+    """Why the POST got no response at all (the connection dropped, say)."""
     settled: anyio.Event = field(default_factory=anyio.Event)
     """Set once the POST has a final response or has failed."""
 

@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self
 
+import anyio
+
 from ._errors import McpError
 from ._exchange import Redirects
 from ._lenient import lenient_tool_result
@@ -63,13 +65,19 @@ def checked_headers(headers: Mapping[str, str], origin: str) -> dict[str, str]:
 
 
 class _LenientReader:
-    """The SDK's read stream, with ``tools/call`` results made lenient on the way through."""
+    """The SDK's read stream, with ``tools/call`` results made lenient on the way through;
+    ``ended`` is set when the stream ends (the SDK's transport has stopped)."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception]) -> None:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], ended: anyio.Event) -> None:
         self._inner = inner
+        self._ended = ended
 
     async def receive(self) -> SessionMessage | Exception:
-        item = await self._inner.receive()
+        try:
+            item = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._ended.set()
+            raise
         return _lenient_item(item)
 
     async def aclose(self) -> None:
@@ -116,9 +124,15 @@ def _lenient_item(item: SessionMessage | Exception) -> SessionMessage | Exceptio
 
 @asynccontextmanager
 async def http_streams(
-    url: str, headers: Mapping[str, str], http_timeout: float, redirects: Redirects
+    url: str,
+    headers: Mapping[str, str],
+    http_timeout: float,
+    redirects: Redirects,
+    ended: anyio.Event,
 ) -> AsyncGenerator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
-    """The session's read and write streams for the server at ``url``."""
+    """The session's read and write streams for the server at ``url``; ``ended`` is set when
+    the SDK's transport stops (its read stream ends), after which the SDK drops a
+    notification without a word."""
     import httpx2
 
     from mcp.client.streamable_http import streamable_http_client
@@ -131,4 +145,4 @@ async def http_streams(
         timeout=httpx2.Timeout(http_timeout, read=SSE_READ_TIMEOUT),
     )
     async with client, streamable_http_client(url, http_client=client) as (read, write):
-        yield _LenientReader(read), write
+        yield _LenientReader(read, ended), write

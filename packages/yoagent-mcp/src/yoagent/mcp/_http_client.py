@@ -44,8 +44,9 @@ class ExchangeClient(httpx2.AsyncClient):
         exchange = current() if request.method == "POST" else None
         try:
             response, refused = await self._follow(request, auth)
-        except Exception:
+        except Exception as error:
             if exchange is not None:
+                exchange.transport_error = error
                 exchange.settled.set()
             raise
         if exchange is not None:

@@ -7,6 +7,8 @@ from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+import anyio
+
 from yoagent.core.support import Scrubber, scrub_logs
 
 from ._errors import McpError
@@ -105,6 +107,8 @@ class HttpTransport:
         self.headers = dict(headers)
         self.timeout = timeout
         self.redirects: Redirects = redirects
+        self.connection_ended = anyio.Event()
+        """Set when the SDK's transport has stopped: a notification is then never sent."""
 
     @asynccontextmanager
     async def open(self) -> AsyncGenerator[tuple[Any, Any]]:
@@ -112,8 +116,9 @@ class HttpTransport:
         # (imported first so that its loggers exist when scrub_logs looks for them)
 
         with scrub_logs(self.scrubber, SDK_LOGGERS):
+            self.connection_ended = anyio.Event()
             async with http_streams(
-                self.url, self.headers, self.timeout, self.redirects
+                self.url, self.headers, self.timeout, self.redirects, self.connection_ended
             ) as streams:
                 yield streams
 
