@@ -92,7 +92,17 @@ async def test_a_fetch_with_its_own_client_gives_up_after_the_fetch_timeout(
     with anyio.fail_after(10), pytest.raises(OpenApiError) as caught:
         await _load.fetch(silent_server, None)
     origin = silent_server.removesuffix("/openapi.json")
-    assert str(caught.value) == f"cannot fetch the document from {origin}: ReadTimeout"
+    assert str(caught.value) == f"cannot fetch the document from {origin}: no answer within 0.3 s"
+
+
+async def test_a_fetch_with_a_given_client_that_times_out_says_so(silent_server: str) -> None:
+    origin = silent_server.removesuffix("/openapi.json")
+    async with httpx.AsyncClient(timeout=0.3) as client:
+        with anyio.fail_after(10), pytest.raises(OpenApiError) as caught:
+            await _load.fetch(silent_server, client)
+    assert str(caught.value) == (
+        f"cannot fetch the document from {origin}: no answer within the client's timeout"
+    )
 
 
 def test_yaml_nested_deeper_than_python_can_follow_is_refused_by_name() -> None:

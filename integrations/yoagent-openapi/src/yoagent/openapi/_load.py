@@ -78,7 +78,13 @@ async def fetch(url: str, client: httpx.AsyncClient | None) -> tuple[str, str]:
     origin = display_url(url, path=False)
     if urlsplit(url).scheme not in ("http", "https"):
         raise OpenApiError(f"cannot fetch {origin}: only http and https URLs are fetched")
-    with httpx_errors(lambda why: OpenApiError(f"cannot fetch the document from {origin}: {why}")):
+    bound = f"within {FETCH_TIMEOUT:g} s" if client is None else "within the client's timeout"
+    with httpx_errors(
+        lambda why: OpenApiError(f"cannot fetch the document from {origin}: {why}"),
+        timed_out=lambda: OpenApiError(
+            f"cannot fetch the document from {origin}: no answer {bound}"
+        ),
+    ):
         if client is not None:
             raw, final = await _get_capped(client, url)
         else:
