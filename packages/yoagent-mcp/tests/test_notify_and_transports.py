@@ -93,10 +93,12 @@ async def test_a_notification_whose_post_gets_no_response_raises_at_once(py_http
             await client.notify(NOTE, {"text": "anyone?"})
 
     assert str(dropped.value).startswith(
-        f"MCP server {origin}: {NOTE} failed: HTTP error reaching {origin}: RemoteProtocolError"
+        f"MCP server {origin}: {NOTE} failed: HTTP error reaching {origin}: "
     )
     assert dropped.value.http_status is None
-    assert str(unsent.value) == f"MCP server {origin}: cannot send {NOTE}: the connection has ended"
+    assert str(unsent.value) == (
+        f"MCP server {origin}: {NOTE} was not acknowledged: the connection has ended"
+    )
 
 
 async def test_notify_outside_the_connection_is_a_runtime_error() -> None:

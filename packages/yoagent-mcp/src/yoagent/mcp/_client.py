@@ -429,10 +429,17 @@ class McpClient:
                 group.start_soon(first, connection_ended)
         if exchange.settled.is_set():
             return
+        if connection_ended.is_set() and not self._ended.is_set():
+            # A request's failed POST ends the SDK's transport a moment before this client
+            # learns why: wait for that reason rather than lose it.
+            with anyio.move_on_after(0.5):
+                await self._ended.wait()
         if self._ended.is_set():
             raise await self._closed_error(what)
-        if connection_ended.is_set():  # the SDK dropped the message
-            raise McpError(f"MCP server {self.name}: cannot send {what}: the connection has ended")
+        if connection_ended.is_set():  # the SDK dropped the message, or its POST was cut off
+            raise McpError(
+                f"MCP server {self.name}: {what} was not acknowledged: the connection has ended"
+            )
         raise McpError(f"MCP server {self.name}: {what} got no answer within {limit:g} s")
 
     def _connected(self) -> ClientSession:
