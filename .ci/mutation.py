@@ -35,6 +35,13 @@ wait seconds of real time can make each of a package's thousands of mutants cost
 A mutant only they would kill then survives (or, reached by no other test, counts as reached
 by none): the score can only come out lower. The normal suite still runs them.
 
+A package with ``own_pid_namespace = true`` in mutants.toml (its code signals processes:
+the process runner's reaper kills what it finds in ``/proc``) is run in a PID namespace of
+its own (``unshare --pid --fork --mount-proc``, with ``--map-current-user`` when not root):
+a mutant that turns "kill the processes marked with this id" into "kill every process but
+those" then reaches only the run's own processes, not the machine's. Where no such
+namespace can be made, the run is refused.
+
 Exit status: 1 when mutmut fails, which includes the package's tests failing on the
 unmutated code; 0 otherwise, with a score under ``min_score`` reported as a warning
 (``--strict`` makes it an error).
@@ -77,6 +84,7 @@ class Target:
     do_not_mutate: tuple[str, ...]
     min_score: float
     slow_tests: tuple[str, ...] = ()  # pytest node ids, relative to the package folder
+    own_pid_namespace: bool = False  # its mutants may signal any process: run them apart
 
 
 def _relative_to_package(package: str, key: str, paths: list[str]) -> tuple[Path, list[Path]]:
@@ -116,6 +124,9 @@ def load_target(package: str, plan: Path = PLAN) -> Target:
         problem = _missing_test(ROOT / src_root, node)
         if problem is not None:
             raise SystemExit(f"mutants.toml [{package}] slow_tests: {node!r} {problem}")
+    own_pid_namespace = table.get("own_pid_namespace", False)
+    if not isinstance(own_pid_namespace, bool):
+        raise SystemExit(f"mutants.toml [{package}] own_pid_namespace is true or false")
     return Target(
         package=package,
         root=src_root,
@@ -124,6 +135,7 @@ def load_target(package: str, plan: Path = PLAN) -> Target:
         do_not_mutate=tuple(table.get("do_not_mutate", [])),
         min_score=score,
         slow_tests=slow_tests,
+        own_pid_namespace=own_pid_namespace,
     )
 
 
@@ -236,12 +248,37 @@ def staged_pyproject(target: Target, only: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def mutmut_command(max_children: int | None) -> list[str]:
-    """The mutmut invocation, run from the staging folder."""
+def pid_namespace_prefix() -> list[str]:
+    """The command prefix that runs a program in a PID namespace of its own, with its own
+    ``/proc`` (a user namespace mapping the current user to itself when not root)."""
+    prefix = ["unshare", "--pid", "--fork", "--mount-proc"]
+    if os.geteuid() != 0:
+        prefix.insert(1, "--map-current-user")
+    return prefix
+
+
+def check_pid_namespace(prefix: list[str]) -> str | None:
+    """Why ``prefix`` cannot isolate a run here, else ``None``."""
+    if sys.platform != "linux" or shutil.which(prefix[0]) is None:
+        return "PID namespaces need Linux and util-linux's unshare"
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0 or probe.stdout.strip() != "1":
+        said = probe.stderr.strip().splitlines()[-1:] or [f"exit status {probe.returncode}"]
+        return f"`{' '.join(prefix)}` failed: {said[0]}"
+    return None
+
+
+def mutmut_command(max_children: int | None, *, isolated: bool = False) -> list[str]:
+    """The mutmut invocation, run from the staging folder (``isolated``: in a PID namespace
+    of its own)."""
     command = [sys.executable, "-m", "mutmut", "run"]
     if max_children is not None:
         command += ["--max-children", str(max_children)]
-    return command
+    return [*pid_namespace_prefix(), *command] if isolated else command
 
 
 def stage(target: Target, folder: Path, only: list[str] | None = None) -> None:
@@ -467,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         only = files
     folder = STAGING / target.package
-    command = mutmut_command(args.max_children)
+    command = mutmut_command(args.max_children, isolated=target.own_pid_namespace)
     if args.dry_run:
         print(f"package:     {target.package} ({target.root})")
         print(
@@ -482,6 +519,14 @@ def main(argv: list[str] | None = None) -> int:
         print(staged_pyproject(target, files))
         return 0
 
+    if target.own_pid_namespace:
+        problem = check_pid_namespace(pid_namespace_prefix())
+        if problem is not None:
+            print(
+                f"{target.package}: not run: its mutants may signal any process, so it runs "
+                f"in a PID namespace of its own, which cannot be made here: {problem}"
+            )
+            return 1
     if args.recheck:
         names = _recheck_plan(target, folder, files)
         if names:

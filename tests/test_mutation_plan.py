@@ -469,3 +469,65 @@ def test_recheck_reruns_the_survivors_of_the_staged_run_and_scores_the_modules_a
     out = capsys.readouterr().out
     assert "p: re-running 1 survivors" in out
     assert "mutation score 100.0%" in out  # m's two mutants, not the staged run's total
+
+
+def test_every_package_whose_code_signals_processes_runs_in_its_own_pid_namespace() -> None:
+    signalling = re.compile(r"\bos\.kill(pg)?\(")
+    for package in tomllib.loads(mutation.PLAN.read_text("utf-8")):
+        target = mutation.load_target(package)
+        sources = (mutation.ROOT / target.root / "src").rglob("*.py")
+        signals = any(signalling.search(path.read_text("utf-8")) for path in sources)
+        assert target.own_pid_namespace == signals, package
+
+
+def test_an_isolated_package_runs_mutmut_behind_unshare() -> None:
+    core = mutation.load_target("yoagent-core")
+    command = mutation.mutmut_command(1, isolated=core.own_pid_namespace)
+    prefix = mutation.pid_namespace_prefix()
+    assert prefix[0] == "unshare" and {"--pid", "--fork", "--mount-proc"} <= set(prefix)
+    assert command == [*prefix, sys.executable, "-m", "mutmut", "run", "--max-children", "1"]
+    assert mutation.mutmut_command(None) == [sys.executable, "-m", "mutmut", "run"]
+
+
+def test_own_pid_namespace_must_be_a_boolean(tmp_path: Path) -> None:
+    plan = tmp_path / "mutants.toml"
+    plan.write_text(
+        "[yoagent-core]\n"
+        'paths_to_mutate = ["packages/yoagent-core/src/yoagent/core"]\n'
+        'tests = ["packages/yoagent-core/tests"]\n'
+        "min_score = 0.5\n"
+        'own_pid_namespace = "yes"\n',
+        "utf-8",
+    )
+    with pytest.raises(SystemExit, match="own_pid_namespace is true or false"):
+        mutation.load_target("yoagent-core", plan)
+
+
+@pytest.mark.skipif(
+    mutation.check_pid_namespace(mutation.pid_namespace_prefix()) is not None,
+    reason="no PID namespace can be made here (not Linux, no unshare, or not permitted)",
+)
+def test_the_namespace_sees_only_its_own_processes() -> None:
+    # What a mutant killing "every process but the marked ones" would find in /proc.
+    seen = subprocess.run(
+        [
+            *mutation.pid_namespace_prefix(),
+            sys.executable,
+            "-c",
+            "import os; print(sorted(int(n) for n in os.listdir('/proc') if n.isdigit()))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert seen.stdout.strip() == "[1]"
+
+
+def test_a_run_is_refused_where_no_pid_namespace_can_be_made(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(mutation, "pid_namespace_prefix", lambda: ["no-such-unshare-here"])
+    assert mutation.main(["yoagent-core"]) == 1
+    said = capsys.readouterr().out
+    assert "yoagent-core: not run: its mutants may signal any process" in said
+    assert "PID namespaces need Linux and util-linux's unshare" in said
