@@ -248,13 +248,30 @@ def staged_pyproject(target: Target, only: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+# The namespace's first process: it runs the command as its child and reaps the orphans the
+# namespace hands it, which mutmut, as that first process, would take for its own workers
+# (and stop on). Its exit status is the command's (128 + the signal that ended it).
+_NAMESPACE_INIT = """\
+import os, sys
+child = os.fork()
+if child == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+while True:
+    pid, status = os.wait()
+    if pid == child:
+        code = os.waitstatus_to_exitcode(status)
+        sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def pid_namespace_prefix() -> list[str]:
     """The command prefix that runs a program in a PID namespace of its own, with its own
-    ``/proc`` (a user namespace mapping the current user to itself when not root)."""
+    ``/proc`` (a user namespace mapping the current user to itself when not root), under a
+    small first process that reaps orphans."""
     prefix = ["unshare", "--pid", "--fork", "--mount-proc"]
     if os.geteuid() != 0:
         prefix.insert(1, "--map-current-user")
-    return prefix
+    return [*prefix, sys.executable, "-c", _NAMESPACE_INIT]
 
 
 def check_pid_namespace(prefix: list[str]) -> str | None:
@@ -262,13 +279,13 @@ def check_pid_namespace(prefix: list[str]) -> str | None:
     if sys.platform != "linux" or shutil.which(prefix[0]) is None:
         return "PID namespaces need Linux and util-linux's unshare"
     probe = subprocess.run(
-        [*prefix, sys.executable, "-c", "import os; print(os.getpid())"],
+        [*prefix, sys.executable, "-c", "import os; print(os.getppid())"],
         capture_output=True,
         text=True,
     )
     if probe.returncode != 0 or probe.stdout.strip() != "1":
         said = probe.stderr.strip().splitlines()[-1:] or [f"exit status {probe.returncode}"]
-        return f"`{' '.join(prefix)}` failed: {said[0]}"
+        return f"`{' '.join(prefix[:-3])}` failed: {said[0]}"
     return None
 
 

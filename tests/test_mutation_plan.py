@@ -485,6 +485,7 @@ def test_an_isolated_package_runs_mutmut_behind_unshare() -> None:
     command = mutation.mutmut_command(1, isolated=core.own_pid_namespace)
     prefix = mutation.pid_namespace_prefix()
     assert prefix[0] == "unshare" and {"--pid", "--fork", "--mount-proc"} <= set(prefix)
+    assert prefix[-3:-1] == [sys.executable, "-c"]  # the namespace's first process
     assert command == [*prefix, sys.executable, "-m", "mutmut", "run", "--max-children", "1"]
     assert mutation.mutmut_command(None) == [sys.executable, "-m", "mutmut", "run"]
 
@@ -520,7 +521,26 @@ def test_the_namespace_sees_only_its_own_processes() -> None:
         text=True,
         check=True,
     )
-    assert seen.stdout.strip() == "[1]"
+    assert seen.stdout.strip() == "[1, 2]"  # the first process, and the program
+
+
+@pytest.mark.skipif(
+    mutation.check_pid_namespace(mutation.pid_namespace_prefix()) is not None,
+    reason="no PID namespace can be made here (not Linux, no unshare, or not permitted)",
+)
+def test_the_namespace_passes_the_programs_exit_status_on() -> None:
+    program = "import sys; sys.exit(7)"
+    ran = subprocess.run([*mutation.pid_namespace_prefix(), sys.executable, "-c", program])
+    assert ran.returncode == 7
+    killed = subprocess.run(
+        [
+            *mutation.pid_namespace_prefix(),
+            sys.executable,
+            "-c",
+            "import os; os.kill(os.getpid(), 9)",
+        ]
+    )
+    assert killed.returncode == 128 + 9
 
 
 def test_a_run_is_refused_where_no_pid_namespace_can_be_made(
