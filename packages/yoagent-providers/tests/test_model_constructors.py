@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -210,3 +211,23 @@ def test_vendor_takes_its_rows_reasoning_and_names_the_known_providers() -> None
         models.vendor("nope", "x")
     known = ", ".join(sorted(models.VENDORS))
     assert caught.value.args[0] == f"unknown provider 'nope'; known providers: {known}"
+
+
+def test_bedrocks_credentials_origin_reads_the_process_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in (
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "AWS_CONFIG_FILE",
+        "YOAGENT_API_KEY",
+        "API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert models.credentials_origin("bedrock") is None
