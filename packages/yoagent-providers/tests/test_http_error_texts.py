@@ -18,6 +18,7 @@ from yoagent.providers._http_errors import (
     from_http_status,
     from_stream_error,
     from_transport,
+    url_problem,
 )
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -160,3 +161,20 @@ def test_each_failure_leaves_one_scrubbed_debug_line(caplog: pytest.LogCaptureFi
         "error event in stream: overloaded",
         "network failure: could not connect: refused [redacted]",
     ]
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://[::1", "Invalid port: ':1'"),
+        ("http://h:0", "port 0 is out of range (1-65535)"),
+        ("http://h:1", None),
+        ("http://h:65535", None),
+        ("http://h:65536", "port 65536 is out of range (1-65535)"),
+    ],
+)
+def test_a_urls_problem_is_httpxs_own_words_or_its_port_out_of_range(
+    url: str, problem: str | None
+) -> None:
+    assert url_problem(url) == problem
+    assert url_problem(httpx.URL("http://h:1")) is None
