@@ -47,14 +47,12 @@ async def test_cost_and_model_keep_going(tmp_path: Path) -> None:
 
 
 async def test_deleting_another_session_keeps_going(tmp_path: Path) -> None:
-    conv, out = conversation(tmp_path, "one", "two")
-    commands = Commands(conv)
-    await conv.agent.prompt("first")
-    conv.save()
-    first = conv.session.id
-    await commands.dispatch("/clear")
-    assert await commands.dispatch(f"/sessions delete {first}") is False
-    assert lines(out.getvalue())[-1] == f"deleted session {first}"
+    conv, out = conversation(tmp_path)
+    conv.store.root.mkdir(parents=True)
+    (conv.store.root / "20200101-000000-0001.jsonl").write_text("")
+    assert await Commands(conv).dispatch("/sessions delete 20200101-000000-0001") is False
+    assert lines(out.getvalue()) == ["deleted session 20200101-000000-0001"]
+    assert conv.store.list() == []
 
 
 async def test_twenty_one_sessions_show_twenty_and_count_one(tmp_path: Path) -> None:
