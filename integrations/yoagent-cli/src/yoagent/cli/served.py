@@ -3,6 +3,7 @@ when it does not say."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -30,7 +31,7 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         return ServedModels(shown, problem="not an http:// or https:// URL")
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            payload: object = json.loads(response.read())
+            body: bytes = response.read()
     except urllib.error.HTTPError as error:
         return ServedModels(shown, problem=f"HTTP {error.code}")
     except urllib.error.URLError as error:
@@ -39,6 +40,12 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         return ServedModels(shown, problem=f"no answer within {timeout:g} s")
     except OSError as error:
         return ServedModels(shown, problem=_reason(error))
+    except (ValueError, http.client.InvalidURL):  # a host urlopen refuses: `[::1`, `a b`
+        return ServedModels(shown, problem="not a valid URL")
+    except http.client.HTTPException:  # a status line or body that is not HTTP's
+        return ServedModels(shown, problem="the answer is not HTTP")
+    try:
+        payload: object = json.loads(body)
     except ValueError:
         return ServedModels(shown, problem="the answer is not JSON")
     data = cast(dict[str, Any], payload).get("data") if isinstance(payload, dict) else None
