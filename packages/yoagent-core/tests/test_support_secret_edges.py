@@ -268,3 +268,15 @@ def test_secrets_overlapping_one_character_apart_go_as_one(values: list[str], te
     assert scrubber.scrub(f"<{text}>") == "<[redacted]>"
     stream = scrubber.stream()
     assert "".join(stream.feed(char) for char in f"<{text}>") + stream.flush() == "<[redacted]>"
+
+
+def test_each_part_of_a_password_a_parser_would_cut_is_secret() -> None:
+    # A password holding an unencoded `?`: httpx reads "first-part" as the port and says so.
+    url = "http://user:first-part?tail-part#end-part@host.example/v1"
+    scrubber = Scrubber(urls=[url])
+    assert scrubber.scrub("Invalid port: 'first-part'") == f"Invalid port: '{REDACTED}'"
+    shown = scrubber.scrub("query tail-part, fragment end-part")
+    assert shown == f"query {REDACTED}, fragment {REDACTED}"
+    # Without an unencoded delimiter the password stays one value: its parts are not taken.
+    whole = Scrubber(urls=["http://user:first-part%3Ftail-part@host.example/v1"])
+    assert whole.scrub("first-part") == "first-part"

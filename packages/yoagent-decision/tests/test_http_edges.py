@@ -68,6 +68,13 @@ async def test_a_key_without_a_keys_shape_is_scrubbed_from_what_the_server_echoe
     assert sent.headers["accept"] == "application/json"
 
 
+async def test_a_password_a_parser_cuts_at_an_unencoded_question_mark_is_not_shown() -> None:
+    model = DecisionModel.local("http://user:sekret-part?tail-part@127.0.0.1:8000/v1")
+    error = await failure(model.with_retry(NO_RETRY))
+    assert "sekret-part" not in str(error) and "tail-part" not in str(error)
+    assert "[redacted]" in str(error)
+
+
 def test_the_key_source_in_a_repr() -> None:
     assert repr(SystemOneBackend("http://h")).startswith("SystemOneBackend(endpoint=")
     assert "key=none," in repr(SystemOneBackend("http://h"))

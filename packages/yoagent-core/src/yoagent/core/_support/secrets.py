@@ -172,21 +172,26 @@ def url_secrets(url: str) -> tuple[list[str], list[SecretField]]:
     """The secret pieces of ``url``, as values and as fields.
 
     Values: the user name and password (running to the last ``@`` before the host, a
-    ``/ ? #`` in a password included), each path segment and query value that
-    :func:`looks_like_key`, the value of each credential-named query parameter and a
-    key-like fragment, as written and percent-decoded; and when any is found, the whole
+    ``/ ? #`` in a password included, and then each part between them too), each path
+    segment and query value that :func:`looks_like_key`, the value of each
+    credential-named query parameter and a key-like fragment, as written and
+    percent-decoded; and when any is found, the whole
     URL and its path-and-query, which carry them. Fields: each credential-named query
     parameter (``token=ab``), so a short one is still replaced where it stands.
     """
     url = url.strip()
     try:
-        parts, userinfo, _ = split_url(url)
+        parts, userinfo, guessed = split_url(url)
     except ValueError:
         return [url], []
     pieces: list[str] = []
     fields: list[SecretField] = []
     if userinfo:
         pieces.extend(piece for piece in (userinfo, *userinfo.split(":", 1)) if piece)
+        if guessed:
+            # A parser cuts a password holding an unencoded / ? # there, and may quote a
+            # part of it (httpx: "Invalid port: 'first-part'"): each part is secret too.
+            pieces.extend(piece for piece in re.split(r"[:/?#]", userinfo) if piece)
     pieces.extend(segment for segment in parts.path.split("/") if _keyish(segment))
     for pair in parts.query.split("&"):
         name, _, value = pair.partition("=")
