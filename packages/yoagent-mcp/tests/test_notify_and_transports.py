@@ -22,7 +22,14 @@ from yoagent.core import (
     ToolContext,
     ToolResultMessage,
 )
-from yoagent.mcp import McpClient, McpError, McpToolAdapter, McpTransport, with_mcp_server
+from yoagent.mcp import (
+    McpClient,
+    McpError,
+    McpToolAdapter,
+    McpToolSource,
+    McpTransport,
+    with_mcp_server,
+)
 
 NOTE = "notifications/yoagent-test/note"
 
@@ -87,8 +94,7 @@ async def test_a_notification_whose_post_gets_no_response_raises_at_once(py_http
     async with McpClient.http(py_http_url, timeout=30) as client:
         with anyio.fail_after(10), pytest.raises(McpError) as dropped:
             await client.notify(NOTE, {"http_exit": True})  # the server ends mid-POST
-        # The SDK's transport has ended with that POST: a later notification is dropped by
-        # the SDK without a word, and is said to be, at once rather than after 30 s.
+        # The SDK's transport has ended with that POST (and would drop what comes next).
         with anyio.fail_after(10), pytest.raises(McpError) as unsent:
             await client.notify(NOTE, {"text": "anyone?"})
 
@@ -96,8 +102,34 @@ async def test_a_notification_whose_post_gets_no_response_raises_at_once(py_http
         f"MCP server {origin}: {NOTE} failed: HTTP error reaching {origin}: "
     )
     assert dropped.value.http_status is None
-    assert str(unsent.value) == (
-        f"MCP server {origin}: {NOTE} was not acknowledged: the connection has ended"
+    # Refused before it is sent once the client sees the transport stopped, or (sent in the
+    # moment before) dropped by the SDK and said to be: either way at once, not after 30 s.
+    assert str(unsent.value) in (
+        f"MCP server {origin}: cannot send {NOTE}: it closed the connection",
+        f"MCP server {origin}: {NOTE} was not acknowledged: the connection has ended",
+    )
+
+
+async def test_a_server_gone_mid_post_is_seen_as_gone_and_its_tools_are_withdrawn(
+    py_http_url: str,
+) -> None:
+    async with McpClient.http(py_http_url, timeout=30) as client:
+        source = McpToolSource(client)
+        assert await source.tools() != [] and client.exited() is None
+        before = source.generation()
+        with anyio.fail_after(10), pytest.raises(McpError):
+            await client.notify(NOTE, {"http_exit": True})
+        with anyio.fail_after(10):
+            while client.exited() is None:  # noqa: ASYNC110 - the transport stops just after
+                await anyio.sleep(0.01)
+        assert client.exited() == "closed the connection"
+        assert source.generation() == before + 1
+        assert await source.tools() == []
+        origin = py_http_url.removesuffix("/mcp")
+        with pytest.raises(McpError) as refused:
+            await client.notify(NOTE)
+    assert (
+        str(refused.value) == f"MCP server {origin}: cannot send {NOTE}: it closed the connection"
     )
 
 

@@ -310,13 +310,18 @@ class McpClient:
         """Why the server has gone (``exited with status 1; last stderr: …``), else ``None``.
 
         Never blocks. A stdio server has gone when its process exited or it closed its
-        output or input; an HTTP server when the connection failed. Once not ``None``,
-        it stays so.
+        output or input; an HTTP server when the connection failed or the SDK's transport
+        stopped (a POST that got no response ends it). Once not ``None``, it stays so.
         """
         state = self._stdio_state
         if state is not None:
             return state.exit_reason()
-        return self._end_reason if self._ended.is_set() else None
+        if self._ended.is_set():
+            return self._end_reason
+        transport = self._transport
+        if isinstance(transport, HttpTransport) and transport.connection_ended.is_set():
+            return "closed the connection"  # the SDK's transport stopped: nothing gets through
+        return None
 
     @property
     def _stdio_state(self) -> StdioState | None:
