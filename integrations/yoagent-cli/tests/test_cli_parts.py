@@ -297,6 +297,9 @@ def test_only_a_missing_endpoint_of_an_openai_protocol_gets_the_other_protocols_
         ("localhost:11434/v1", "has no scheme"),
         ("ftp://host/v1", "only http:// and https://"),
         ("http://:99999/v1", "not a URL"),
+        ("http://exa mple/v1", "holds a space"),
+        ("http://example/my models/v1", "holds a space"),
+        ("http://example/v1\t", "holds a space"),
     ],
 )
 def test_base_url_checks(url: str, problem: str | None) -> None:

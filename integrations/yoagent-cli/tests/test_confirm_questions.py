@@ -30,9 +30,9 @@ def request(tool: str, **arguments: Any) -> ToolCallRequest:
     [
         (request("bash"), "run: "),
         (request("write_file"), "write ? (0 lines, 0 bytes)"),
-        (request("write_file", path="a.txt", content="one"), "write a.txt (1 lines, 3 bytes)"),
+        (request("write_file", path="a.txt", content="one"), "write a.txt (1 line, 3 bytes)"),
         (request("write_file", path="a.txt", content="a\nb"), "write a.txt (2 lines, 3 bytes)"),
-        (request("write_file", path="a.txt", content="é\n"), "write a.txt (1 lines, 3 bytes)"),
+        (request("write_file", path="a.txt", content="é\n"), "write a.txt (1 line, 3 bytes)"),
         (request("edit_file", path="m.py", old_text="x", new_text="y"), "edit m.py (1 change)"),
         (request("edit_file", path="m.py", edits=[{"old_text": "x", "new_text": "y"}]),
          "edit m.py (1 change)"),

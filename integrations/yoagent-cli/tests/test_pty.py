@@ -32,7 +32,7 @@ def test_a_session_streams_asks_writes_survives_ctrl_c_and_quits(
     child.send("create hello.txt\r")
     see(child, "create hello.txt now.")  # streamed text
     see(child, "• write_file(")  # the tool call line
-    see(child, "write hello.txt (1 lines, 19 bytes)")  # what it will do
+    see(child, "write hello.txt (1 line, 19 bytes)")  # what it will do
     see(child, "allow?")
     assert not (workdir / "hello.txt").exists()
     child.send("y\r")

@@ -90,7 +90,8 @@ def describe(request: ToolCallRequest, *, sandboxed: bool = True) -> str:
     if request.tool_name == "write_file":
         content = str(arguments.get("content", ""))
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-        return f"write {path} ({lines} lines, {len(content.encode())} bytes)"
+        counted = f"{lines} line" if lines == 1 else f"{lines} lines"
+        return f"write {path} ({counted}, {len(content.encode())} bytes)"
     if request.tool_name == "edit_file":
         edits = arguments.get("edits")
         count = len(edits) if isinstance(edits, list) else 1  # pyright: ignore[reportUnknownArgumentType]

@@ -54,6 +54,9 @@ def base_url_problem(url: str) -> str | None:
         return f"{url!r}: only http:// and https:// servers are supported"
     if not parts.hostname:
         return f"{url!r} names no host"
+    if any(character.isspace() for character in url):
+        # urlsplit takes `http://exa mple/v1`; the HTTP client refuses it at the first call.
+        return f"{url!r} is not a URL (it holds a space; write one as %20)"
     return None
 
 
