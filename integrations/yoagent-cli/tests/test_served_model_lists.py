@@ -180,3 +180,18 @@ def test_each_failure_of_the_request_is_named(
 ) -> None:
     _raising(monkeypatch, error)
     assert served_models("http://h/v1") == ServedModels("http://h/v1/models", (), problem)
+
+
+def test_an_answer_nested_past_the_interpreter_is_not_json(models_server: ModelsServer) -> None:
+    models_server.answer(b"[" * 200_000)
+    assert served_models(models_server.base).problem == "the answer is not JSON"
+
+
+def test_an_answer_past_the_bound_is_refused_unparsed(
+    models_server: ModelsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(served, "MAX_LIST_BYTES", 64)
+    models_server.answer({"data": [{"id": "m" * 60}]})
+    assert served_models(models_server.base).problem == "the answer is larger than 64 bytes"
+    models_server.answer({"data": [{"id": "m" * 40}]})  # 57 bytes: read whole
+    assert served_models(models_server.base).ids == ("m" * 40,)

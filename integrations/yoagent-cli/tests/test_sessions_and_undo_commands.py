@@ -33,7 +33,7 @@ def lines(text: str) -> list[str]:
     [
         ("/sessions delete", "error: /sessions delete takes a session id (see /sessions)"),
         ("/sessions delete   ", "error: /sessions delete takes a session id (see /sessions)"),
-        ("/sessions prune soon", "error: /sessions prune takes a number of days"),
+        ("/sessions prune soon", "error: /sessions prune takes a number of days, 1 or more"),
         ("/sessions frob", "error: /sessions takes nothing, 'delete ID' or 'prune DAYS'"),
         ("/sessions", "no saved sessions"),
     ],
@@ -72,15 +72,18 @@ async def test_prune_takes_30_days_by_default(tmp_path: Path) -> None:
     assert sorted(info.id for info in conv.store.list()) == sorted([conv.session.id, recent.stem])
 
 
-async def test_prune_0_or_less_is_no_age_limit(tmp_path: Path) -> None:
-    conv, _ = conversation(tmp_path, "one")
+async def test_prune_0_or_less_is_refused_and_deletes_nothing(tmp_path: Path) -> None:
+    conv, out = conversation(tmp_path, "one")
     await conv.agent.prompt("first")
     conv.save()
     _old_session(conv.store.root, "20200101-000000-0001", 2)
     commands = Commands(conv)
     assert await commands.dispatch("/sessions prune 0") is False
     assert await commands.dispatch("/sessions prune -3") is False
+    assert await commands.dispatch("/sessions prune soon") is False
     assert len(conv.store.list()) == 2
+    refusal = "error: /sessions prune takes a number of days, 1 or more"
+    assert lines(out.getvalue()) == [refusal] * 3
 
 
 async def test_the_listing_marks_the_current_one_and_counts_past_twenty(tmp_path: Path) -> None:

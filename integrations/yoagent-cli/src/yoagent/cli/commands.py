@@ -303,9 +303,11 @@ class Commands:
             try:
                 days = int(rest.strip() or "30")
             except ValueError:
-                self._out.error("/sessions prune takes a number of days")
+                days = 0
+            if days < 1:  # the store reads 0 as "no age limit": never what was asked here
+                self._out.error("/sessions prune takes a number of days, 1 or more")
                 return False
-            gone = store.prune(max_age_days=max(days, 0), keep={self.conversation.session.id})
+            gone = store.prune(max_age_days=days, keep={self.conversation.session.id})
             self._out.notice(f"deleted {len(gone)} session(s) older than {days} days")
             return False
         if verb:

@@ -23,6 +23,10 @@ class ServedModels:
     problem: str | None = None
 
 
+MAX_LIST_BYTES = 4 * 1024 * 1024
+"""The most of a model list read: a server's list of models is kilobytes."""
+
+
 def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
     """Ask ``GET {base_url}/models`` which models the server serves."""
     url = base_url.rstrip("/") + "/models"
@@ -31,7 +35,7 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         return ServedModels(shown, problem="not an http:// or https:// URL")
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            body: bytes = response.read()
+            body: bytes = response.read(MAX_LIST_BYTES + 1)
     except urllib.error.HTTPError as error:
         return ServedModels(shown, problem=f"HTTP {error.code}")
     except urllib.error.URLError as error:
@@ -44,9 +48,11 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         return ServedModels(shown, problem="not a valid URL")
     except http.client.HTTPException:  # a status line or body that is not HTTP's
         return ServedModels(shown, problem="the answer is not HTTP")
+    if len(body) > MAX_LIST_BYTES:
+        return ServedModels(shown, problem=f"the answer is larger than {MAX_LIST_BYTES} bytes")
     try:
         payload: object = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past the interpreter
         return ServedModels(shown, problem="the answer is not JSON")
     data = cast(dict[str, Any], payload).get("data") if isinstance(payload, dict) else None
     if not isinstance(data, list):
