@@ -250,12 +250,19 @@ def staged_pyproject(target: Target, only: list[str] | None = None) -> str:
 
 # The namespace's first process: it runs the command as its child and reaps the orphans the
 # namespace hands it, which mutmut, as that first process, would take for its own workers
-# (and stop on). Its exit status is the command's (128 + the signal that ended it).
+# (and stop on). A first process gets only the signals it handles: it passes SIGTERM and
+# SIGHUP on to the command (a terminal's SIGINT reaches the command itself). Its exit status
+# is the command's (128 + the signal that ended it).
 _NAMESPACE_INIT = """\
-import os, sys
+import os, signal, sys
 child = os.fork()
 if child == 0:
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):  # as subprocess leaves them
+        signal.signal(number, signal.SIG_DFL)
     os.execvp(sys.argv[1], sys.argv[1:])
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+for number in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(number, lambda number, frame: os.kill(child, number))
 while True:
     pid, status = os.wait()
     if pid == child:
@@ -268,7 +275,8 @@ def pid_namespace_prefix() -> list[str]:
     """The command prefix that runs a program in a PID namespace of its own, with its own
     ``/proc`` (a user namespace mapping the current user to itself when not root), under a
     small first process that reaps orphans."""
-    prefix = ["unshare", "--pid", "--fork", "--mount-proc"]
+    # --kill-child: the namespace ends with unshare (subprocess kills it on Ctrl-C).
+    prefix = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]
     if os.geteuid() != 0:
         prefix.insert(1, "--map-current-user")
     return [*prefix, sys.executable, "-c", _NAMESPACE_INIT]

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
@@ -543,11 +544,36 @@ def test_the_namespace_passes_the_programs_exit_status_on() -> None:
     assert killed.returncode == 128 + 9
 
 
+@pytest.mark.skipif(
+    mutation.check_pid_namespace(mutation.pid_namespace_prefix()) is not None,
+    reason="no PID namespace can be made here (not Linux, no unshare, or not permitted)",
+)
+def test_a_sigterm_to_the_namespace_reaches_the_program() -> None:
+    program = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *_: sys.exit(5))\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    run = subprocess.Popen(
+        [*mutation.pid_namespace_prefix(), sys.executable, "-c", program],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert run.stdout is not None and run.stdout.readline() == "ready\n"
+    listed = subprocess.run(["pgrep", "-P", str(run.pid)], capture_output=True, text=True)
+    first = int(listed.stdout.split()[0])  # unshare's child: the namespace's first process
+    os.kill(first, signal.SIGTERM)  # as a cancelled CI job sends it
+    assert run.wait(timeout=20) == 5
+
+
 def test_a_run_is_refused_where_no_pid_namespace_can_be_made(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.setattr(mutation, "pid_namespace_prefix", lambda: ["no-such-unshare-here"])
+    monkeypatch.setattr(mutation, "STAGING", tmp_path)  # nothing real is restaged if it ran
     assert mutation.main(["yoagent-core"]) == 1
+    assert list(tmp_path.iterdir()) == []
     said = capsys.readouterr().out
     assert "yoagent-core: not run: its mutants may signal any process" in said
     assert "PID namespaces need Linux and util-linux's unshare" in said
