@@ -31,10 +31,16 @@ async def test_a_signal_stops_a_reply_still_streaming(number: signal.Signals, co
     agent = Agent(MockProvider([slow_reply()]), CONFIG)
     stdout, stderr = io.StringIO(), io.StringIO()
     began = time.monotonic()
+    before = signal.getsignal(number)
     async with anyio.create_task_group() as group:
 
         async def send() -> None:
-            await anyio.sleep(0.3)
+            # Only once run_once has its handler: raised before, SIGTERM's default action
+            # would end the test process itself (a loaded machine can delay the start).
+            with anyio.fail_after(5):
+                while signal.getsignal(number) is before:  # noqa: ASYNC110 - no event to wait on
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.2)  # the reply is streaming by then
             signal.raise_signal(number)
 
         group.start_soon(send)
