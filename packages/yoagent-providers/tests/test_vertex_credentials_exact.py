@@ -368,11 +368,14 @@ async def test_two_files_exchange_at_the_same_time(
     (tmp_path / "b").mkdir()
     first, second = adc(tmp_path / "a"), adc(tmp_path / "b")
     second_started = anyio.Event()
+    started: list[str] = []
 
     async def handler(request: httpx.Request) -> httpx.Response:
         if b"client_id=first" in request.content:
+            started.append("first")
             await second_started.wait()
         else:
+            started.append("second")
             second_started.set()
         return token()
 
@@ -389,6 +392,7 @@ async def test_two_files_exchange_at_the_same_time(
                 group.start_soon(one, first)
                 await anyio.wait_all_tasks_blocked()
                 group.start_soon(one, second)
+    assert started == ["first", "second"]  # the first one was waiting when the second began
 
 
 # --- the token endpoint's answers -----------------------------------------------------
