@@ -116,7 +116,6 @@ class HttpTransport:
         # (imported first so that its loggers exist when scrub_logs looks for them)
 
         with scrub_logs(self.scrubber, SDK_LOGGERS):
-            self.connection_ended = anyio.Event()
             async with http_streams(
                 self.url, self.headers, self.timeout, self.redirects, self.connection_ended
             ) as streams:
