@@ -60,6 +60,8 @@ def url(project: Path, model_server: ModelServer, tmp_path: Path) -> Iterator[st
 
 
 def ask(page: object, text: str) -> None:
+    # Enter does nothing until the run before has ended and its thread is read back.
+    page.wait_for_function("() => !document.querySelector('#send').disabled")  # type: ignore[attr-defined]
     page.fill("#prompt", text)  # type: ignore[attr-defined]
     page.press("#prompt", "Enter")  # type: ignore[attr-defined]
 

@@ -29,7 +29,12 @@ def url(app: WebApp) -> Iterator[str]:
         yield f"{base}/{app.token}/"
 
 
+IDLE = "() => !document.querySelector('#send').disabled"
+
+
 def send(page: Any, text: str) -> None:
+    # Enter does nothing until the run before has ended and its thread is read back.
+    page.wait_for_function(IDLE)
     page.fill("#prompt", text)
     page.press("#prompt", "Enter")
 
@@ -73,7 +78,8 @@ def test_text_shows_while_it_streams_and_stop_cancels_the_run(
     assert len(shown) <= len(stopped) < len("tick " * 400)
     time.sleep(0.3)
     assert reply.text_content() == stopped  # nothing more arrives
-    assert page.locator("#send").is_enabled() and not page.locator("#stop").is_enabled()
+    page.wait_for_function(IDLE)  # the stopped run's thread is read back, then Send is back
+    assert not page.locator("#stop").is_enabled()
     send(page, "and now?")  # the conversation goes on after a stop (the model reads the
     # stop marker and the new prompt as one user turn: the scripted model echoes them)
     page.locator(".msg.assistant", has_text="and now?").wait_for()
@@ -90,6 +96,45 @@ def test_a_tool_call_appears_with_its_arguments_and_completes(web: Page, url: st
     }
     assert "Sunny in Paris" in (card.locator("details").nth(1).text_content() or "")
     page.get_by_text("Result: Sunny in Paris").wait_for()
+
+
+def test_a_prompt_waits_until_the_run_before_is_read_back(
+    web: Page, url: str, model_server: ModelServer
+) -> None:
+    """Between a run's end and the page reading its thread back, Enter sends nothing: a
+    prompt sent then would go out on the history from before that run."""
+    page = web.open(url)
+    held: list[Any] = []
+    release = False
+
+    def hold(route: Any) -> None:
+        if release:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/threads/*", hold)
+    send(page, "hello")
+    page.get_by_text("Hello there!").wait_for()
+    while not held:  # the page asks for the thread once the run's stream has ended
+        page.wait_for_timeout(20)
+    requests = len(model_server.requests)
+    assert page.locator("#send").is_disabled()
+    page.fill("#prompt", "too soon")
+    page.press("#prompt", "Enter")
+    page.wait_for_timeout(300)
+    assert page.locator(".msg.user").count() == 1  # not sent, and not lost:
+    assert page.input_value("#prompt") == "too soon"
+    assert len(model_server.requests) == requests
+    release = True
+    for route in held:
+        route.continue_()
+    page.wait_for_function(IDLE)
+    page.press("#prompt", "Enter")
+    page.locator(".msg.user", has_text="too soon").wait_for()
+    page.locator(".msg.assistant").nth(1).wait_for()
+    sent = model_server.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"][-2:] == ["hello", "too soon"]
 
 
 def test_a_long_tool_result_starts_collapsed(web: Page, url: str) -> None:
@@ -167,6 +212,7 @@ def test_phone_width_fits_and_the_keyboard_drives_the_chat(
         page.get_by_text("Result: Sunny in Rome").wait_for()
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0
+        page.wait_for_function(IDLE)  # the run has ended: Send is enabled again
         page.keyboard.press("Tab")  # from the prompt to its Send button
         assert page.evaluate("document.activeElement.id") == "send"
         web.shot("chat-phone")

@@ -81,7 +81,9 @@ export class Chat {
 
   submit() {
     const text = this.prompt.value;
-    if (!text.trim() || this.controller) return;
+    // Busy until the run before has ended and its thread is read back: a prompt sent in
+    // between would go out on the history from before that run.
+    if (!text.trim() || this.active) return;
     this.prompt.value = "";
     this.log.append(h("div", { class: "msg user" }, text));
     this.scroll(true);
@@ -95,6 +97,7 @@ export class Chat {
   }
 
   busy(on) {
+    this.active = on;
     this.sendButton.disabled = on;
     this.stopButton.disabled = !on;
     this.log.setAttribute("aria-busy", on ? "true" : "false");
@@ -125,9 +128,12 @@ export class Chat {
       else this.note(`The run could not go on: ${error.message}`, "error");
     } finally {
       this.controller = null;
+    }
+    try {
+      await this.refresh();
+    } finally {
       this.busy(false);
     }
-    await this.refresh();
     if (outcome && outcome.type === "interrupt") await this.showApprovals(outcome.interrupts || []);
     else this.prompt.focus();
   }
