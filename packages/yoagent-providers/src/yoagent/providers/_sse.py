@@ -1,8 +1,11 @@
-"""Server-Sent Events for every provider: httpx-sse's decoder, fed lines within limits.
+"""Server-Sent Events for every provider: bytes in, events out, within limits.
 
-The field rules (``event``/``data``/``id``, comments, one leading space stripped, several
-``data:`` lines joined with ``\\n``) are httpx-sse's ``SSEDecoder``. The lines it is fed
-are split here, from bytes, for two measured reasons:
+The field rules are the WHATWG event-stream's: ``event``, ``data`` (several lines joined
+with ``\\n``), ``id`` (kept from event to event, ignored when it holds NUL), ``retry``
+(an integer), comments and unknown fields ignored, one leading space stripped from a
+value. They are decoded here rather than by httpx-sse (which was fed these lines until
+0.1: ``tests/test_sse.py`` still checks every rule against its ``SSEDecoder`` on random
+streams), for two measured reasons:
 
 - **Limits.** httpx-sse keeps any line and any event whole, however long. Here the
   bytes of the current event (and so of any one line) are counted as they arrive and
@@ -10,11 +13,11 @@ are split here, from bytes, for two measured reasons:
   is linear: a partial line is kept as a list of pieces joined once (the decoder this
   replaced re-copied its buffer per chunk and took 15 s on a 64 MiB event; see
   ``benchmarks/RESULTS.md``).
-- **Speed.** ``EventSource.aiter_sse`` goes through ``aiter_text`` and one async
-  generator step per event; decoding each chunk's complete lines in one call and
-  dispatching in a plain loop costs ≈ 20 % less per event (measured on 400 events:
-  1.39 ms against 1.71 ms), which keeps a whole provider turn within the raw
-  httpx + httpx-sse loop.
+- **Speed.** Every streamed delta of five protocols passes here. A ``data:`` line read
+  in the loop itself, no method call per line and no object per event beyond the event,
+  costs 1.49 µs per event of the shared bench's replies, against 2.03 µs through
+  httpx-sse's ``SSEDecoder`` (and 1.23 µs for httpx-sse's own line and field decoders,
+  which check no limit): ``benchmarks/event_path.py``, ``RESULTS.md``.
 
 Lines end in CRLF, LF or a lone CR (also when a CRLF is split between chunks); a UTF-8
 byte order mark at the start is skipped; bytes that are not UTF-8 become U+FFFD. An
@@ -24,15 +27,28 @@ here: each protocol knows its own terminal event.
 
 from __future__ import annotations
 
+import contextlib
 import re
-
-from httpx_sse import ServerSentEvent
-from httpx_sse._decoders import SSEDecoder  # pyright: ignore[reportPrivateUsage]
 
 from ._body import DEFAULT_LIMITS, StreamLimits, too_large
 
-SseEvent = ServerSentEvent
-"""One dispatched event: ``event`` (``message`` by default), ``data``, ``id``."""
+
+class SseEvent:
+    """One dispatched event: ``event`` (``message`` by default), ``data``, ``id``, ``retry``."""
+
+    __slots__ = ("data", "event", "id", "retry")
+
+    def __init__(
+        self, event: str = "", data: str = "", id: str = "", retry: int | None = None
+    ) -> None:
+        self.event = event or "message"  # the format's default type
+        self.data = data
+        self.id = id
+        self.retry = retry
+
+    def __repr__(self) -> str:
+        return f"SseEvent(event={self.event!r}, data={self.data!r}, id={self.id!r})"
+
 
 _BOM = "\ufeff"
 _BLANK_RUN = re.compile(rb"\n{3,}")
@@ -43,16 +59,22 @@ class SseReader:
 
     __slots__ = (
         "_after_cr",
-        "_decoder",
+        "_data",
         "_event_size",
+        "_event_type",
+        "_last_id",
         "_limit",
         "_pending",
         "_pending_bytes",
+        "_retry",
         "_start",
     )
 
     def __init__(self, limits: StreamLimits = DEFAULT_LIMITS) -> None:
-        self._decoder = SSEDecoder()
+        self._event_type = ""  # the fields of the event being read (WHATWG's buffers)
+        self._data: list[str] = []
+        self._retry: int | None = None
+        self._last_id = ""  # kept from event to event, as the format says
         self._limit = limits.max_event_bytes
         self._pending: list[bytes] = []  # the current line's pieces, not yet ended
         self._pending_bytes = 0
@@ -66,15 +88,14 @@ class SseReader:
             self._after_cr = False
             if chunk.startswith(b"\n"):
                 chunk = chunk[1:]
-        if not chunk:
-            return []
         if b"\r" in chunk:
             chunk = self._normalize(chunk)
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            self._keep(chunk)
+        end = chunk.rfind(b"\n") + 1
+        if not end:
+            if chunk:
+                self._keep(chunk)
             return []
-        head = chunk[: end + 1]
+        head = chunk if end == len(chunk) else chunk[:end]
         if b"\n\n\n" in head:
             # Extra blank lines do nothing (nothing is left to dispatch after the first):
             # a flood of them costs one C-level pass, not a Python step per line.
@@ -86,9 +107,14 @@ class SseReader:
             self._pending_bytes = 0
         lines = head.decode("utf-8", "replace").split("\n")
         del head  # a large event is held once, not twice
-        events = self._lines(lines)
-        if end + 1 < len(chunk):
-            self._keep(chunk[end + 1 :])
+        lines.pop()  # the empty tail after the last newline
+        if self._start:
+            self._start = False
+            if lines[0].startswith(_BOM):
+                lines[0] = lines[0][1:]
+        events = self._decode(lines)
+        if end < len(chunk):
+            self._keep(chunk[end:])
         return events
 
     def _normalize(self, chunk: bytes) -> bytes:
@@ -103,27 +129,49 @@ class SseReader:
         if self._event_size + self._pending_bytes > self._limit:
             raise too_large("one event", self._limit, "max_event_bytes")
 
-    def _lines(self, lines: list[str]) -> list[SseEvent]:
-        """Decode whole lines (the last element is the empty tail after the final newline)."""
-        lines.pop()
-        if self._start and lines:
-            self._start = False
-            if lines[0].startswith(_BOM):
-                lines[0] = lines[0][1:]
+    def _decode(self, lines: list[str]) -> list[SseEvent]:
+        """The events that whole ``lines`` complete.
+
+        The field rules are the WHATWG event-stream's (as httpx-sse's ``SSEDecoder``
+        applies them, which ``tests/test_sse.py`` checks this against): ``data`` lines
+        joined with ``\\n``, one leading space stripped from a value, ``id`` kept from
+        event to event unless it holds NUL, comments and unknown fields ignored."""
         events: list[SseEvent] = []
-        decode = self._decoder.decode
+        data = self._data
+        limit = self._limit
         size = self._event_size
         for line in lines:
             if line:
                 size += len(line) + 1
-                if size > self._limit:
-                    raise too_large("one event", self._limit, "max_event_bytes")
-                if line[0] != ":":  # a comment changes nothing
-                    decode(line)
+                if size > limit:
+                    raise too_large("one event", limit, "max_event_bytes")
+                if line.startswith("data:"):  # most lines: a field of one kind
+                    data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+                elif line[0] != ":":  # a comment changes nothing
+                    self._field(line)
                 continue
             size = 0
-            event = decode(line)
-            if event is not None and event.data:
-                events.append(event)
+            if data:
+                joined = "\n".join(data) if len(data) > 1 else data[0]
+                if joined:
+                    events.append(SseEvent(self._event_type, joined, self._last_id, self._retry))
+                data.clear()
+            self._event_type = ""
+            self._retry = None
         self._event_size = size
         return events
+
+    def _field(self, line: str) -> None:
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "event":
+            self._event_type = value
+        elif name == "data":
+            self._data.append(value)
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry":
+            with contextlib.suppress(ValueError):  # a rare field: the cost does not matter
+                self._retry = int(value)
