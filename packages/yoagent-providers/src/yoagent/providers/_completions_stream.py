@@ -41,6 +41,7 @@ class CompletionsReader:
         self.key = key
         self.builder = ReplyBuilder(sink)
         self.current: int | None = None
+        self.current_kind = ""  # the kind of block in ``current``
         self.tools: dict[int, int] = {}
         self.tool_ids: dict[str, int] = {}
         self.usage = Usage()
@@ -49,7 +50,7 @@ class CompletionsReader:
         self.done = False
 
     def on_event(self, event: SseEvent) -> bool:
-        if event.data.strip() == "[DONE]":
+        if not event.data.startswith("{") and event.data.strip() == "[DONE]":
             self.done = True
             return True
         try:
@@ -82,10 +83,11 @@ class CompletionsReader:
         )
 
     def _open(self, kind: str) -> int:
-        if self.current is None or self.builder.kind(self.current) != kind:
+        if self.current is None or self.current_kind != kind:
             self.current = (
                 self.builder.open_text() if kind == "text" else self.builder.open_thinking()
             )
+            self.current_kind = kind
         return self.current
 
     def _reasoning(self, delta: dict[str, Any]) -> None:
@@ -108,15 +110,17 @@ class CompletionsReader:
         delta = as_dict(choice.get("delta"))
         if not _REASONING_KEYS.isdisjoint(delta):  # most chunks carry none: skip the reads
             self._reasoning(delta)
-        content = as_str(delta.get("content"))
-        if content:
+        content = delta.get("content")
+        if content and isinstance(content, str):  # as_str, inline: this runs per chunk
             self.builder.add_text(self._open("text"), content)
-        refusal = as_str(delta.get("refusal"))
-        if refusal:
+        refusal = delta.get("refusal")
+        if refusal and isinstance(refusal, str):
             self.refused = True
             self.builder.add_text(self._open("text"), refusal)
-        for raw_call in as_list(delta.get("tool_calls")):
-            self._tool_call(as_dict(raw_call))
+        calls = delta.get("tool_calls")
+        if calls:
+            for raw_call in as_list(calls):
+                self._tool_call(as_dict(raw_call))
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             if reason == "error":
