@@ -54,7 +54,7 @@ def _rough_size(value: object) -> int:
             pending.extend(entries.keys())
             pending.extend(entries.values())
             size += 2 + 2 * len(entries)
-        elif isinstance(item, list | tuple):
+        elif isinstance(item, (list, tuple)):  # a tuple: no union built per item
             members = cast("list[object]", item)
             pending.extend(members)
             size += 2 + len(members)

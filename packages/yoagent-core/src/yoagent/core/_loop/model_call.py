@@ -40,6 +40,10 @@ class ModelReply(NamedTuple):
     sent_count: int
 
 
+_TEXT_DELTAS = (TextDelta, ThinkingDelta)
+"""Built once: ``isinstance(x, A | B)`` builds the union on every call (≈ 40 ns per delta)."""
+
+
 class Attempt:
     """One call to the provider: relays its deltas (each tool call's under its unique id)
     and remembers the text seen so far."""
@@ -60,7 +64,7 @@ class Attempt:
             self.state.emit(
                 MessageStart(message=AssistantMessage(model=self.model, provider=self.provider))
             )
-        if isinstance(delta, TextDelta | ThinkingDelta):
+        if isinstance(delta, _TEXT_DELTAS):
             entry = self.text.get(delta.content_index)
             if entry is None:
                 entry = (isinstance(delta, ThinkingDelta), list[str]())
