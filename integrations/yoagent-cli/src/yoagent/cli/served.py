@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -28,14 +30,34 @@ MAX_LIST_BYTES = 4 * 1024 * 1024
 
 
 def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
-    """Ask ``GET {base_url}/models`` which models the server serves."""
+    """Ask ``GET {base_url}/models`` which models the server serves, within ``timeout``
+    seconds in all.
+
+    ``urlopen``'s own timeout bounds each socket operation, not the exchange: a server
+    that trickles its answer a byte at a time would hold the agent's start-up as long as
+    it liked. The exchange runs in a daemon thread, given up at the deadline (it ends on
+    its own at its next socket timeout, or when its read passes the deadline).
+    """
     url = base_url.rstrip("/") + "/models"
     shown = display_url(url, invalid="the server's model list")
     if not url.startswith(("http://", "https://")):
         return ServedModels(shown, problem="not an http:// or https:// URL")
+    deadline = time.monotonic() + timeout
+    found: list[ServedModels] = []
+    worker = threading.Thread(
+        target=lambda: found.append(_ask(url, shown, timeout, deadline)),
+        name="yoagent-served-models",
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout)
+    return found[0] if found else ServedModels(shown, problem=f"no answer within {timeout:g} s")
+
+
+def _ask(url: str, shown: str, timeout: float, deadline: float) -> ServedModels:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            body: bytes = response.read(MAX_LIST_BYTES + 1)
+            body = _read_until(response, deadline)
     except urllib.error.HTTPError as error:
         return ServedModels(shown, problem=f"HTTP {error.code}")
     except urllib.error.URLError as error:
@@ -46,8 +68,12 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         return ServedModels(shown, problem=_reason(error))
     except (ValueError, http.client.InvalidURL):  # a host urlopen refuses: `[::1`, `a b`
         return ServedModels(shown, problem="not a valid URL")
+    except http.client.IncompleteRead:  # fewer bytes than the answer announced
+        return ServedModels(shown, problem="the answer broke off")
     except http.client.HTTPException:  # a status line or body that is not HTTP's
         return ServedModels(shown, problem="the answer is not HTTP")
+    if body is None:
+        return ServedModels(shown, problem=f"no answer within {timeout:g} s")
     if len(body) > MAX_LIST_BYTES:
         return ServedModels(shown, problem=f"the answer is larger than {MAX_LIST_BYTES} bytes")
     try:
@@ -63,6 +89,23 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
         if isinstance(model_id, str) and model_id:
             ids.append(model_id)
     return ServedModels(shown, tuple(ids), None if ids else "it lists no models")
+
+
+def _read_until(response: http.client.HTTPResponse, deadline: float) -> bytes | None:
+    """At most ``MAX_LIST_BYTES + 1`` bytes of the body, or ``None`` past ``deadline``."""
+    pieces: list[bytes] = []
+    size = 0
+    while size <= MAX_LIST_BYTES:
+        if time.monotonic() > deadline:
+            return None
+        piece = response.read1(MAX_LIST_BYTES + 1 - size)
+        if not piece:
+            if response.length:  # the connection ended before the announced length
+                raise http.client.IncompleteRead(b"".join(pieces), response.length)
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
 
 
 def _reason(reason: object) -> str:

@@ -1,0 +1,100 @@
+"""``served_models`` within its timeout in all, and a cut answer named as such: a server
+that trickles its answer a byte at a time held start-up as long as it liked (the timeout
+bounded each socket operation only), and one that hung up mid-body was "not HTTP"."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from yoagent.cli.served import ServedModels, served_models
+
+LIST = b'{"data": [{"id": "local-model"}]}'
+Answer = Callable[[socket.socket], None]
+Serve = Callable[[Answer], str]
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """A loopback server answering each connection with ``answer(connection)``."""
+    listeners: list[socket.socket] = []
+
+    def start(answer: Answer) -> str:
+        listener = socket.create_server(("127.0.0.1", 0))
+        listeners.append(listener)
+
+        def loop() -> None:
+            while True:
+                try:
+                    connection, _ = listener.accept()
+                except OSError:
+                    return
+                with connection:
+                    connection.recv(65536)
+                    with contextlib.suppress(OSError):  # the client gave up
+                        answer(connection)
+
+        threading.Thread(target=loop, daemon=True).start()
+        return f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+def trickle(data: bytes) -> Answer:
+    def answer(connection: socket.socket) -> None:
+        for byte in data:
+            connection.sendall(bytes([byte]))
+            time.sleep(0.05)
+
+    return answer
+
+
+def headers(length: int) -> bytes:
+    return f"HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n".encode()
+
+
+def timed(base: str, timeout: float) -> tuple[ServedModels, float]:
+    started = time.monotonic()
+    found = served_models(base, timeout=timeout)
+    return found, time.monotonic() - started
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_given_up_at_the_deadline(serve: Serve) -> None:
+    def answer(connection: socket.socket) -> None:
+        connection.sendall(headers(len(LIST)))
+        trickle(LIST)(connection)
+
+    base = serve(answer)
+    found, took = timed(base, 0.4)  # the whole body would take 1.7 s
+    assert found == ServedModels(base + "/models", (), "no answer within 0.4 s")
+    assert took < 1.0
+
+
+def test_headers_trickled_a_byte_at_a_time_are_given_up_at_the_deadline(serve: Serve) -> None:
+    base = serve(trickle(headers(len(LIST)) + LIST))
+    found, took = timed(base, 0.4)
+    assert found == ServedModels(base + "/models", (), "no answer within 0.4 s")
+    assert took < 1.0
+
+
+def test_an_answer_in_time_is_read_whole(serve: Serve) -> None:
+    base = serve(lambda c: c.sendall(headers(len(LIST)) + LIST))
+    assert served_models(base, timeout=2.0) == ServedModels(base + "/models", ("local-model",))
+
+
+def test_a_body_shorter_than_its_length_broke_off(serve: Serve) -> None:
+    base = serve(lambda c: c.sendall(headers(len(LIST) + 10) + LIST))
+    assert served_models(base, timeout=2.0).problem == "the answer broke off"
+
+
+def test_a_chunked_body_cut_between_chunks_broke_off(serve: Serve) -> None:
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    base = serve(lambda c: c.sendall(head + b"%x\r\n" % len(LIST) + LIST + b"\r\n"))
+    assert served_models(base, timeout=2.0).problem == "the answer broke off"
