@@ -254,9 +254,7 @@ async def test_a_user_x_goog_api_key_header_replaces_the_key() -> None:
     model = PROTOCOLS[GEMINI].model(headers={"X-Goog-Api-Key": "users-own-key-0123"})
     _, _, route = await replay_as(GEMINI, gemini_sse(gemini_text()), config=stream_config(model))
     headers = route.calls.last.request.headers
-    assert (
-        headers["x-goog-api-key"] == "  users-own-key-0123  ".strip() or headers["x-goog-api-key"]
-    )
+    assert headers.get_list("x-goog-api-key") == ["users-own-key-0123"]  # one, the user's
     assert SECRET not in json.dumps(dict(headers))
 
 

@@ -37,10 +37,9 @@ class GoogleProvider(HttpProvider):
         model = config.model
         key, source = resolve_key(model)
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
-        own_key = any(name.lower() == "x-goog-api-key" for name in model.headers)
-        if key and not own_key:
+        if key:
             headers["x-goog-api-key"] = key
-        headers = merge_headers(headers, model.headers)
+        headers = merge_headers(headers, model.headers)  # a configured key header wins
         base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
         model_id = quote(model.id.removeprefix("models/"), safe="")
         url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
