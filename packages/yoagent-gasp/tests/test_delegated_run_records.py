@@ -150,9 +150,9 @@ def test_sub_agent_events_no_open_call_explains_are_not_recorded(
         tree.take(_end("call_2"), 800)
         assert tree.take(_sub(2, "call_3", AgentStart()), 900) == []
     assert [r.getMessage() for r in caplog.records] == [
-        f"GASP: the sub-agent runs delegated by call '{call}' at depth {depth} cannot be told "
-        "apart (the call id repeats); their events are not recorded"
-        for call, depth in (("call_1", 1), ("call_3", 2))
+        f"GASP: the sub-agent run delegated by call '{call}' at depth {depth} is not "
+        f"recorded: no open '{tool}' call has that id"
+        for call, depth, tool in (("call_1", 1, "other"), ("call_3", 2, "delegate"))
     ]
 
 

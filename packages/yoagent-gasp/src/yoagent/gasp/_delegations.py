@@ -108,7 +108,8 @@ class RunTree(RunMapper):
             if call_id in parent.open_calls and parent.open_calls[call_id].tool == tool_name
         ]
         if len(calls) != 1:
-            return self._lose_track(key, None, ts)
+            unmatched = None if calls else f"no open {tool_name!r} call has that id"
+            return self._lose_track(key, None, ts, unmatched)
         parent, call = calls[0]
         assert parent.run is not None
         child = RunMapper(
@@ -122,16 +123,27 @@ class RunTree(RunMapper):
         self._children[key] = child
         return child.take(AgentStart(), ts)
 
-    def _lose_track(self, key: _Key, current: RunMapper | None, ts: int) -> list[Entry]:
-        """Stop recording ``key``'s events: they can no longer be told apart."""
+    def _lose_track(
+        self, key: _Key, current: RunMapper | None, ts: int, unmatched: str | None = None
+    ) -> list[Entry]:
+        """Stop recording ``key``'s events: they can no longer be told apart, or (when
+        ``unmatched`` says why) no open call delegated them."""
         if key not in self._ambiguous:
             self._ambiguous.add(key)
-            logger.warning(
-                "GASP: the sub-agent runs delegated by call %r at depth %d cannot be told "
-                "apart (the call id repeats); their events are not recorded",
-                key[1],
-                key[0],
-            )
+            if unmatched is None:
+                logger.warning(
+                    "GASP: the sub-agent runs delegated by call %r at depth %d cannot be told "
+                    "apart (the call id repeats); their events are not recorded",
+                    key[1],
+                    key[0],
+                )
+            else:
+                logger.warning(
+                    "GASP: the sub-agent run delegated by call %r at depth %d is not recorded: %s",
+                    key[1],
+                    key[0],
+                    unmatched,
+                )
         if current is None or current.finished:
             return []
         current.outcome = UNATTRIBUTED
