@@ -63,7 +63,7 @@ class Cassette:
         lines = text.split("\n")
         numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
         cut_off = not text.endswith("\n")  # a crash mid-write leaves no final newline
-        reader = LineReader(source)
+        reader = LineReader()
         for position, (number, line) in enumerate(numbered):
             last = position == len(numbered) - 1
             try:

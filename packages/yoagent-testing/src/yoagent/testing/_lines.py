@@ -165,8 +165,7 @@ def _shared_prefix(a: Sequence[str], b: Sequence[str]) -> int:
 class LineReader:
     """Reads the lines of one cassette, resolving requests against their base calls."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self) -> None:
         self.calls: dict[int, RecordedCall] = {}
         self.tools: list[RecordedTool] = []
         self.warnings: list[str] = []
