@@ -138,11 +138,13 @@ def test_a_url_that_cannot_be_shown_is_named_as_the_model_list() -> None:
 def _raising(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> list[float | None]:
     timeouts: list[float | None] = []
 
-    def urlopen(url: str, timeout: float | None = None) -> Any:
+    def open_url(self: Any, url: str, data: Any = None, timeout: float | None = None) -> Any:
         timeouts.append(timeout)
         raise error
 
-    monkeypatch.setattr(served.urllib.request, "urlopen", urlopen)
+    # served_models opens through its own OpenerDirector (urlopen's handlers, its
+    # connections known so they can be shut at the deadline)
+    monkeypatch.setattr(served.urllib.request.OpenerDirector, "open", open_url)
     return timeouts
 
 

@@ -82,6 +82,12 @@ def test_headers_trickled_a_byte_at_a_time_are_given_up_at_the_deadline(serve: S
     found, took = timed(base, 0.4)
     assert found == ServedModels(base + "/models", (), "no answer within 0.4 s")
     assert took < 1.0
+    # its connection is shut: the exchange's thread ends now, not when the server stops
+    # (the rest of the trickle would take 3 s more)
+    give_up = time.monotonic() + 1.0
+    while any(t.name == "yoagent-served-models" for t in threading.enumerate()):
+        assert time.monotonic() < give_up, "the exchange's thread outlived its deadline"
+        time.sleep(0.01)
 
 
 def test_an_answer_in_time_is_read_whole(serve: Serve) -> None:

@@ -61,6 +61,19 @@ def test_the_fields_of_an_event_carry_over_between_chunks(stream: list[str], siz
     assert got == oracle(stream)
 
 
+def test_an_empty_chunk_between_a_cr_and_its_lf_changes_nothing() -> None:
+    """The LF after a CR is the same line end, however many empty chunks come between."""
+    reader = SseReader()
+    got = [reader.feed(piece) for piece in (b"data: a\r", b"", b"\ndata: b\r", b"", b"\n\n")]
+    assert [[(e.event, e.data) for e in events] for events in got] == [
+        [],
+        [],
+        [],
+        [],
+        [("message", "a\nb")],
+    ]
+
+
 def test_the_rules_one_by_one() -> None:
     body = (
         b"event: first\nid: 7\nretry: 250\ndata: a\ndata:b\n\n"  # two data lines joined
@@ -81,3 +94,6 @@ def test_an_event_is_built_with_the_format_s_default_type() -> None:
     assert SseEvent(data="x").event == "message"
     assert SseEvent(event="", data="x").event == "message"
     assert repr(SseEvent(event="e", data="d", id="1")) == "SseEvent(event='e', data='d', id='1')"
+    assert (
+        repr(SseEvent(data="d", retry=5)) == "SseEvent(event='message', data='d', id='', retry=5)"
+    )

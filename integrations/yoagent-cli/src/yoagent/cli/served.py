@@ -3,12 +3,15 @@ when it does not say."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -35,28 +38,84 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
 
     ``urlopen``'s own timeout bounds each socket operation, not the exchange: a server
     that trickles its answer a byte at a time would hold the agent's start-up as long as
-    it liked. The exchange runs in a daemon thread, given up at the deadline (it ends on
-    its own at its next socket timeout, or when its read passes the deadline).
+    it liked. The exchange runs in a daemon thread; at the deadline it is given up and
+    its connection shut, which ends the thread's read at once.
     """
     url = base_url.rstrip("/") + "/models"
     shown = display_url(url, invalid="the server's model list")
     if not url.startswith(("http://", "https://")):
         return ServedModels(shown, problem="not an http:// or https:// URL")
     deadline = time.monotonic() + timeout
+    connections = _Connections()
     found: list[ServedModels] = []
     worker = threading.Thread(
-        target=lambda: found.append(_ask(url, shown, timeout, deadline)),
+        target=lambda: found.append(_ask(url, shown, timeout, deadline, connections)),
         name="yoagent-served-models",
         daemon=True,
     )
     worker.start()
     worker.join(timeout)
-    return found[0] if found else ServedModels(shown, problem=f"no answer within {timeout:g} s")
+    if found:
+        return found[0]
+    connections.shut()
+    return ServedModels(shown, problem=f"no answer within {timeout:g} s")
 
 
-def _ask(url: str, shown: str, timeout: float, deadline: float) -> ServedModels:
+class _Connections:
+    """The connections one exchange opens, so that the caller can shut them at its
+    deadline (a read blocked on a shut socket returns at once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._opened: list[http.client.HTTPConnection] = []
+        self._shut = False
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """``urlopen``'s handlers (proxies from the environment included), with the
+        connections they open known here."""
+        connections = self
+
+        class Http(urllib.request.HTTPHandler):
+            def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+                return self.do_open(connections.connection(http.client.HTTPConnection), req)
+
+        class Https(urllib.request.HTTPSHandler):
+            def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+                # No context given: http.client's default one, as urlopen's handler has it.
+                return self.do_open(connections.connection(http.client.HTTPSConnection), req)
+
+        return urllib.request.build_opener(Http, Https)
+
+    def connection(
+        self, kind: type[http.client.HTTPConnection]
+    ) -> Callable[..., http.client.HTTPConnection]:
+        def made(host: str, **options: Any) -> http.client.HTTPConnection:
+            connection = kind(host, **options)
+            with self._lock:
+                if self._shut:
+                    raise OSError("given up at the deadline")
+                self._opened.append(connection)
+            return connection
+
+        return made
+
+    def shut(self) -> None:
+        """Shut every connection opened (and refuse any later one)."""
+        with self._lock:
+            self._shut = True
+            opened = list(self._opened)
+        for connection in opened:
+            sock = connection.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):  # already closed
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
+def _ask(
+    url: str, shown: str, timeout: float, deadline: float, connections: _Connections
+) -> ServedModels:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        with connections.opener().open(url, timeout=timeout) as response:
             body = _read_until(response, deadline)
     except urllib.error.HTTPError as error:
         return ServedModels(shown, problem=f"HTTP {error.code}")
