@@ -18,10 +18,19 @@ from yoagent.providers._aws_credentials import SharedFiles, SigV4Auth, resolve_a
 PROFILE = "[default]\naws_access_key_id = {key}\naws_secret_access_key = s3cr3t-{key}\n"
 
 
+def aged(path: Path, seconds: int = 60) -> None:
+    """``path``'s modification time moved ``seconds`` back: older than the window in which
+    a file is read again every time (a coarse clock could hide a second edit in it)."""
+    back = path.stat().st_mtime_ns - seconds * 1_000_000_000
+    os.utime(path, ns=(back, back))
+
+
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "credentials").write_text(PROFILE.format(key="AKIAONE1"))
     (tmp_path / "config").write_text("[default]\nregion = eu-west-3\n")
+    aged(tmp_path / "credentials")
+    aged(tmp_path / "config")
     return fixed_env(
         AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"),
         AWS_CONFIG_FILE=str(tmp_path / "config"),
@@ -60,6 +69,18 @@ def test_unchanged_files_are_parsed_once(files: dict[str, str], reads: list[str]
     assert [access_key(files) for _ in range(3)] == ["AKIAONE1"] * 3
     assert [resolve_region("", files) for _ in range(3)] == ["eu-west-3"] * 3
     assert sorted(reads) == ["config", "credentials"]
+
+
+def test_a_file_modified_a_moment_ago_is_read_every_time(
+    files: dict[str, str], reads: list[str]
+) -> None:
+    path = Path(files["AWS_SHARED_CREDENTIALS_FILE"])
+    path.write_text(PROFILE.format(key="AKIANOW4"))  # its times are now: not kept yet
+    assert [access_key(files) for _ in range(2)] == ["AKIANOW4"] * 2
+    assert reads.count("credentials") == 2
+    aged(path)
+    assert [access_key(files) for _ in range(2)] == ["AKIANOW4"] * 2
+    assert reads.count("credentials") == 3  # once more, then kept
 
 
 def test_a_file_rewritten_to_the_same_size_is_read_again(

@@ -23,6 +23,7 @@ import configparser
 import os
 import re
 import stat
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,14 +218,18 @@ def resolve_auth(config: ModelConfig, env: Mapping[str, str] | None = None) -> B
     )
 
 
-_FileIdentity = tuple[int, int, int, int]
+_FileIdentity = tuple[int, int, int, int, int]
 _SECTIONS: dict[tuple[str, tuple[str, ...]], tuple[_FileIdentity, dict[str, str] | None]] = {}
 """The sections read from the shared files, by path and section names, with the file's
-identity (inode, size, modification and change times) when it was read. Every request
+identity (device, inode, size, modification and change times) when it was read. Every request
 asks for the profile again (credentials rotate); parsing the two files each time cost
 ≈ 150 µs of CPU per request, a stat of each costs ≈ 2. A file rewritten, replaced or
 touched is read again; one that fails to parse is never kept (it fails each time)."""
 _SECTIONS_KEPT = 32
+_RACY_NS = 2_000_000_000
+"""A file modified this recently is not kept: a file system whose timestamps are coarse
+(ext4 before Linux 6.13 ticks every few ms, HFS+ every second, FAT every two) could
+give a second edit of the same size the same times (git's "racily clean" case)."""
 
 
 class SharedFiles:
@@ -249,15 +254,16 @@ class SharedFiles:
             return None
         if not stat.S_ISREG(info.st_mode):
             return None
-        identity = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         key = (str(path), names)
         known = _SECTIONS.get(key)
         if known is not None and known[0] == identity:
             return None if known[1] is None else dict(known[1])
         found = self._parse(path, names)
-        if len(_SECTIONS) >= _SECTIONS_KEPT:
-            _SECTIONS.clear()
-        _SECTIONS[key] = (identity, found)
+        if time.time_ns() - info.st_mtime_ns > _RACY_NS:
+            if len(_SECTIONS) >= _SECTIONS_KEPT:
+                _SECTIONS.clear()
+            _SECTIONS[key] = (identity, found)
         return None if found is None else dict(found)
 
     def _parse(self, path: Path, names: tuple[str, ...]) -> dict[str, str] | None:
