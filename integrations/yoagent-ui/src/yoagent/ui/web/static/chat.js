@@ -69,6 +69,8 @@ export class Chat {
     this.tools = new Map();
     this.subagents = new Map();
     this.spent = 0;
+    this.stale = false;
+    this.held = null;
     this.unpriced = false;
     this.runCost = 0;
     clear(this.log);
@@ -79,11 +81,25 @@ export class Chat {
     this.prompt.focus();
   }
 
-  submit() {
+  async submit() {
     const text = this.prompt.value;
     // Busy until the run before has ended and its thread is read back: a prompt sent in
     // between would go out on the history from before that run.
     if (!text.trim() || this.active) return;
+    if (this.stale) {
+      // The thread could not be read back after the last run: read it now, or send nothing
+      // (the prompt keeps the text; the note says why).
+      this.busy(true);
+      const read = await this.refresh();
+      this.busy(false);
+      if (!read) return;
+      if (this.held) {
+        const interrupts = this.held;
+        this.held = null;
+        await this.showApprovals(interrupts);
+        return;
+      }
+    }
     this.prompt.value = "";
     this.log.append(h("div", { class: "msg user" }, text));
     this.scroll(true);
@@ -129,31 +145,47 @@ export class Chat {
     } finally {
       this.controller = null;
     }
-    try {
-      await this.refresh();
-    } finally {
-      this.busy(false);
-    }
-    if (outcome && outcome.type === "interrupt") await this.showApprovals(outcome.interrupts || []);
+    const read = await this.refresh();
+    this.busy(false);
+    if (this.threadId !== input.threadId) return; // a new chat began meanwhile
+    const interrupts = outcome && outcome.type === "interrupt" ? outcome.interrupts || [] : null;
+    if (interrupts && !read) this.held = interrupts; // shown once the thread is read back
+    else if (interrupts) await this.showApprovals(interrupts);
     else this.prompt.focus();
   }
 
-  /** The thread as the server stored it (what the next run sends), once its run ended. */
+  /**
+   * Reads the thread back as the server stored it (what the next run sends), once its
+   * run has ended. False when it could not (a note says why; the next prompt reads it
+   * again first); true, keeping nothing, when a new chat began meanwhile.
+   */
   async refresh() {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const thread = await json(`api/threads/${this.threadId}`);
-      if (!thread.running) {
-        this.messages = thread.messages;
-        for (const message of thread.messages) {
-          if (message.role === "tool" && message.error) {
-            const tool = this.tools.get(message.toolCallId);
-            if (tool) this.status(tool, message.error.startsWith("Tool call denied") ? "denied" : "failed");
+    const threadId = this.threadId;
+    let problem = "its run is still ending";
+    try {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const thread = await json(`api/threads/${threadId}`);
+        if (this.threadId !== threadId) return true;
+        if (!thread.running) {
+          this.messages = thread.messages;
+          this.stale = false;
+          for (const message of thread.messages) {
+            if (message.role === "tool" && message.error) {
+              const tool = this.tools.get(message.toolCallId);
+              if (tool) this.status(tool, message.error.startsWith("Tool call denied") ? "denied" : "failed");
+            }
           }
+          return true;
         }
-        return;
+        await sleep(50);
       }
-      await sleep(50);
+    } catch (error) {
+      if (this.threadId !== threadId) return true;
+      problem = error.message;
     }
+    this.stale = true;
+    this.note(`The conversation could not be read back (${problem}); the next prompt reads it again first.`, "error");
+    return false;
   }
 
   scroll(force = false) {
@@ -319,7 +351,15 @@ export class Chat {
   }
 
   async showApprovals(interrupts) {
-    const { calls } = await json(`api/threads/${this.threadId}/held`);
+    let calls;
+    try {
+      ({ calls } = await json(`api/threads/${this.threadId}/held`));
+    } catch (error) {
+      this.held = interrupts; // asked for again before the next prompt goes out
+      this.stale = true;
+      this.note(`The calls waiting for approval could not be read (${error.message}).`, "error");
+      return;
+    }
     const asked = new Set(interrupts.map((interrupt) => interrupt.toolCallId || interrupt.id));
     const waiting = calls.filter((call) => asked.has(call.toolCallId));
     if (!waiting.length) return;
