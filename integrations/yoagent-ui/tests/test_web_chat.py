@@ -140,6 +140,37 @@ def test_a_prompt_waits_until_the_run_before_is_read_back(
     assert [m["content"] for m in sent if m["role"] == "user"][-2:] == ["hello", "too soon"]
 
 
+def test_a_new_chat_begun_while_the_last_run_is_read_back_starts_empty(
+    web: Page, url: str, model_server: ModelServer
+) -> None:
+    page = web.open(url)
+    held: list[Any] = []
+    release = False
+
+    def hold(route: Any) -> None:
+        if release:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/threads/*", hold)
+    send(page, "hello")
+    page.get_by_text("Hello there!").wait_for()
+    for _ in range(1500):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the page never asked for the thread"
+    page.click("#new-chat")
+    release = True
+    for route in held:
+        route.continue_()  # the old thread's answer arrives after the new chat began
+    send(page, "fresh start")
+    page.locator(".msg.assistant").first.wait_for()
+    sent = model_server.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["fresh start"]
+
+
 def test_a_thread_not_read_back_is_read_again_before_the_next_prompt(
     web: Page, url: str, model_server: ModelServer
 ) -> None:
