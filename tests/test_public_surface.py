@@ -197,6 +197,7 @@ CORE_SUPPORT = [
     "atomic_write",
     "cut_middle",
     "display_url",
+    "endpoint_from_base",
     "header_secrets",
     "html_summary",
     "http_client",

@@ -18,6 +18,7 @@ from ._namespace import Namespace as _Namespace
 from ._support.atomic import atomic_write
 from ._support.bounded import BoundedMap
 from ._support.cut import CUT_MARKER, cut_middle
+from ._support.endpoints import endpoint_from_base
 from ._support.headers import merge_headers
 from ._support.html import html_summary
 from ._support.log_scrub import LogScrubGuard, scrub_logs
@@ -66,6 +67,7 @@ __all__: list[str] = [
     "atomic_write",
     "cut_middle",
     "display_url",
+    "endpoint_from_base",
     "header_secrets",
     "html_summary",
     "http_client",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any, Protocol, Self, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -45,14 +44,6 @@ class DecisionBackend(Protocol):
     async def evaluate(self, request: Request) -> Evaluation:
         """Answer ``request``."""
         ...
-
-
-def endpoint_from_base(base_url: str, path_for: Callable[[str], str]) -> str:
-    """``path_for(base)`` for ``base_url`` with whitespace, its query and a trailing ``/``
-    taken off, and the query put back at the end: a key or version given in the query stays
-    a query, not part of the path."""
-    base, mark, query = base_url.strip().partition("?")
-    return f"{path_for(base.rstrip('/'))}{mark}{query}"
 
 
 def host_of(url: str) -> str:

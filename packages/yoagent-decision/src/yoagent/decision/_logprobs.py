@@ -20,9 +20,10 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from yoagent.core import Usage
+from yoagent.core.support import endpoint_from_base
 
 from ._answers import Answer, ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer, add_usage
-from ._backend import HttpBackend, endpoint_from_base, host_of
+from ._backend import HttpBackend, host_of
 from ._errors import DecisionError
 from ._http import NoKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, QuestionKind, Request, Score

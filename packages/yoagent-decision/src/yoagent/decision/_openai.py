@@ -22,9 +22,10 @@ from typing import Any, Self
 from pydantic import ValidationError
 
 from yoagent.core import Usage
+from yoagent.core.support import endpoint_from_base
 
 from ._answers import Answer, ChoiceAnswer, Evaluation, NoulAnswer, ScoreAnswer
-from ._backend import HttpBackend, endpoint_from_base, host_of
+from ._backend import HttpBackend, host_of
 from ._errors import DecisionError
 from ._http import EnvKey, encode_json
 from ._questions import Capabilities, Choice, Noul, Question, Request, Score, Structured

@@ -10,8 +10,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Self
 
+from yoagent.core.support import endpoint_from_base
+
 from ._answers import Evaluation
-from ._backend import HttpBackend, endpoint_from_base, host_of
+from ._backend import HttpBackend, host_of
 from ._http import EnvKey, KeySource, NoKey, encode_json
 from ._questions import Capabilities, Request
 from ._systemone_wire import parse_systemone_response, request_body

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoagent.core import AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import merge_headers
+from yoagent.core.support import endpoint_from_base, merge_headers
 
 from ._anthropic_request import build_request_body, compat_of
 from ._anthropic_stream import AnthropicReader
@@ -45,7 +45,9 @@ class AnthropicProvider(HttpProvider):
             else:
                 headers["x-api-key"] = key
         headers = merge_headers(headers, model.headers)
-        url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
+        url = endpoint_from_base(
+            model.base_url or DEFAULT_BASE_URL, lambda base: f"{base}/v1/messages"
+        )
         reader = AnthropicReader(config, sink, source)
         cache = self._wire_cache
         if cache is None:

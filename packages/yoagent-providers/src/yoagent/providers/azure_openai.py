@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import display_url, merge_headers, warn_once
+from yoagent.core.support import display_url, endpoint_from_base, merge_headers, warn_once
 
 from ._azure import legacy_deployment
 from ._http import HttpProvider
@@ -48,7 +48,7 @@ class AzureOpenAiResponsesProvider(HttpProvider):
         if key and not own_auth:
             headers["api-key"] = key
         headers = merge_headers(headers, model.headers)
-        url = model.base_url.rstrip("/") + "/responses"
+        url = endpoint_from_base(model.base_url, lambda base: f"{base}/responses")
         legacy = legacy_deployment(model.base_url)
         if legacy is not None:
             url = legacy.url("/responses")

@@ -20,7 +20,7 @@ import httpx
 
 from yoagent.core import AssistantMessage, ErrorKind, ModelConfig, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import header_secrets, merge_headers
+from yoagent.core.support import endpoint_from_base, header_secrets, merge_headers
 
 from ._aws_credentials import (
     BearerAuth,
@@ -50,7 +50,8 @@ _CLOCK_PHRASES = ("signature expired", "signature not yet current", "not yet cur
 
 def converse_stream_url(base_url: str, model_id: str) -> httpx.URL:
     """The request URL; the model id is one encoded path segment (``:`` → ``%3A``)."""
-    text = f"{base_url.rstrip('/')}/model/{quote(model_id, safe='')}/converse-stream"
+    model = quote(model_id, safe="")
+    text = endpoint_from_base(base_url, lambda base: f"{base}/model/{model}/converse-stream")
     problem = url_problem(text)
     if problem is not None:  # said before signing, which would first ask for a region
         raise bad_url(problem, KeySource(origin="", hint=_KEY_HINT))

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from yoagent.core import ApiProtocol, AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import merge_headers
+from yoagent.core.support import endpoint_from_base, merge_headers
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
@@ -40,9 +40,12 @@ class GoogleProvider(HttpProvider):
         if key:
             headers["x-goog-api-key"] = key
         headers = merge_headers(headers, model.headers)  # a configured key header wins
-        base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
         model_id = quote(model.id.removeprefix("models/"), safe="")
-        url = f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent?alt=sse"
+        url = endpoint_from_base(
+            model.base_url or DEFAULT_BASE_URL,
+            lambda base: f"{base}/{API_VERSION}/models/{model_id}:streamGenerateContent",
+            query="alt=sse",
+        )
         reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         cache = self._wire_cache
         if cache is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoagent.core import AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import merge_headers
+from yoagent.core.support import endpoint_from_base, merge_headers
 
 from ._completions_request import ConvertedMessage, encode_request
 from ._completions_stream import CompletionsReader
@@ -37,7 +37,9 @@ class OpenAiCompletionsProvider(HttpProvider):
         if key:
             headers["authorization"] = f"Bearer {key}"
         headers = merge_headers(headers, model.headers)
-        url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        url = endpoint_from_base(
+            model.base_url or DEFAULT_BASE_URL, lambda base: f"{base}/chat/completions"
+        )
         reader = CompletionsReader(config, sink, source)
         cache = self._wire_cache
         if cache is None:

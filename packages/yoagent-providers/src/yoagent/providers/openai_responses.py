@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from yoagent.core import ApiProtocol, AssistantMessage
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import merge_headers
+from yoagent.core.support import endpoint_from_base, merge_headers
 
 from ._http import HttpProvider
 from ._keys import resolve_key
@@ -34,7 +34,9 @@ class OpenAiResponsesProvider(HttpProvider):
         if key:
             headers["authorization"] = f"Bearer {key}"
         headers = merge_headers(headers, model.headers)
-        url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/responses"
+        url = endpoint_from_base(
+            model.base_url or DEFAULT_BASE_URL, lambda base: f"{base}/responses"
+        )
         reader = ResponsesReader(config, sink, source, self.protocol)
         cache = self._wire_cache
         if cache is None:

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from yoagent.core import ApiProtocol, AssistantMessage, ErrorKind, ProviderError
 from yoagent.core.provider import DeltaSink, StreamConfig
-from yoagent.core.support import merge_headers
+from yoagent.core.support import endpoint_from_base, merge_headers
 
 from ._gemini_request import build_request_body
 from ._gemini_stream import GeminiReader
@@ -43,9 +43,10 @@ class VertexProvider(HttpProvider):
         headers = {"content-type": "application/json", "accept": "text/event-stream", **auth}
         headers = merge_headers(headers, model.headers)
         model_id = quote(model.id.rsplit("/", 1)[-1], safe="")
-        url = (
-            f"{model.base_url.rstrip('/')}/publishers/google/models/{model_id}"
-            ":streamGenerateContent?alt=sse"
+        url = endpoint_from_base(
+            model.base_url,
+            lambda base: f"{base}/publishers/google/models/{model_id}:streamGenerateContent",
+            query="alt=sse",
         )
         reader = GeminiReader(config, sink, source, self.protocol, self._transport.limits)
         cache = self._wire_cache
