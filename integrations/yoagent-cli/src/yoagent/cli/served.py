@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from yoagent.core.support import display_url
+from yoagent.core.support import display_url, endpoint_from_base
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
     it liked. The exchange runs in a daemon thread; at the deadline it is given up and
     its connection shut, which ends the thread's read at once.
     """
-    url = base_url.rstrip("/") + "/models"
+    url = endpoint_from_base(base_url, lambda base: f"{base}/models")
     shown = display_url(url, invalid="the server's model list")
     if not url.startswith(("http://", "https://")):
         return ServedModels(shown, problem="not an http:// or https:// URL")
