@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from bedrock_fixtures import SECRET_KEY, SESSION_TOKEN, bedrock_config, fixed_env
+from test_bedrock_auth import write_files
 
 from yoagent.core import ErrorKind, ProviderError
 from yoagent.providers._aws_credentials import (
@@ -43,13 +44,11 @@ def refusal(api_key: str = "", **env: str) -> str:
     return caught.value.message
 
 
-def write_files(tmp_path: Path, credentials: str = "", config: str = "") -> dict[str, str]:
-    (tmp_path / "credentials").write_text(credentials)
-    (tmp_path / "config").write_text(config)
-    return {
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials"),
-        "AWS_CONFIG_FILE": str(tmp_path / "config"),
-    }
+def profile_credentials(tmp_path: Path, profile: str, credentials: str) -> AwsCredentials:
+    env = write_files(tmp_path, credentials=credentials)
+    auth = resolve_auth(bedrock_config(api_key=""), fixed_env(**env, AWS_PROFILE=profile))
+    assert isinstance(auth, SigV4Auth)
+    return auth.credentials
 
 
 def clean_environment(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
@@ -233,16 +232,13 @@ def test_a_profile_without_keys_in_the_credentials_file_is_read_from_the_config_
 
 
 def test_the_legacy_aws_security_token_is_the_session_token(tmp_path: Path) -> None:
-    env = write_files(
-        tmp_path,
-        credentials=(
-            f"[old]\naws_access_key_id = ASIAOLD\naws_secret_access_key = {SECRET_KEY}\n"
-            f"aws_security_token = {SESSION_TOKEN}\n"
-        ),
+    credentials = (
+        f"[old]\naws_access_key_id = ASIAOLD\naws_secret_access_key = {SECRET_KEY}\n"
+        f"aws_security_token = {SESSION_TOKEN}\n"
     )
-    auth = resolve_auth(bedrock_config(api_key=""), fixed_env(**env, AWS_PROFILE="old"))
-    assert isinstance(auth, SigV4Auth)
-    assert auth.credentials == AwsCredentials("ASIAOLD", SECRET_KEY, SESSION_TOKEN)
+    assert profile_credentials(tmp_path, "old", credentials) == AwsCredentials(
+        "ASIAOLD", SECRET_KEY, SESSION_TOKEN
+    )
 
 
 def test_a_temporary_key_in_a_file_without_its_token_names_the_profile_and_the_file(
@@ -269,16 +265,13 @@ def test_a_profile_with_neither_keys_nor_another_source_holds_no_access_key(
 def test_repeated_sections_and_keys_in_a_file_are_read_the_last_one_winning(
     tmp_path: Path,
 ) -> None:
-    env = write_files(
-        tmp_path,
-        credentials=(
-            "[dup]\naws_access_key_id = AKIAFIRST\naws_access_key_id = AKIASECOND\n"
-            f"[dup]\naws_secret_access_key = {SECRET_KEY}\n"
-        ),
+    credentials = (
+        "[dup]\naws_access_key_id = AKIAFIRST\naws_access_key_id = AKIASECOND\n"
+        f"[dup]\naws_secret_access_key = {SECRET_KEY}\n"
     )
-    auth = resolve_auth(bedrock_config(api_key=""), fixed_env(**env, AWS_PROFILE="dup"))
-    assert isinstance(auth, SigV4Auth)
-    assert auth.credentials == AwsCredentials("AKIASECOND", SECRET_KEY, None)
+    assert profile_credentials(tmp_path, "dup", credentials) == AwsCredentials(
+        "AKIASECOND", SECRET_KEY, None
+    )
 
 
 def test_a_file_that_cannot_be_parsed_or_decoded_is_named_with_its_lines_or_the_error(
