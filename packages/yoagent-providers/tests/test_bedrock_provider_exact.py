@@ -1,6 +1,6 @@
 """The Bedrock provider word for word: the URL and headers it sends, a clock before 1970,
-each credential's origin and secrets in a refused request's error,
-the process environment, and its wire cache."""
+each credential's origin and secrets in a refused request's error, the process environment,
+and its wire cache."""
 
 from __future__ import annotations
 
