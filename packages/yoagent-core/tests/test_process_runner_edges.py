@@ -150,7 +150,10 @@ def test_only_the_descriptors_passed_reach_the_child(spawned: list[ChildProcess]
     leaked_r, leaked_w = os.pipe()
     os.set_inheritable(leaked_r, True)  # inheritable, yet not passed: closed in the child
     try:
-        script = f"test -e /proc/self/fd/{passed_r} && echo passed; test -e /proc/self/fd/{leaked_r} && echo leaked; true"
+        script = (
+            f"test -e /proc/self/fd/{passed_r} && echo passed; "
+            f"test -e /proc/self/fd/{leaked_r} && echo leaked; true"
+        )
         command = Command(["sh", "-c", script], pass_fds=(passed_r,))
         assert _run(command, spawned) == "passed\n"
     finally:
@@ -284,7 +287,7 @@ def test_the_watchdog_runs_the_reaper_isolated_in_a_session_of_its_own(
             "close_fds": True,
         }
         assert isinstance(stdin, int)
-        with pytest.raises(OSError):
+        with pytest.raises(OSError, match="Bad file descriptor"):
             os.fstat(stdin)  # the read end is the watchdog's alone: closed here
         assert launcher.done.wait(10)
         assert launcher.waited_on == [("yoagent-watchdog-start", True)]
