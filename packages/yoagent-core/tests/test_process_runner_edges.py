@@ -30,15 +30,6 @@ _F_GETPIPE_SZ = 1032
 _REAL_KILL = os.kill
 
 
-@pytest.fixture
-def spawned() -> Iterator[list[ChildProcess]]:
-    children: list[ChildProcess] = []
-    yield children
-    for child in children:
-        child.kill()
-        child.release()
-
-
 def _output(child: ChildProcess) -> str:
     out = PipeCapture(child.stdout, None, limit=1 << 16, name="edges-out")
     out.start()
