@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from core_helpers import call, text_reply, tool_reply
 
@@ -18,6 +19,7 @@ from yoagent.core import (
     MockProvider,
     ModelConfig,
     ProgressMessage,
+    ToolContext,
     ToolError,
     ToolExecutionUpdate,
     ToolResultMessage,
@@ -271,3 +273,39 @@ async def test_a_childs_output_cut_short_is_stashed_in_its_shared_state_if_it_ha
         assert "characters truncated ...]" in cut.text
         assert "shared state" not in cut.text
     assert not [r for r in caplog.records if "could not stash" in r.getMessage()]
+
+
+async def test_the_parents_cancel_reaches_the_childs_tools_through_their_token() -> None:
+    """A child's tool that shields itself from cancellation still learns of the parent's
+    abort at once: its token is a child of the parent call's."""
+    started = anyio.Event()
+    told: list[bool] = []
+
+    @tool
+    async def patient(ctx: ToolContext) -> str:
+        """Waits to be told to stop."""
+        started.set()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await ctx.cancel.wait()
+        told.append(ctx.cancel.cancelled)
+        return "stopped"
+
+    child = MockProvider([tool_reply(call("patient", "p1")), text_reply("never")])
+    helper = SubAgentTool(
+        "helper", "Helps.", provider=child, model=ModelConfig.mock(), tools=[patient]
+    )
+    parent = Agent.from_provider(
+        MockProvider([tool_reply(call("helper", "top", task="wait")), text_reply("never")]),
+        ModelConfig.mock(),
+        tools=[helper],
+    )
+
+    async def abort_when_started() -> None:
+        await started.wait()
+        parent.abort()
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(abort_when_started)
+            await parent.prompt("go")
+    assert told == [True]
