@@ -10,6 +10,7 @@ Signals the runner would send to a child that has already exited are recorded, n
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -96,18 +97,17 @@ def test_a_tracked_childs_run_id_is_24_hex_digits_and_kill_looks_for_it(
     tracked = spawn_process(Command(["sh", "-c", script]), track_descendants=True)
     untracked = spawn_process(Command(["sleep", "30"]))
     spawned += [tracked, untracked]
-    out = PipeCapture(tracked.stdout, None, limit=1 << 10, name="edges-out")
-    out.start()
-    while b"\n" not in out.snapshot()[0]:
-        assert not out.done.wait(0.005)
-    run_id = out.snapshot()[0].decode().strip()
+    printed = b""
+    while not printed.endswith(b"\n"):  # blocks until the child has printed its line
+        printed += os.read(tracked.stdout, 100)
+    run_id = printed.decode().strip()
     assert len(run_id) == 24 and int(run_id, 16) >= 0
     untracked.kill()
     assert looked_for == []  # an untracked child has no run id to look for
     tracked.kill()
     assert looked_for == [run_id]
-    assert tracked.exited.wait(10) and untracked.exited.wait(10) and out.done.wait(10)
-    for fd in (tracked.stderr, untracked.stdout, untracked.stderr):
+    assert tracked.exited.wait(10) and untracked.exited.wait(10)
+    for fd in (tracked.stdout, tracked.stderr, untracked.stdout, untracked.stderr):
         os.close(fd)
 
 
@@ -115,8 +115,6 @@ def test_the_output_pipes_are_one_mebibyte(spawned: list[ChildProcess]) -> None:
     child = spawn_process(Command(["true"]))
     spawned.append(child)
     try:
-        import fcntl
-
         assert fcntl.fcntl(child.stdout, _F_GETPIPE_SZ) == 1 << 20
         assert fcntl.fcntl(child.stderr, _F_GETPIPE_SZ) == 1 << 20
     finally:
@@ -127,8 +125,6 @@ def test_the_output_pipes_are_one_mebibyte(spawned: list[ChildProcess]) -> None:
 def test_a_pipe_size_the_system_refuses_is_no_error(
     spawned: list[ChildProcess], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fcntl
-
     def refuse(fd: int, command: int, value: int = 0) -> int:
         raise PermissionError(1, "Operation not permitted")
 
@@ -179,7 +175,7 @@ def test_a_spawn_whose_watcher_cannot_start_leaves_no_child_and_no_descriptor(
     before = _open_fds()
     with pytest.raises(RuntimeError, match="can't start new thread"):
         spawn_process(Command(["sleep", "30"]), stdin="pipe")
-    assert _open_fds() == before
+    assert _open_fds() <= before  # none left open (another thread may close one meanwhile)
     assert set(process._live) <= live  # pyright: ignore[reportPrivateUsage]
 
 
@@ -314,7 +310,7 @@ def test_a_watchdog_that_cannot_start_is_logged_and_leaves_no_descriptor(
     before = _open_fds()
     with caplog.at_level(logging.WARNING, logger="yoagent.core"):
         assert fresh._start() is None  # pyright: ignore[reportPrivateUsage]
-    assert _open_fds() == before
+    assert _open_fds() <= before  # none left open (another thread may close one meanwhile)
     assert fresh._failed is True  # pyright: ignore[reportPrivateUsage]
     assert [r.getMessage() for r in caplog.records] == [
         "could not start the child-process watchdog (Permission denied); children are "
