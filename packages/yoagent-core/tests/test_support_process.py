@@ -16,7 +16,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -81,16 +80,6 @@ def _line(capture: PipeCapture, within: float = 10.0) -> str:
 
 def _sh(script: str) -> Command:
     return Command(["sh", "-c", script])
-
-
-@pytest.fixture
-def spawned() -> Iterator[list[ChildProcess]]:
-    """Children a test started: killed and released at its end, whatever happened."""
-    children: list[ChildProcess] = []
-    yield children
-    for child in children:
-        child.kill()
-        child.release()
 
 
 def test_a_child_runs_and_its_exit_status_is_known_once_seen(spawned: list[ChildProcess]) -> None:
