@@ -1,0 +1,58 @@
+"""``yoagent``'s entry point run in this process (``main.run``), so that mutation testing
+reaches the code the console script runs: the environment of :func:`clean_environment` on
+``os.environ``, a work folder as the current one, stdin given as text, stdout and stderr
+read back through ``capsys``."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from cli_testing import clean_environment
+from sse_server import ScriptedServer
+
+from yoagent.cli.main import run as run_main
+
+MAIN = sys.modules["yoagent.cli.main"]
+"""The module (``yoagent.cli.main`` the attribute is the console script's function)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one ``main.run`` gave: its exit code and what it wrote."""
+
+    code: int
+    out: str
+    err: str
+
+
+class InProcess:
+    """``run(*argv)``: ``yoagent *argv`` in ``work``, with ``env`` set on ``os.environ``."""
+
+    def __init__(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        self.env = clean_environment(tmp_path)
+        for name in list(os.environ):
+            if name not in self.env:
+                monkeypatch.delenv(name)
+        for name, value in self.env.items():
+            monkeypatch.setenv(name, value)
+        self.work = tmp_path / "work"
+        self.work.mkdir(exist_ok=True)
+        monkeypatch.chdir(self.work)
+        self._monkeypatch = monkeypatch
+        self._capsys = capsys
+
+    def run(self, *argv: str, served: ScriptedServer | None = None, input: str = "") -> Result:
+        """``yoagent *argv`` (after ``--base-url`` and ``--model`` for ``served``)."""
+        base = [] if served is None else ["--base-url", served.url, "--model", "scripted-model"]
+        self._monkeypatch.setattr("sys.stdin", io.StringIO(input))
+        self._capsys.readouterr()
+        code = run_main([*base, *argv])
+        captured = self._capsys.readouterr()
+        return Result(code, captured.out, captured.err)
