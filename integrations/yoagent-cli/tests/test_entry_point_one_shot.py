@@ -42,9 +42,7 @@ def test_the_answer_alone_goes_to_stdout_and_the_run_is_saved(
     assert [m.role for m in saved_messages(info.path)] == ["user", "assistant"]
 
 
-def test_the_task_is_read_from_stdin_for_a_dash(
-    yoagent: InProcess, server: ScriptedServer
-) -> None:
+def test_the_task_is_read_from_stdin_for_a_dash(yoagent: InProcess, server: ScriptedServer) -> None:
     server.add(text("ok"))
     assert yoagent.run("-p", "-", served=server, input="from stdin\n").code == 0
     assert server.requests[0]["messages"][-1] == {"role": "user", "content": "from stdin\n"}
