@@ -6,6 +6,7 @@ read back through ``capsys``."""
 from __future__ import annotations
 
 import io
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -45,14 +46,19 @@ class InProcess:
         self.work = tmp_path / "work"
         self.work.mkdir(exist_ok=True)
         monkeypatch.chdir(self.work)
+        # main.run shows the yoagent loggers' warnings on stderr; only while this test runs.
+        library = logging.getLogger("yoagent")
+        monkeypatch.setattr(library, "handlers", list(library.handlers))
         self._monkeypatch = monkeypatch
         self._capsys = capsys
 
     def run(self, *argv: str, served: ScriptedServer | None = None, input: str = "") -> Result:
-        """``yoagent *argv`` (after ``--base-url`` and ``--model`` for ``served``)."""
+        """``yoagent *argv``, with ``--base-url`` and ``--model`` for ``served`` (after
+        ``web`` for ``yoagent web``)."""
         base = [] if served is None else ["--base-url", served.url, "--model", "scripted-model"]
+        command = list(argv[:1]) if argv[:1] == ("web",) else []
         self._monkeypatch.setattr("sys.stdin", io.StringIO(input))
         self._capsys.readouterr()
-        code = run_main([*base, *argv])
+        code = run_main([*command, *base, *argv[len(command) :]])
         captured = self._capsys.readouterr()
         return Result(code, captured.out, captured.err)
