@@ -11,6 +11,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 from cli_testing import clean_environment
@@ -52,12 +53,18 @@ class InProcess:
         self._monkeypatch = monkeypatch
         self._capsys = capsys
 
-    def run(self, *argv: str, served: ScriptedServer | None = None, input: str = "") -> Result:
+    def run(
+        self,
+        *argv: str,
+        served: ScriptedServer | None = None,
+        input: str = "",
+        stdin: TextIO | None = None,
+    ) -> Result:
         """``yoagent *argv``, with ``--base-url`` and ``--model`` for ``served`` (after
-        ``web`` for ``yoagent web``)."""
+        ``web`` for ``yoagent web``); stdin reads ``input``, or is ``stdin`` when given."""
         base = [] if served is None else ["--base-url", served.url, "--model", "scripted-model"]
         command = list(argv[:1]) if argv[:1] == ("web",) else []
-        self._monkeypatch.setattr("sys.stdin", io.StringIO(input))
+        self._monkeypatch.setattr("sys.stdin", io.StringIO(input) if stdin is None else stdin)
         self._capsys.readouterr()
         code = run_main([*command, *base, *argv[len(command) :]])
         captured = self._capsys.readouterr()
