@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import time
 from pathlib import Path
 
 import git
@@ -211,11 +213,14 @@ def test_pruning_keeps_the_session_being_resumed(
     server.add(text("one"), text("two"))
     yoagent.run("-p", "first", served=server)
     [info] = SessionStore().list()
+    stamp = time.time() - 3 * 86400
+    os.utime(info.path, (stamp, stamp))
     config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent"
     config.mkdir(parents=True)
-    (config / "config.toml").write_text("[sessions]\nmax_total_mb = 0\n")
-    assert yoagent.run("--resume", "-p", "again", served=server).code == 0
-    assert [i.id for i in SessionStore().list()] == [info.id]
+    (config / "config.toml").write_text("[sessions]\nmax_age_days = 2\n")
+    result = yoagent.run("--resume", "-p", "again", served=server)
+    assert (result.code, result.err) == (0, "")  # no notice of a session saved elsewhere
+    assert [(i.id, i.title) for i in SessionStore().list()] == [(info.id, "first")]
 
 
 def test_record_commits_the_run_into_a_new_repository(
