@@ -202,6 +202,20 @@ def test_sessions_within_the_limit_are_kept(yoagent: InProcess, server: Scripted
     assert sorted(info.title for info in SessionStore().list()) == ["new", "old"]
 
 
+def test_a_reader_that_stops_reading_ends_the_run_quietly_with_1(
+    yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read, write = os.pipe()
+    os.close(read)  # `yoagent -p ... | head` once head has exited
+    with open(write, "w", encoding="utf-8") as stdout:
+        monkeypatch.setattr("sys.stdout", stdout)
+        server.add(text("an answer nobody reads"))
+        result = yoagent.run("-p", "x", served=server)
+        stdout.write("after\n")  # stdout is the null device now: no second broken pipe
+        stdout.flush()
+    assert (result.code, result.err) == (1, "")
+
+
 def test_pricing_off_says_nothing_of_an_unknown_cost(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
