@@ -9,6 +9,7 @@ import io
 import logging
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -21,6 +22,19 @@ from yoagent.cli.main import run as run_main
 
 MAIN = sys.modules["yoagent.cli.main"]
 """The module (``yoagent.cli.main`` the attribute is the console script's function)."""
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal (stdin, stdout or stderr)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def aged(path: Path, days: float) -> None:
+    """Make ``path`` look last changed ``days`` ago."""
+    stamp = time.time() - days * 86400
+    os.utime(path, (stamp, stamp))
 
 
 @dataclass(frozen=True)
@@ -52,6 +66,13 @@ class InProcess:
         monkeypatch.setattr(library, "handlers", list(library.handlers))
         self._monkeypatch = monkeypatch
         self._capsys = capsys
+
+    def user_config(self, body: str) -> Path:
+        """Write the user's config file (``config.toml``) with ``body``; returns its path."""
+        path = Path(self.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+        return path
 
     def run(
         self,

@@ -5,12 +5,11 @@ answered from the same stdin."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 from cli_testing import saved_messages
-from in_process_cli import InProcess
+from in_process_cli import InProcess, Terminal
 from sse_server import ScriptedServer, call, text
 
 from yoagent.cli.arguments import package_version
@@ -87,9 +86,7 @@ def test_yes_config_instructions_and_record_each_add_a_banner_line(
     yoagent: InProcess, server: ScriptedServer, tmp_path: Path
 ) -> None:
     (yoagent.work / "AGENTS.md").write_text("be brief\n")
-    config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('thinking = "low"\n')
+    config = yoagent.user_config('thinking = "low"\n')
     repo = tmp_path / "repo"
     result = yoagent.run("--yes", "--record", str(repo), served=server)
     assert (result.code, result.err) == (0, "")
@@ -109,9 +106,7 @@ def test_a_project_that_turns_instructions_off_shows_none(
     yoagent: InProcess, server: ScriptedServer
 ) -> None:
     (yoagent.work / "AGENTS.md").write_text("be brief\n")
-    config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("project_instructions = false\n")
+    yoagent.user_config("project_instructions = false\n")
     result = yoagent.run(served=server)
     assert "instructions:" not in result.out
 
@@ -229,11 +224,6 @@ def test_a_plain_call_is_not_flagged(yoagent: InProcess, server: ScriptedServer)
     assert "⚠" not in result.out
 
 
-class TerminalStdout(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.mark.parametrize(("term", "rich"), [("xterm", True), ("dumb", False), ("unknown", False)])
 def test_a_terminal_stdout_gets_markdown_unless_the_terminal_is_dumb(
     yoagent: InProcess,
@@ -242,7 +232,7 @@ def test_a_terminal_stdout_gets_markdown_unless_the_terminal_is_dumb(
     term: str,
     rich: bool,
 ) -> None:
-    stdout = TerminalStdout()
+    stdout = Terminal()
     monkeypatch.setattr("sys.stdout", stdout)
     monkeypatch.setenv("TERM", term)
     server.add(text("some **bold** words"))
@@ -255,7 +245,7 @@ def test_a_terminal_stdout_gets_markdown_unless_the_terminal_is_dumb(
 def test_plain_keeps_a_terminal_stdout_plain(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stdout = TerminalStdout()
+    stdout = Terminal()
     monkeypatch.setattr("sys.stdout", stdout)
     monkeypatch.setenv("TERM", "xterm")
     server.add(text("some **bold** words"))

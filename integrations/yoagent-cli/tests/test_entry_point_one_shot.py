@@ -4,16 +4,13 @@ progress drawn on a terminal's stderr, and ``--record``."""
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import time
 from pathlib import Path
 
 import git
 import pytest
 from cli_testing import saved_messages
-from in_process_cli import MAIN, InProcess
+from in_process_cli import MAIN, InProcess, Terminal, aged
 from sse_server import Reply, ScriptedServer, call, text
 
 from yoagent.cli.session_store import SessionStore
@@ -24,13 +21,6 @@ DENIAL = (
     "write_file is not allowed in a non-interactive run (yoagent -p) without --yes; "
     "tell the user what you would have done instead"
 )
-
-
-class TerminalStderr(io.StringIO):
-    """A stderr that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
 
 
 def test_the_answer_alone_goes_to_stdout_and_the_run_is_saved(
@@ -138,7 +128,7 @@ def test_a_refused_request_exits_1_with_the_reason(
 def test_a_terminal_stderr_gets_the_progress_and_stdout_the_answer(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stderr = TerminalStderr()
+    stderr = Terminal()
     monkeypatch.setattr("sys.stderr", stderr)
     server.add(text("drawn"))
     result = yoagent.run("--plain", "-p", "x", served=server)
@@ -152,7 +142,7 @@ def test_a_terminal_stderr_gets_the_progress_and_stdout_the_answer(
 def test_a_terminal_stderr_with_colours_gets_the_rich_progress(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stderr = TerminalStderr()
+    stderr = Terminal()
     monkeypatch.setattr("sys.stderr", stderr)
     monkeypatch.setenv("TERM", "xterm")
     server.add(text("drawn"))
@@ -165,7 +155,7 @@ def test_a_terminal_stderr_with_colours_gets_the_rich_progress(
 def test_json_never_draws_progress_even_on_a_terminal(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stderr = TerminalStderr()
+    stderr = Terminal()
     monkeypatch.setattr("sys.stderr", stderr)
     server.add(text("drawn"))
     assert yoagent.run("--json", "--plain", "-p", "x", served=server).code == 0
@@ -213,11 +203,8 @@ def test_pruning_keeps_the_session_being_resumed(
     server.add(text("one"), text("two"))
     yoagent.run("-p", "first", served=server)
     [info] = SessionStore().list()
-    stamp = time.time() - 3 * 86400
-    os.utime(info.path, (stamp, stamp))
-    config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text("[sessions]\nmax_age_days = 2\n")
+    aged(info.path, days=3)
+    yoagent.user_config("[sessions]\nmax_age_days = 2\n")
     result = yoagent.run("--resume", "-p", "again", served=server)
     assert (result.code, result.err) == (0, "")  # no notice of a session saved elsewhere
     assert [(i.id, i.title) for i in SessionStore().list()] == [(info.id, "first")]

@@ -38,9 +38,7 @@ def test_sessions_past_the_size_limit_are_pruned_oldest_first(
     root.mkdir(parents=True)
     big = root / "20200101-000000-0001.jsonl"
     big.write_text("x" * (2 * 1024 * 1024))
-    config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("[sessions]\nmax_total_mb = 1\nmax_age_days = 0\n")
+    yoagent.user_config("[sessions]\nmax_total_mb = 1\nmax_age_days = 0\n")
     server.add(text("ok"))
     assert yoagent.run("-p", "new", served=server).code == 0
     assert not big.exists()
@@ -50,9 +48,7 @@ def test_sessions_past_the_size_limit_are_pruned_oldest_first(
 def test_two_config_files_are_both_named_in_the_banner(
     yoagent: InProcess, server: ScriptedServer
 ) -> None:
-    user = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    user.parent.mkdir(parents=True)
-    user.write_text('thinking = "low"\n')
+    user = yoagent.user_config('thinking = "low"\n')
     project = yoagent.work / ".yoagent" / "config.toml"
     project.parent.mkdir()
     project.write_text('thinking = "high"\n')

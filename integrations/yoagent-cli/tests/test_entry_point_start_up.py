@@ -7,26 +7,12 @@ from __future__ import annotations
 
 import io
 import os
-import time
-from pathlib import Path
 
 import pytest
-from in_process_cli import MAIN, InProcess
+from in_process_cli import MAIN, InProcess, Terminal, aged
 from sse_server import ScriptedServer, text
 
 from yoagent.cli.session_store import SessionStore
-
-
-def user_config(yoagent: InProcess, body: str) -> Path:
-    path = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(body)
-    return path
-
-
-class TerminalStderr(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 def test_stdout_and_stderr_replace_what_they_cannot_encode(
@@ -67,7 +53,7 @@ def test_main_exits_with_run_s_code(
 def test_each_config_warning_is_a_line_and_the_run_goes_on(
     yoagent: InProcess, server: ScriptedServer
 ) -> None:
-    config = user_config(yoagent, "bogus = 1\nother = 2\n")
+    config = yoagent.user_config("bogus = 1\nother = 2\n")
     server.add(text("ok"))
     result = yoagent.run("-p", "x", served=server)
     assert (result.code, result.out) == (0, "ok\n")
@@ -80,7 +66,7 @@ def test_each_config_warning_is_a_line_and_the_run_goes_on(
 def test_a_config_file_that_cannot_be_read_is_a_usage_error(
     yoagent: InProcess, server: ScriptedServer
 ) -> None:
-    config = user_config(yoagent, "model = [\n")
+    config = yoagent.user_config("model = [\n")
     result = yoagent.run("-p", "x", served=server)
     assert (result.code, result.out) == (2, "")
     assert result.err == (
@@ -92,7 +78,7 @@ def test_a_config_file_that_cannot_be_read_is_a_usage_error(
 def test_a_config_value_that_cannot_be_used_is_a_usage_error(
     yoagent: InProcess, server: ScriptedServer
 ) -> None:
-    config = user_config(yoagent, "max_turns = 0\n")
+    config = yoagent.user_config("max_turns = 0\n")
     result = yoagent.run("-p", "x", served=server)
     assert result.code == 2
     assert result.err == (
@@ -184,9 +170,8 @@ def test_sessions_older_than_the_limit_are_pruned_but_not_this_one(
     server.add(text("one"), text("two"))
     yoagent.run("-p", "old", served=server)
     [old] = SessionStore().list()
-    stamp = time.time() - 3 * 86400
-    os.utime(old.path, (stamp, stamp))
-    user_config(yoagent, "[sessions]\nmax_age_days = 2\n")
+    aged(old.path, days=3)
+    yoagent.user_config("[sessions]\nmax_age_days = 2\n")
     assert yoagent.run("-p", "new", served=server).code == 0
     assert [info.title for info in SessionStore().list()] == ["new"]
 
@@ -195,9 +180,8 @@ def test_sessions_within_the_limit_are_kept(yoagent: InProcess, server: Scripted
     server.add(text("one"), text("two"))
     yoagent.run("-p", "old", served=server)
     [old] = SessionStore().list()
-    stamp = time.time() - 86400
-    os.utime(old.path, (stamp, stamp))
-    user_config(yoagent, "[sessions]\nmax_age_days = 2\n")
+    aged(old.path, days=1)
+    yoagent.user_config("[sessions]\nmax_age_days = 2\n")
     assert yoagent.run("-p", "new", served=server).code == 0
     assert sorted(info.title for info in SessionStore().list()) == ["new", "old"]
 
@@ -219,7 +203,7 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly_with_1(
 def test_pricing_off_says_nothing_of_an_unknown_cost(
     yoagent: InProcess, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stderr = TerminalStderr()
+    stderr = Terminal()
     monkeypatch.setattr("sys.stderr", stderr)
     server.add(text("ok"))
     assert yoagent.run("--plain", "--pricing", "off", "-p", "x", served=server).code == 0
@@ -233,7 +217,7 @@ def test_a_failed_call_is_explained_on_a_terminal_stderr(
 ) -> None:
     from sse_server import Reply
 
-    stderr = TerminalStderr()
+    stderr = Terminal()
     monkeypatch.setattr("sys.stderr", stderr)
     server.add(Reply(status=400, error="no such model"))
     assert yoagent.run("--plain", "-p", "x", served=server).code == 1

@@ -6,13 +6,12 @@ or hidden; a failed call explained; ``--pricing off``; a standing grant on the s
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from in_process_cli import InProcess
+from in_process_cli import InProcess, Terminal
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from sse_server import Call, Reply, ScriptedServer, Text, Think, call, text
@@ -21,11 +20,6 @@ from yoagent.cli.completion import PromptCompleter
 
 INTERACTIVE = sys.modules["yoagent.cli.interactive"]
 THINKING_LEVELS = ["show", "hide", "off", "minimal", "low", "medium", "high"]
-
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 class FakeTerminalInput:

@@ -203,9 +203,7 @@ def test_an_mcp_server_that_cannot_start_is_a_usage_error(
 
 
 def test_a_bad_config_file_is_a_usage_error(yoagent: InProcess, ui: FakeUi) -> None:
-    config = Path(yoagent.env["XDG_CONFIG_HOME"]) / "yoagent" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("max_turns = 0\n")
+    config = yoagent.user_config("max_turns = 0\n")
     result = yoagent.run("web")
     assert result.code == 2
     assert result.err == (
