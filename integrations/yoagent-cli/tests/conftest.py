@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from cli_testing import YOAGENT, RunCli, clean_environment
+from in_process_cli import InProcess
 from sse_server import ScriptedServer
 
 from yoagent.pricing.testing import fresh_prices
@@ -69,3 +70,11 @@ def run_cli(cli_env: dict[str, str], workdir: Path) -> RunCli:
         )
 
     return run
+
+
+@pytest.fixture
+def yoagent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> InProcess:
+    """``yoagent.run(*argv)``: the entry point in this process (see :mod:`in_process_cli`)."""
+    return InProcess(tmp_path, monkeypatch, capsys)

@@ -208,6 +208,8 @@ async def _one_shot(
                 session=session,
                 show_unknown_cost=options.pricing is not PricingMode.OFF,
             )
+        except BrokenPipeError:
+            raise  # the reader of stdout went away: run() ends quietly
         except OSError as error:
             write_inert(sys.stderr, f"yoagent: {error}")
             return EXIT_FAILED
