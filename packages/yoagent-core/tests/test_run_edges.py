@@ -134,7 +134,11 @@ def test_a_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch, base_url: 
     registry = ProviderRegistry(load_entry_points=False)
     registry.register(ApiProtocol.OPENAI_COMPLETIONS, lambda c: MockProvider())
     config = ModelConfig(
-        api=ApiProtocol.OPENAI_COMPLETIONS, provider="openai", id="llama", base_url=base_url
+        api=ApiProtocol.OPENAI_COMPLETIONS,
+        provider="openai",
+        id="llama",
+        base_url=base_url,
+        key_variable="OPENAI_API_KEY",  # unset: a public endpoint would be refused
     )
     agent = Agent.from_config(config, registry=registry)
     assert agent.model.api_key == ""
