@@ -161,6 +161,7 @@ def test_the_watcher_is_a_daemon_thread_named_for_the_child(spawned: list[ChildP
 
 def test_a_spawn_whose_watcher_cannot_start_leaves_no_child_and_no_descriptor(
     monkeypatch: pytest.MonkeyPatch,
+    watchdog: tuple[process._Watchdog, int],  # pyright: ignore[reportPrivateUsage]
 ) -> None:
     class NoWatcher(threading.Thread):
         def start(self) -> None:
@@ -177,6 +178,12 @@ def test_a_spawn_whose_watcher_cannot_start_leaves_no_child_and_no_descriptor(
         spawn_process(Command(["sleep", "30"]), stdin="pipe")
     assert _open_fds() <= before  # none left open (another thread may close one meanwhile)
     assert set(process._live) <= live  # pyright: ignore[reportPrivateUsage]
+    # the child was killed and reaped, and taken off the watchdog's list first: a group id
+    # left there would be killed at exit, by then perhaps another program's
+    added, removed = _sent(watchdog[1]).decode().splitlines()
+    assert added.startswith("+g") and removed == "-" + added[1:]
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(added[2:]), 0)
 
 
 # -- the lines the watchdog is sent -----------------------------------------------------------

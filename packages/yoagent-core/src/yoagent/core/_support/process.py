@@ -500,6 +500,8 @@ def spawn_process(
         watcher.start()
     except BaseException:  # no thread to watch it: the child must not outlive this call
         child.kill()
+        with child.lock:  # off the watchdog's list before the reap frees its group id
+            child.unwatch()
         popen.wait()
         with _live_lock:
             _live.discard(child)
