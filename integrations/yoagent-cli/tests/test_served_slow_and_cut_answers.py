@@ -84,10 +84,36 @@ def test_headers_trickled_a_byte_at_a_time_are_given_up_at_the_deadline(serve: S
     assert took < 1.0
     # its connection is shut: the exchange's thread ends now, not when the server stops
     # (the rest of the trickle would take 3 s more)
-    give_up = time.monotonic() + 1.0
+    assert exchange_ends_within(0.5)
+
+
+def exchange_ends_within(seconds: float) -> bool:
+    give_up = time.monotonic() + seconds
     while any(t.name == "yoagent-served-models" for t in threading.enumerate()):
-        assert time.monotonic() < give_up, "the exchange's thread outlived its deadline"
+        if time.monotonic() > give_up:
+            return False
         time.sleep(0.01)
+    return True
+
+
+def test_a_body_that_stops_coming_is_cut_at_the_deadline(serve: Serve) -> None:
+    """Headers at once, then silence: the read waiting in the body (the socket by then
+    the response's, no longer the connection's) is cut at the deadline, not at the
+    socket's own timeout a whole timeout later."""
+
+    def answer(connection: socket.socket) -> None:
+        connection.sendall(headers(len(LIST)) + LIST[:5])
+        time.sleep(0.6)
+        connection.sendall(LIST[5:6])  # the socket's own timeout starts again here
+        connection.settimeout(5)
+        with contextlib.suppress(OSError):
+            connection.recv(1)  # until the client hangs up
+
+    base = serve(answer)
+    found, took = timed(base, 1.0)
+    assert found == ServedModels(base + "/models", (), "no answer within 1 s")
+    assert took < 2.0
+    assert exchange_ends_within(0.3)  # the socket's own timeout: 0.6 s after the deadline
 
 
 def test_an_answer_in_time_is_read_whole(serve: Serve) -> None:

@@ -7,30 +7,30 @@ from __future__ import annotations
 
 import configparser
 import os
+import time
 from pathlib import Path
 
 import pytest
 from bedrock_fixtures import bedrock_config, fixed_env
 
 from yoagent.core import ProviderError
+from yoagent.providers import _aws_credentials
 from yoagent.providers._aws_credentials import SharedFiles, SigV4Auth, resolve_auth, resolve_region
 
 PROFILE = "[default]\naws_access_key_id = {key}\naws_secret_access_key = s3cr3t-{key}\n"
 
 
-def aged(path: Path, seconds: int = 60) -> None:
-    """``path``'s modification time moved ``seconds`` back: older than the window in which
-    a file is read again every time (a coarse clock could hide a second edit in it)."""
-    back = path.stat().st_mtime_ns - seconds * 1_000_000_000
-    os.utime(path, ns=(back, back))
+@pytest.fixture(autouse=True)
+def no_recent_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file is kept as soon as it is read (the window in which a just-modified file is
+    read every time is tested on its own: a file's ctime cannot be set back)."""
+    monkeypatch.setattr(_aws_credentials, "_RACY_NS", -(10**18))
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "credentials").write_text(PROFILE.format(key="AKIAONE1"))
     (tmp_path / "config").write_text("[default]\nregion = eu-west-3\n")
-    aged(tmp_path / "credentials")
-    aged(tmp_path / "config")
     return fixed_env(
         AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"),
         AWS_CONFIG_FILE=str(tmp_path / "config"),
@@ -71,15 +71,18 @@ def test_unchanged_files_are_parsed_once(files: dict[str, str], reads: list[str]
     assert sorted(reads) == ["config", "credentials"]
 
 
-def test_a_file_modified_a_moment_ago_is_read_every_time(
-    files: dict[str, str], reads: list[str]
+def test_a_file_modified_within_the_window_is_read_every_time(
+    files: dict[str, str], reads: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = Path(files["AWS_SHARED_CREDENTIALS_FILE"])
-    path.write_text(PROFILE.format(key="AKIANOW4"))  # its times are now: not kept yet
-    assert [access_key(files) for _ in range(2)] == ["AKIANOW4"] * 2
-    assert reads.count("credentials") == 2
-    aged(path)
-    assert [access_key(files) for _ in range(2)] == ["AKIANOW4"] * 2
+    window = 3600 * 1_000_000_000
+    monkeypatch.setattr(_aws_credentials, "_RACY_NS", window)
+    back = time.time_ns() - 2 * window
+    os.utime(path, ns=(back, back))  # an old mtime (as cp -p leaves), its ctime now
+    assert [access_key(files) for _ in range(2)] == ["AKIAONE1"] * 2
+    assert reads.count("credentials") == 2  # not kept: its ctime is recent
+    monkeypatch.setattr(_aws_credentials, "_RACY_NS", -(10**18))
+    assert [access_key(files) for _ in range(2)] == ["AKIAONE1"] * 2
     assert reads.count("credentials") == 3  # once more, then kept
 
 

@@ -11,7 +11,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -62,53 +61,62 @@ def served_models(base_url: str, timeout: float = 3.0) -> ServedModels:
 
 
 class _Connections:
-    """The connections one exchange opens, so that the caller can shut them at its
-    deadline (a read blocked on a shut socket returns at once)."""
+    """The sockets one exchange connects, so that the caller can shut them at its deadline
+    (a read blocked on a shut socket returns at once). A socket is known from its connect
+    on, also after ``urllib`` hands it to the response; one that connects after the
+    deadline is shut at once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._opened: list[http.client.HTTPConnection] = []
+        self._sockets: list[socket.socket] = []
         self._shut = False
 
     def opener(self) -> urllib.request.OpenerDirector:
-        """``urlopen``'s handlers (proxies from the environment included), with the
-        connections they open known here."""
+        """``urlopen``'s handlers (proxies from the environment, redirects), with the
+        sockets their connections make known here."""
         connections = self
 
-        class Http(urllib.request.HTTPHandler):
-            def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-                return self.do_open(connections.connection(http.client.HTTPConnection), req)
+        class Http(http.client.HTTPConnection):
+            def connect(self) -> None:
+                super().connect()
+                connections.connected(self.sock)
 
-        class Https(urllib.request.HTTPSHandler):
+        class Https(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                connections.connected(self.sock)
+
+        class HttpHandler(urllib.request.HTTPHandler):
+            def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+                return self.do_open(Http, req)
+
+        class HttpsHandler(urllib.request.HTTPSHandler):
             def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
                 # No context given: http.client's default one, as urlopen's handler has it.
-                return self.do_open(connections.connection(http.client.HTTPSConnection), req)
+                return self.do_open(Https, req)
 
-        return urllib.request.build_opener(Http, Https)
+        return urllib.request.build_opener(HttpHandler, HttpsHandler)
 
-    def connection(
-        self, kind: type[http.client.HTTPConnection]
-    ) -> Callable[..., http.client.HTTPConnection]:
-        def made(host: str, **options: Any) -> http.client.HTTPConnection:
-            connection = kind(host, **options)
-            with self._lock:
-                if self._shut:
-                    raise OSError("given up at the deadline")
-                self._opened.append(connection)
-            return connection
-
-        return made
+    def connected(self, sock: socket.socket) -> None:
+        with self._lock:
+            if not self._shut:
+                self._sockets.append(sock)
+                return
+        _shut_down(sock)
+        raise OSError("given up at the deadline")
 
     def shut(self) -> None:
-        """Shut every connection opened (and refuse any later one)."""
+        """Shut every socket connected (and any connected later)."""
         with self._lock:
             self._shut = True
-            opened = list(self._opened)
-        for connection in opened:
-            sock = connection.sock
-            if sock is not None:
-                with contextlib.suppress(OSError):  # already closed
-                    sock.shutdown(socket.SHUT_RDWR)
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut_down(sock)
+
+
+def _shut_down(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _ask(

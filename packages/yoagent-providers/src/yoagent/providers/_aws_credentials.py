@@ -227,7 +227,8 @@ asks for the profile again (credentials rotate); parsing the two files each time
 touched is read again; one that fails to parse is never kept (it fails each time)."""
 _SECTIONS_KEPT = 32
 _RACY_NS = 2_000_000_000
-"""A file modified this recently is not kept: a file system whose timestamps are coarse
+"""A file modified (or its times set: ``cp -p`` sets an old mtime, not an old ctime) this
+recently is not kept: a file system whose timestamps are coarse
 (ext4 before Linux 6.13 ticks every few ms, HFS+ every second, FAT every two) could
 give a second edit of the same size the same times (git's "racily clean" case)."""
 
@@ -260,7 +261,7 @@ class SharedFiles:
         if known is not None and known[0] == identity:
             return None if known[1] is None else dict(known[1])
         found = self._parse(path, names)
-        if time.time_ns() - info.st_mtime_ns > _RACY_NS:
+        if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _RACY_NS:
             if len(_SECTIONS) >= _SECTIONS_KEPT:
                 _SECTIONS.clear()
             _SECTIONS[key] = (identity, found)
