@@ -200,6 +200,42 @@ def test_a_thread_not_read_back_is_read_again_before_the_next_prompt(
     web.errors[:] = [e for e in web.errors if e not in expected]
 
 
+def test_what_is_typed_while_a_stale_thread_is_read_is_what_is_sent(
+    web: Page, url: str, model_server: ModelServer
+) -> None:
+    page = web.open(url)
+    answers: list[str] = ["fail", "hold"]
+    held: list[Any] = []
+
+    def route(request: Any) -> None:
+        what = answers.pop(0) if answers else "go"
+        if what == "fail":
+            request.fulfill(status=500, content_type="application/json", body='{"error": "boom"}')
+        elif what == "hold":
+            held.append(request)
+        else:
+            request.continue_()
+
+    page.route("**/api/threads/*", route)
+    send(page, "hello")
+    page.get_by_text("The conversation could not be read back (boom)").wait_for()
+    send(page, "and")  # reads the thread first: held
+    for _ in range(1500):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the page never read the thread again"
+    assert not page.locator("#stop").is_enabled()  # a read-back has nothing to stop
+    page.fill("#prompt", "and then some")  # typing goes on meanwhile
+    for request in held:
+        request.continue_()
+    page.locator(".msg.user", has_text="and then some").wait_for()
+    page.locator(".msg.assistant").nth(1).wait_for()
+    sent = model_server.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"][-2:] == ["hello", "and then some"]
+    web.errors[:] = [e for e in web.errors if "status of 500" not in e]
+
+
 def test_a_long_tool_result_starts_collapsed(web: Page, url: str) -> None:
     page = web.open(url)
     send(page, "weather " + "Y" * 600)

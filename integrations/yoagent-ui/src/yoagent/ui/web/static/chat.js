@@ -82,10 +82,9 @@ export class Chat {
   }
 
   async submit() {
-    const text = this.prompt.value;
     // Busy until the run before has ended and its thread is read back: a prompt sent in
     // between would go out on the history from before that run.
-    if (!text.trim() || this.active) return;
+    if (!this.prompt.value.trim() || this.active) return;
     if (this.stale) {
       // The thread could not be read back after the last run: read it now, or send nothing
       // (the prompt keeps the text; the note says why).
@@ -100,6 +99,8 @@ export class Chat {
         return;
       }
     }
+    const text = this.prompt.value; // as it is now: typing went on while the thread was read
+    if (!text.trim()) return;
     this.prompt.value = "";
     this.log.append(h("div", { class: "msg user" }, text));
     this.scroll(true);
@@ -115,7 +116,7 @@ export class Chat {
   busy(on) {
     this.active = on;
     this.sendButton.disabled = on;
-    this.stopButton.disabled = !on;
+    this.stopButton.disabled = !(on && this.controller); // a read-back has nothing to stop
     this.log.setAttribute("aria-busy", on ? "true" : "false");
   }
 
@@ -144,6 +145,7 @@ export class Chat {
       else this.note(`The run could not go on: ${error.message}`, "error");
     } finally {
       this.controller = null;
+      this.busy(true); // still busy while the thread is read back, with nothing to stop
     }
     const read = await this.refresh();
     this.busy(false);
