@@ -138,7 +138,10 @@ def run(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # Whoever read stdout stopped reading (`yoagent -p ... | head`): end quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        try:
+            os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush goes nowhere
+        finally:
+            os.close(devnull)
         return EXIT_FAILED
     finally:
         if recording is not None:
