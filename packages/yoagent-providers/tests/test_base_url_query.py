@@ -12,7 +12,8 @@ from provider_helpers import PROTOCOLS, stream_config
 from test_bedrock_auth import botocore_authorization
 
 from yoagent.core import ApiProtocol, ProviderError
-from yoagent.providers import BedrockProvider
+from yoagent.providers import BedrockProvider, models
+from yoagent.providers._azure import v1_base_url
 
 
 @pytest.mark.parametrize("api", list(PROTOCOLS), ids=lambda api: api.value)
@@ -43,3 +44,13 @@ async def test_a_signed_bedrock_request_s_query_is_signed_as_botocore_signs_it()
     assert request.url.path.endswith("/converse-stream")
     assert request.url.query == b"b=2&a=1&a=0"  # sent as given; signed in canonical order
     assert botocore_authorization(request, SECRET_KEY, None) == request.headers["authorization"]
+
+
+def test_an_azure_endpoint_with_a_query_gets_its_v1_path_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("AZURE_OPENAI_RESOURCE", "AZURE_OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://contoso.openai.azure.com/?gw=1")
+    assert models.azure("dep").base_url == "https://contoso.openai.azure.com/openai/v1?gw=1"
+    assert v1_base_url("https://h.test/openai/v1/?gw=1") == "https://h.test/openai/v1?gw=1"

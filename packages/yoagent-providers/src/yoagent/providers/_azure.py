@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from yoagent.core.support import endpoint_from_base
+
 _LEGACY_PATH = re.compile(r"^(?P<prefix>.*?)/openai/deployments/(?P<deployment>[^/]+)(?:/.*)?$")
 _V1_PATH = "/openai/v1"
 
@@ -46,10 +48,11 @@ def legacy_deployment(url: str) -> LegacyDeployment | None:
 
 def v1_base_url(endpoint: str) -> str:
     """The v1 base URL for an endpoint variable's value: a resource's endpoint
-    (``https://{resource}.openai.azure.com/``) gets ``/openai/v1``; a v1 URL is kept; a
-    legacy deployment URL becomes its host's v1 URL."""
+    (``https://{resource}.openai.azure.com/``) gets ``/openai/v1`` (before any query it
+    has); a v1 URL is kept; a legacy deployment URL becomes its host's v1 URL."""
     legacy = legacy_deployment(endpoint)
     if legacy is not None:
         return legacy.base_url
-    base = endpoint.strip().rstrip("/")
-    return base if base.endswith(_V1_PATH) else base + _V1_PATH
+    return endpoint_from_base(
+        endpoint, lambda base: base if base.endswith(_V1_PATH) else base + _V1_PATH
+    )
