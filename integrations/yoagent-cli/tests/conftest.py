@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from cli_testing import YOAGENT, RunCli, clean_environment
 from in_process_cli import InProcess
+from loopback_answers import Serve, loopback_answers
 from sse_server import ScriptedServer
 
 from yoagent.pricing.testing import fresh_prices
@@ -78,3 +79,10 @@ def yoagent(
 ) -> InProcess:
     """``yoagent.run(*argv)``: the entry point in this process (see :mod:`in_process_cli`)."""
     return InProcess(tmp_path, monkeypatch, capsys)
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """``serve(answer)``: a loopback server answering each connection with ``answer``."""
+    with loopback_answers() as start:
+        yield start

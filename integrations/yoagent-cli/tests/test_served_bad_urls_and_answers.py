@@ -4,11 +4,8 @@ in HTTP: a problem named in words, never an exception out of start-up (``yoagent
 
 from __future__ import annotations
 
-import socket
-import threading
-from collections.abc import Iterator
-
 import pytest
+from loopback_answers import Serve
 
 from yoagent.cli.served import ServedModels, served_models
 
@@ -26,30 +23,8 @@ def test_a_base_url_urlopen_refuses_is_named_as_not_valid(base: str, shown: str)
     assert found.url == shown
 
 
-@pytest.fixture
-def not_http() -> Iterator[str]:
-    """A loopback server that answers each connection with a line that is not HTTP's."""
-    listener = socket.create_server(("127.0.0.1", 0))
-
-    def serve() -> None:
-        while True:
-            try:
-                connection, _ = listener.accept()
-            except OSError:
-                return
-            with connection:
-                connection.recv(65536)
-                connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        listener.close()
-
-
-def test_a_server_that_does_not_speak_http_is_named(not_http: str) -> None:
+def test_a_server_that_does_not_speak_http_is_named(serve: Serve) -> None:
+    not_http = serve(lambda connection: connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n"))
     assert served_models(not_http) == ServedModels(
         not_http + "/models", (), "the answer is not HTTP"
     )

@@ -8,43 +8,12 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
 
-import pytest
+from loopback_answers import Answer, Serve
 
 from yoagent.cli.served import ServedModels, served_models
 
 LIST = b'{"data": [{"id": "local-model"}]}'
-Answer = Callable[[socket.socket], None]
-Serve = Callable[[Answer], str]
-
-
-@pytest.fixture
-def serve() -> Iterator[Serve]:
-    """A loopback server answering each connection with ``answer(connection)``."""
-    listeners: list[socket.socket] = []
-
-    def start(answer: Answer) -> str:
-        listener = socket.create_server(("127.0.0.1", 0))
-        listeners.append(listener)
-
-        def loop() -> None:
-            while True:
-                try:
-                    connection, _ = listener.accept()
-                except OSError:
-                    return
-                with connection:
-                    connection.recv(65536)
-                    with contextlib.suppress(OSError):  # the client gave up
-                        answer(connection)
-
-        threading.Thread(target=loop, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-
-    yield start
-    for listener in listeners:
-        listener.close()
 
 
 def trickle(data: bytes) -> Answer:

@@ -39,6 +39,15 @@ def send(page: Any, text: str) -> None:
     page.press("#prompt", "Enter")
 
 
+def until_held(page: Any, held: list[Any]) -> bool:
+    """Wait (up to 30 s) until a held route has caught a request; whether one did."""
+    for _ in range(1500):
+        if held:
+            return True
+        page.wait_for_timeout(20)
+    return bool(held)
+
+
 def last_tool_result(model_server: ModelServer) -> str:
     """What the model last read as a tool's result."""
     for request in reversed(model_server.requests):
@@ -116,11 +125,7 @@ def test_a_prompt_waits_until_the_run_before_is_read_back(
     page.route("**/api/threads/*", hold)
     send(page, "hello")
     page.get_by_text("Hello there!").wait_for()
-    for _ in range(1500):  # the page asks for the thread once the run's stream has ended
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the page never asked for the thread"
+    assert until_held(page, held), "the page never asked for the thread"
     requests = len(model_server.requests)
     assert page.locator("#send").is_disabled()
     page.fill("#prompt", "too soon")
@@ -156,11 +161,7 @@ def test_a_new_chat_begun_while_the_last_run_is_read_back_starts_empty(
     page.route("**/api/threads/*", hold)
     send(page, "hello")
     page.get_by_text("Hello there!").wait_for()
-    for _ in range(1500):
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the page never asked for the thread"
+    assert until_held(page, held), "the page never asked for the thread"
     page.click("#new-chat")
     release = True
     for route in held:
@@ -220,11 +221,7 @@ def test_what_is_typed_while_a_stale_thread_is_read_is_what_is_sent(
     send(page, "hello")
     page.get_by_text("The conversation could not be read back (boom)").wait_for()
     send(page, "and")  # reads the thread first: held
-    for _ in range(1500):
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the page never read the thread again"
+    assert until_held(page, held), "the page never read the thread again"
     assert not page.locator("#stop").is_enabled()  # a read-back has nothing to stop
     page.fill("#prompt", "and then some")  # typing goes on meanwhile
     for request in held:
