@@ -685,7 +685,7 @@ async def test_a_cancelled_resume_keeps_the_decisions_for_the_calls_it_never_beg
     @tool
     async def delete(path: str) -> str:
         """Delete slowly the first time."""
-        if not ran:
+        if not started.is_set():
             started.set()
             await anyio.sleep(30)
         ran.append(("delete", path))

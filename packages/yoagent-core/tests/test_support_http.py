@@ -43,7 +43,9 @@ def server() -> Iterator[tuple[str, list[str | None]]]:
     cookies: list[str | None] = []
     handler = type("Handler", (_Handler,), {"cookies_seen": cookies})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}", cookies

@@ -77,7 +77,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Server]:
     httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
     state = _Server(f"http://127.0.0.1:{httpd.server_address[1]}")
     httpd.RequestHandlerClass = type("Handler", (_Handler,), {"state": state})
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield state

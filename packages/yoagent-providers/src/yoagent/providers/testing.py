@@ -99,7 +99,10 @@ class ScriptedSseServer:
         """Set when a client went away before its reply was fully sent."""
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: 0.5 s at its default.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:
