@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -347,3 +348,63 @@ def test_the_matrix_covers_three_pythons_and_macos_where_promised() -> None:
     core = [(r["python"], r["os"]) for r in rows if r["package"] == "yoagent-core"]
     assert [system for _, system in core] == ["ubuntu-latest"] * 3
     json.dumps({"include": rows})  # what GitHub reads
+
+
+# -- .ci/parts.sh: the real parts some packages' tests run against ----------------------------
+def run_parts(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in bash with .ci/parts.sh sourced, apt-get, npm and sudo replaced by
+    functions that print what they were asked (nothing is installed)."""
+    stubs = (
+        '_apt_install() { echo "apt-get install $*"; }\n'
+        'npm() { echo "npm $*"; }\n'
+        'bwrap() { echo "bwrap $*"; }\n'
+    )
+    return subprocess.run(
+        ["bash", "-c", f"set -euo pipefail\nsource .ci/parts.sh\n{stubs}{script}"],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_every_package_with_node_test_peers_has_a_part_that_installs_them() -> None:
+    parts = (REPO / ".ci/parts.sh").read_text("utf-8")
+    for package in workspace.packages():
+        peers = package_tests.npm_peers(package.folder / "tests")
+        if peers is not None:
+            assert f"part_{package.name.replace('-', '_')}()" in parts
+            assert f"_npm_ci {peers.relative_to(REPO).as_posix()}" in parts
+    named = set(re.findall(r"^part_(\w+)\(\)", parts, re.MULTILINE))
+    assert named <= {package.name.replace("-", "_") for package in workspace.packages()}
+
+
+def test_a_package_needing_no_part_installs_nothing(tmp_path: Path) -> None:
+    done = run_parts("install_parts yoagent-pricing yoagent-core", tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_a_part_installs_what_is_missing_and_says_so_to_later_github_steps(
+    tmp_path: Path,
+) -> None:
+    github_env = tmp_path / "github_env"
+    chromium = tmp_path / "chrome"
+    chromium.write_text('#!/bin/sh\necho "chrome $*"\n', "utf-8")
+    chromium.chmod(0o755)
+    done = run_parts(
+        'install_parts yoagent-dbos yoagent-ui\necho "REQUIRE=${YOAGENT_DBOS_REQUIRE_POSTGRES:-}"',
+        tmp_path,
+        GITHUB_ENV=str(github_env),
+        CHROMIUM=str(chromium),
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert (
+        "npm ci --prefix integrations/yoagent-ui/tests/npm --no-audit --no-fund --loglevel=error"
+        in lines
+    )
+    assert "chrome --version" in lines  # $CHROMIUM's build is used: no apt-get
+    assert not any(line.startswith("apt-get install chromium") for line in lines)
+    assert "REQUIRE=1" in lines
+    assert github_env.read_text("utf-8") == "YOAGENT_DBOS_REQUIRE_POSTGRES=1\n"

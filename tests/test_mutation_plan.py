@@ -417,6 +417,17 @@ def test_the_pull_request_workflow_mutates_the_changed_modules_of_each_package()
         assert checkout["with"]["fetch-depth"] == 0
 
 
+@pytest.mark.parametrize("name", ["mutation.yml", "mutation-diff.yml"])
+def test_both_workflows_install_the_packages_real_parts_before_mutating(name: str) -> None:
+    workflow: dict[str, Any] = yaml.safe_load(
+        (REPO / ".github/workflows" / name).read_text("utf-8")
+    )
+    runs = [str(step.get("run", "")) for step in workflow["jobs"]["mutmut"]["steps"]]
+    [parts] = [i for i, run in enumerate(runs) if run == 'bash .ci/parts.sh "$PACKAGE"']
+    [mutate] = [i for i, run in enumerate(runs) if ".ci/mutation.py" in run]
+    assert parts < mutate
+
+
 def test_the_plan_lists_the_packages_with_a_changed_mutated_module(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
