@@ -161,6 +161,17 @@ def test_record_without_a_model_only_shows_the_repository(
     assert not repo.exists()  # nothing to record: not made
 
 
+def test_record_alone_without_a_model_shows_the_repository_in_the_run_viewer(
+    yoagent: InProcess, ui: FakeUi, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    result = yoagent.run("web", "--record", str(repo))
+    assert (result.code, result.out) == (0, READY)
+    assert result.err == "yoagent: no model to chat with: serving the run viewer only\n"
+    assert ui.made["factory"] is None
+    assert ui.made["runs"] == [repo]
+
+
 def test_a_record_path_that_cannot_be_used_is_a_usage_error(
     yoagent: InProcess, server: ScriptedServer, ui: FakeUi
 ) -> None:
