@@ -148,7 +148,8 @@ FRESH_PROCESS = textwrap.dedent(
 
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    serving = {"poll_interval": 0.05}  # shutdown() waits for the next poll
+    threading.Thread(target=server.serve_forever, kwargs=serving, daemon=True).start()
     spec = {
         "openapi": "3.0.3",
         "info": {"title": "t", "version": "1"},
