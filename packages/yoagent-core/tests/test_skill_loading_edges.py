@@ -19,7 +19,11 @@ from yoagent.core._tools.contract import ToolContext, ToolError
 def write_skill(root: Path, name: str, description: str = "does things", **extra: str) -> Path:
     path = root / name / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [f"name: {name}", f"description: {description}", *(f"{k}: {v}" for k, v in extra.items())]
+    lines = [
+        f"name: {name}",
+        f"description: {description}",
+        *(f"{k}: {v}" for k, v in extra.items()),
+    ]
     path.write_text("---\n" + "\n".join(lines) + "\n---\nbody\n", encoding="utf-8")
     return path
 
