@@ -95,3 +95,8 @@ def test_a_question_with_nothing_real_before_it_has_no_request() -> None:
 def test_a_summary_before_the_question_ends_the_search_for_the_request() -> None:
     history = (user("old"), user(f"{SUMMARY_PREFIX}\n- x"), said("Proceed?"), user("yes"))
     assert reply_to(*history) is None
+
+
+def test_the_request_one_message_past_a_marker_is_found() -> None:
+    history = (user("req"), MARKER, said("Proceed?"), user("yes"))
+    assert reply_to(*history) == ReplyContext(question="Proceed?", earlier_request="req")
