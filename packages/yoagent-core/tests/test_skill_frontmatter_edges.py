@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from yoagent.core import _skill_frontmatter
 from yoagent.core._skill_frontmatter import (
     MAX_FRONTMATTER_CHARS,
     MAX_NESTING,
     SkillError,
+    load_yaml,
     parse_frontmatter,
+    read_frontmatter,
     split_frontmatter,
 )
 
@@ -71,4 +74,55 @@ def test_a_character_yaml_refuses_is_reported_on_its_own_line() -> None:
     )
     assert refusal("---\n\nname: x\ndescription: a\x07b\n---\n") == (
         "line 4: character #x0007 is not allowed in YAML"
+    )
+
+
+@pytest.fixture
+def python_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyYAML's pure-Python loader, the fallback without libyaml (its nesting bound is
+    its own, and its messages are the same everywhere)."""
+    monkeypatch.setattr(_skill_frontmatter, "_Loader", _skill_frontmatter._PythonLoader)  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.usefixtures("python_loader")
+def test_the_python_loader_reads_to_the_nesting_bound_and_refuses_one_level_more() -> None:
+    fields, _ = parse_frontmatter(nested(MAX_NESTING))
+    assert fields["name"] == "x"
+    assert refusal(nested(MAX_NESTING + 1)) == f"line 3: nested deeper than {MAX_NESTING} levels"
+
+
+@pytest.mark.usefixtures("python_loader")
+def test_the_python_loaders_depth_comes_back_one_level_per_node() -> None:
+    """Ten lists deep, an item, then a chain reaching one level past the bound: the item
+    before the chain must leave the depth where it found it."""
+    value = "[" * 10 + "x, " + "[" * 22 + "]" * 22 + "]" * 10
+    assert refusal(f"---\nname: x\nd: {value}\n---\n") == (
+        f"line 3: nested deeper than {MAX_NESTING} levels"
+    )
+
+
+def test_a_recursion_error_while_loading_is_reported_as_nesting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def too_deep(text: str) -> object:
+        raise RecursionError
+
+    monkeypatch.setattr(_skill_frontmatter, "_load", too_deep)
+    with pytest.raises(SkillError) as caught:
+        load_yaml("a: 1")
+    assert str(caught.value) == f"nested deeper than {MAX_NESTING} levels"
+
+
+@pytest.mark.usefixtures("python_loader")
+def test_a_problem_on_the_line_its_context_started_names_the_line_once() -> None:
+    assert refusal("---\nname: x\ntools: {a: b: c}\n---\n") == (
+        "line 3: while parsing a flow mapping, expected ',' or '}', but got ':'"
+    )
+
+
+def test_a_metadata_key_that_is_not_text_is_named_by_its_kind() -> None:
+    with pytest.raises(SkillError) as caught:
+        read_frontmatter({"name": "x", "description": "d", "metadata": {1: "v"}})
+    assert str(caught.value) == (
+        "'metadata' keys must be strings, not a number (from an explicit tag)"
     )
