@@ -9,7 +9,16 @@ from dataclasses import replace
 import pytest
 from core_helpers import call, text_reply, tool_reply
 
-from yoagent.core import Agent, Budget, CostConfig, MockProvider, ModelConfig, Usage, tool
+from yoagent.core import (
+    Agent,
+    Budget,
+    CostConfig,
+    MockProvider,
+    ModelConfig,
+    SubAgentTool,
+    Usage,
+    tool,
+)
 
 
 @tool
@@ -54,3 +63,55 @@ def test_for_model_keeps_a_budget_per_run_unless_asked_for_across_runs() -> None
     shared = Budget.for_model(1.0, priced, across_runs=True)
     assert per_run is not None and per_run.across_runs is False
     assert shared is not None and shared.across_runs is True
+
+
+def test_a_budget_that_saw_no_run_has_spent_nothing() -> None:
+    assert Budget(1.0, CostConfig(input=1.0)).spent_usd() == 0.0
+    assert Budget(1.0, CostConfig(input=1.0), across_runs=True).spent_usd() == 0.0
+
+
+PRICE = CostConfig(input=1_000_000.0)  # $1 per input token
+
+
+def with_helper(child_model: ModelConfig) -> tuple[Agent, MockProvider]:
+    """A parent calling a ``helper`` sub-agent twice (each reply of the child: 2 input
+    tokens; of the parent: 1), then answering."""
+    child = SubAgentTool(
+        "helper",
+        "Helps.",
+        provider=MockProvider([text_reply("child done", usage=Usage(input=2))] * 2),
+        model=child_model,
+    )
+    parent = MockProvider(
+        [
+            tool_reply(call("helper", "d1", task="help"), usage=Usage(input=1)),
+            tool_reply(call("helper", "d2", task="help"), usage=Usage(input=1)),
+            text_reply("parent done", usage=Usage(input=1)),
+        ]
+    )
+    return Agent.from_provider(parent, ModelConfig.mock(), tools=[child]), parent
+
+
+async def test_a_child_priced_at_its_own_rates_counts_at_what_it_cost() -> None:
+    agent, _ = with_helper(replace(ModelConfig.mock(), cost=CostConfig(input=2_000_000.0)))
+    budget = Budget(100.0, PRICE)
+    agent.with_extension(budget)
+    await agent.prompt("go")
+    assert budget.spent_usd() == pytest.approx(3 * 1.0 + 2 * 4.0)  # the child's $4, not $2
+
+
+async def test_an_unpriced_childs_tokens_count_at_the_budgets_rates() -> None:
+    agent, _ = with_helper(ModelConfig.mock())
+    budget = Budget(100.0, PRICE)
+    agent.with_extension(budget)
+    await agent.prompt("go")
+    assert budget.spent_usd() == pytest.approx(3 * 1.0 + 2 * 2.0)
+
+
+async def test_a_per_run_budget_on_the_tree_counts_the_children_in_the_parents_run() -> None:
+    agent, parent = with_helper(replace(ModelConfig.mock(), cost=PRICE))
+    budget = Budget(100.0, PRICE)
+    agent.with_tree_extension(budget)
+    await agent.prompt("go")
+    assert len(parent.requests) == 3
+    assert budget.spent_usd() == pytest.approx(3 * 1.0 + 2 * 2.0)  # the parent's run, last
