@@ -126,3 +126,17 @@ def test_a_metadata_key_that_is_not_text_is_named_by_its_kind() -> None:
     assert str(caught.value) == (
         "'metadata' keys must be strings, not a number (from an explicit tag)"
     )
+
+
+def test_the_body_may_start_with_any_character_after_the_blank_lines() -> None:
+    assert split_frontmatter("---\nname: x\n---\n\nXbody") == ("name: x\n", "Xbody")
+
+
+@pytest.mark.usefixtures("python_loader")
+def test_the_python_loader_stops_a_deep_value_after_many_siblings_while_composing() -> None:
+    """A thousand items, then a value a thousand levels deep: refused at the bound
+    while composing (with its line), not by the interpreter's recursion limit."""
+    value = "[" + "x, " * 1_000 + "[" * 1_000 + "]" * 1_000 + "]"
+    assert refusal(f"---\nname: x\nd: {value}\n---\n") == (
+        f"line 3: nested deeper than {MAX_NESTING} levels"
+    )
