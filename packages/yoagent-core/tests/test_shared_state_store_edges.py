@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from core_helpers import route_reads
 
 from yoagent.core._shared_state.store import (
     FileBackend,
@@ -98,28 +99,23 @@ async def test_a_folder_named_like_the_key_is_refused_in_these_words(tmp_path: P
     )
 
 
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (PermissionError(errno.EACCES, "Permission denied"), "Permission denied"),
+        (OSError("disk gone"), "disk gone"),  # no strerror: the error's text
+    ],
+)
 async def test_an_open_that_fails_names_the_read_the_key_and_the_reason(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, reason: str
 ) -> None:
     def refused(*args: Any, **kwargs: Any) -> int:
-        raise PermissionError(errno.EACCES, "Permission denied")
+        raise error
 
     monkeypatch.setattr(os, "open", refused)
     with pytest.raises(SharedStateError) as caught:
         await FileBackend(tmp_path).get("k")
-    assert str(caught.value) == "cannot read shared state 'k': Permission denied"
-
-
-async def test_an_error_without_strerror_is_given_by_its_text(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def refused(*args: Any, **kwargs: Any) -> int:
-        raise OSError("disk gone")
-
-    monkeypatch.setattr(os, "open", refused)
-    with pytest.raises(SharedStateError) as caught:
-        await FileBackend(tmp_path).get("k")
-    assert str(caught.value) == "cannot read shared state 'k': disk gone"
+    assert str(caught.value) == f"cannot read shared state 'k': {reason}"
 
 
 async def test_a_read_that_fails_names_the_read_the_key_and_the_reason(
@@ -127,22 +123,11 @@ async def test_a_read_that_fails_names_the_read_the_key_and_the_reason(
 ) -> None:
     backend = FileBackend(tmp_path)
     await backend.set("k", "v")
-    real_fdopen = os.fdopen
 
-    class Failing:
-        def __init__(self, handle: Any) -> None:
-            self.handle = handle
+    def failing(handle: Any, size: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
 
-        def __enter__(self) -> Failing:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.handle.close()
-
-        def read(self) -> bytes:
-            raise OSError(errno.EIO, "Input/output error")
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Failing(real_fdopen(fd, mode)))
+    route_reads(monkeypatch, failing)
     with pytest.raises(SharedStateError) as caught:
         await backend.get("k")
     assert str(caught.value) == "cannot read shared state 'k': Input/output error"

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from core_helpers import route_reads
 
 from yoagent.core import _skills
 from yoagent.core._skill_frontmatter import MAX_SKILL_BYTES
@@ -231,24 +231,13 @@ async def test_a_file_is_read_no_further_than_one_byte_past_the_bound(
 ) -> None:
     path = write_skill(tmp_path, "a")
     (path.parent / "one.md").write_text("one")
-    asked: list[Any] = []
-    real_fdopen = os.fdopen
+    asked: list[int] = []
 
-    class Recording:
-        def __init__(self, handle: Any) -> None:
-            self.handle = handle
+    def recording(handle: Any, size: int) -> bytes:
+        asked.append(size)
+        return handle.read(size)
 
-        def __enter__(self) -> Recording:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.handle.close()
-
-        def read(self, size: Any = -1) -> bytes:
-            asked.append(size)
-            return self.handle.read(size)
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Recording(real_fdopen(fd, mode)))
+    route_reads(monkeypatch, recording)
     await load_skills(tmp_path).tool().execute({"name": "a", "file": "one.md"}, ctx())
     assert asked == [MAX_SKILL_BYTES + 1]
 
