@@ -115,3 +115,48 @@ async def test_a_per_run_budget_on_the_tree_counts_the_children_in_the_parents_r
     await agent.prompt("go")
     assert len(parent.requests) == 3
     assert budget.spent_usd() == pytest.approx(3 * 1.0 + 2 * 2.0)  # the parent's run, last
+
+
+def with_grandchild(grandchild_model: ModelConfig) -> Agent:
+    """A parent calling a ``helper`` once, which calls a ``deeper`` helper once (each
+    reply: 1 input token at $1 for the parent and the child; 2 for the grandchild)."""
+    grandchild = SubAgentTool(
+        "deeper",
+        "Helps more.",
+        provider=MockProvider([text_reply("grandchild done", usage=Usage(input=2))]),
+        model=grandchild_model,
+    )
+    child = SubAgentTool(
+        "helper",
+        "Helps.",
+        provider=MockProvider(
+            [
+                tool_reply(call("deeper", "g1", task="more"), usage=Usage(input=1)),
+                text_reply("child done", usage=Usage(input=1)),
+            ]
+        ),
+        model=replace(ModelConfig.mock(), cost=PRICE),
+        tools=[grandchild],
+    )
+    parent = MockProvider(
+        [
+            tool_reply(call("helper", "d1", task="help"), usage=Usage(input=1)),
+            text_reply("parent done", usage=Usage(input=1)),
+        ]
+    )
+    return Agent.from_provider(parent, ModelConfig.mock(), tools=[child])
+
+
+@pytest.mark.parametrize(
+    ("grandchild_cost", "spent"),
+    [(CostConfig(input=3_000_000.0), 2 + 2 + 6.0), (None, 2 + 2 + 2.0)],
+    ids=["priced-at-its-own-rates", "unpriced"],
+)
+async def test_a_grandchilds_spend_counts_once_at_what_it_cost(
+    grandchild_cost: CostConfig | None, spent: float
+) -> None:
+    agent = with_grandchild(replace(ModelConfig.mock(), cost=grandchild_cost))
+    budget = Budget(100.0, PRICE)
+    agent.with_extension(budget)
+    await agent.prompt("go")
+    assert budget.spent_usd() == pytest.approx(spent)
