@@ -19,6 +19,7 @@ from yoagent.core import (
     Usage,
     tool,
 )
+from yoagent.core.extension import RunContext, RunHooks
 
 
 @tool
@@ -160,3 +161,24 @@ async def test_a_grandchilds_spend_counts_once_at_what_it_cost(
     agent.with_extension(budget)
     await agent.prompt("go")
     assert budget.spent_usd() == pytest.approx(spent)
+
+
+class SideSpend:
+    """An extension that spends $0.50 on a side request (1 input token) as each run starts."""
+
+    name = "side-spend"
+
+    def start_run(self, run: RunContext) -> RunHooks:
+        run.spend.record_extension(Usage(input=1), 0.5)
+        return RunHooks()
+
+
+async def test_a_shared_budget_counts_each_childs_side_spend_once() -> None:
+    agent, parent = with_helper(replace(ModelConfig.mock(), cost=PRICE))
+    shared = Budget(100.0, PRICE, across_runs=True)
+    agent.with_tree_extension(SideSpend())
+    agent.with_tree_extension(shared)
+    await agent.prompt("go")
+    assert len(parent.requests) == 3
+    # The parent: three replies of $1 and its side $0.50; each child: $2 and $0.50.
+    assert shared.spent_usd() == pytest.approx(3 * 1.0 + 0.5 + 2 * (2.0 + 0.5))
