@@ -164,21 +164,30 @@ async def test_a_grandchilds_spend_counts_once_at_what_it_cost(
 
 
 class SideSpend:
-    """An extension that spends $0.50 on a side request (1 input token) as each run starts."""
+    """An extension that spends on a side request (1 input token) as each run starts: $0.50,
+    or unpriced (``None``: the budget prices the token, $1)."""
 
     name = "side-spend"
 
+    def __init__(self, cost_usd: float | None) -> None:
+        self.cost_usd = cost_usd
+
     def start_run(self, run: RunContext) -> RunHooks:
-        run.spend.record_extension(Usage(input=1), 0.5)
+        run.spend.record_extension(Usage(input=1), self.cost_usd)
         return RunHooks()
 
 
-async def test_a_shared_budget_counts_each_childs_side_spend_once() -> None:
+@pytest.mark.parametrize(
+    ("side_cost", "side"), [(0.5, 0.5), (None, 1.0)], ids=["priced", "unpriced"]
+)
+async def test_a_shared_budget_counts_each_childs_side_spend_once(
+    side_cost: float | None, side: float
+) -> None:
     agent, parent = with_helper(replace(ModelConfig.mock(), cost=PRICE))
     shared = Budget(100.0, PRICE, across_runs=True)
-    agent.with_tree_extension(SideSpend())
+    agent.with_tree_extension(SideSpend(side_cost))
     agent.with_tree_extension(shared)
     await agent.prompt("go")
     assert len(parent.requests) == 3
-    # The parent: three replies of $1 and its side $0.50; each child: $2 and $0.50.
-    assert shared.spent_usd() == pytest.approx(3 * 1.0 + 0.5 + 2 * (2.0 + 0.5))
+    # The parent: three replies of $1 and its side spend; each child: $2 and its own.
+    assert shared.spent_usd() == pytest.approx(3 * 1.0 + side + 2 * (2.0 + side))
