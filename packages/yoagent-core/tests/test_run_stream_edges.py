@@ -4,6 +4,7 @@ block."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import anyio
@@ -64,3 +65,29 @@ async def test_events_left_unread_are_not_handed_out_after_the_block() -> None:
         assert await events.__anext__() == AgentStart()
     with pytest.raises(StopAsyncIteration):
         await stream.__anext__()
+
+
+async def test_a_native_cancel_of_the_body_cancels_the_run_with_it() -> None:
+    """One ``Task.cancel()`` (asyncio's own, delivered once) while the body waits: the
+    cancellation is handed to the run's task group, which cancels a run that ignores
+    ``abort``, and the block ends cancelled at once."""
+    started = anyio.Event()
+
+    async def produce(emit: Callable[[AgentEvent], None]) -> list[AgentMessage]:
+        started.set()
+        await anyio.sleep_forever()
+        return []
+
+    async def consume() -> None:
+        async with RunStream(produce, lambda: None):
+            await anyio.sleep_forever()
+
+    task = asyncio.get_running_loop().create_task(consume())
+    await started.wait()
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=2)
+    if not done:  # the run was left running: stop it for good before failing
+        task.cancel()
+        await asyncio.wait({task}, timeout=2)
+    assert task in done
+    assert task.cancelled()
