@@ -5,6 +5,7 @@ character YAML refuses is reported on."""
 from __future__ import annotations
 
 import pytest
+from yaml import MarkedYAMLError
 
 from yoagent.core import _skill_frontmatter
 from yoagent.core._skill_frontmatter import (
@@ -139,4 +140,11 @@ def test_the_python_loader_stops_a_deep_value_after_many_siblings_while_composin
     value = "[" + "x, " * 1_000 + "[" * 1_000 + "]" * 1_000 + "]"
     assert refusal(f"---\nname: x\nd: {value}\n---\n") == (
         f"line 3: nested deeper than {MAX_NESTING} levels"
+    )
+
+
+def test_a_yaml_error_with_no_mark_context_or_problem_is_invalid_yaml_on_the_first_line() -> None:
+    """The fallback of the problem's wording: an error PyYAML left bare."""
+    assert _skill_frontmatter._yaml_problem(MarkedYAMLError(), "a: 1") == (  # pyright: ignore[reportPrivateUsage]
+        "line 2: invalid YAML"
     )
