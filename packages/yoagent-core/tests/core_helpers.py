@@ -11,12 +11,14 @@ import pytest
 from yoagent.core import (
     AgentEvent,
     AssistantMessage,
+    MockProvider,
     RetryConfig,
     StopReason,
     TextContent,
     ToolCall,
     ToolResultMessage,
     Usage,
+    tool,
 )
 from yoagent.core.extension import HELD_RESULT
 
@@ -98,3 +100,15 @@ def route_reads(monkeypatch: pytest.MonkeyPatch, read: Callable[[Any, int], byte
             return read(self.handle, size)
 
     monkeypatch.setattr(os, "fdopen", lambda fd, mode: Routed(real_fdopen(fd, mode)))
+
+
+@tool
+async def work(n: int) -> str:
+    """Do a unit of work."""
+    return f"did {n}"
+
+
+def steps(count: int, usage: Usage) -> MockProvider:
+    """``count`` replies of ``usage`` each calling :func:`work`, then a final answer."""
+    replies = [tool_reply(call("work", f"c{i}", n=i), usage=usage) for i in range(count)]
+    return MockProvider([*replies, text_reply("finished", usage=usage)])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from core_helpers import call, text_reply, tool_reply
+from core_helpers import call, steps, text_reply, tool_reply, work
 
 from yoagent.core import (
     Agent,
@@ -17,20 +17,8 @@ from yoagent.core import (
     ModelConfig,
     SubAgentTool,
     Usage,
-    tool,
 )
 from yoagent.core.extension import RunContext, RunHooks
-
-
-@tool
-async def work(n: int) -> str:
-    """Do a unit of work."""
-    return f"did {n}"
-
-
-def steps(count: int, usage: Usage) -> MockProvider:
-    replies = [tool_reply(call("work", f"c{i}", n=i), usage=usage) for i in range(count)]
-    return MockProvider([*replies, text_reply("finished", usage=usage)])
 
 
 @pytest.mark.parametrize(
