@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from yoagent.core import (
     AgentEvent,
     AssistantMessage,
+    MockProvider,
     RetryConfig,
     StopReason,
     TextContent,
     ToolCall,
     ToolResultMessage,
     Usage,
+    tool,
 )
 from yoagent.core.extension import HELD_RESULT
 
@@ -73,3 +79,36 @@ class Recorder:
 
     def of(self, cls: type[Any]) -> list[Any]:
         return [event for event in self.events if isinstance(event, cls)]
+
+
+def route_reads(monkeypatch: pytest.MonkeyPatch, read: Callable[[Any, int], bytes]) -> None:
+    """Every file ``os.fdopen`` opens from now on reads through ``read(handle, size)``
+    (``handle`` the real file), to record or fail the reads a module makes."""
+    real_fdopen = os.fdopen
+
+    class Routed:
+        def __init__(self, handle: Any) -> None:
+            self.handle = handle
+
+        def __enter__(self) -> Routed:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()
+
+        def read(self, size: int = -1) -> bytes:
+            return read(self.handle, size)
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Routed(real_fdopen(fd, mode)))
+
+
+@tool
+async def work(n: int) -> str:
+    """Do a unit of work."""
+    return f"did {n}"
+
+
+def steps(count: int, usage: Usage) -> MockProvider:
+    """``count`` replies of ``usage`` each calling :func:`work`, then a final answer."""
+    replies = [tool_reply(call("work", f"c{i}", n=i), usage=usage) for i in range(count)]
+    return MockProvider([*replies, text_reply("finished", usage=usage)])

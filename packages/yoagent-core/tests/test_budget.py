@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from core_helpers import call, text_reply, tool_reply
+from core_helpers import call, steps, text_reply, tool_reply, work
 
 from yoagent.core import (
     Agent,
@@ -19,7 +19,6 @@ from yoagent.core import (
     ToolResultMessage,
     Usage,
     UserMessage,
-    tool,
 )
 from yoagent.core.extension import Proceed as Proceed
 from yoagent.core.extension import RunContext, RunHooks, TurnContext
@@ -27,18 +26,6 @@ from yoagent.core.provider import set_price_resolver
 
 PRICE = CostConfig(input=1_000_000.0, output=1_000_000.0)  # $1 per token: easy sums
 MILLION = Usage(input=1, output=0)  # $1 at PRICE
-
-
-@tool
-async def work(n: int) -> str:
-    """Do a unit of work."""
-    return f"did {n}"
-
-
-def steps(count: int, usage: Usage) -> MockProvider:
-    """``count`` tool-calling replies of ``usage`` each, then a final answer."""
-    replies = [tool_reply(call("work", f"c{i}", n=i), usage=usage) for i in range(count)]
-    return MockProvider([*replies, text_reply("finished", usage=usage)])
 
 
 def stopped_by_budget(messages: list[object]) -> bool:
