@@ -30,6 +30,13 @@ def script(folder: Path, body: str, name: str = "fake-bwrap") -> str:
     return str(path)
 
 
+def folders(base: Path, *names: str) -> list[Path]:
+    made = [base / name for name in names]
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
 class Launchers:
     """A stand-in for ``launcher``: each mechanism's program (or why it is unavailable), and
     the calls made."""
@@ -147,9 +154,7 @@ def test_an_unknown_policy_lists_the_choices() -> None:
 
 
 def test_the_summary_of_each_policy(tmp_path: Path) -> None:
-    one, two = tmp_path / "one", tmp_path / "two"
-    one.mkdir()
-    two.mkdir()
+    one, two = folders(tmp_path, "one", "two")
     assert CommandSandbox("full-access").summary() == (
         "full-access: no sandbox; commands can reach whatever this process can"
     )
@@ -217,9 +222,7 @@ def test_the_read_only_plan_carries_the_network_setting() -> None:
 def test_a_writable_folder_replaced_by_a_link_is_left_out_and_logged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    ws, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
-    ws.mkdir()
-    elsewhere.mkdir()
+    ws, elsewhere = folders(tmp_path, "ws", "elsewhere")
     sandbox = CommandSandbox(writable_paths=[ws])
     ws.rmdir()
     ws.symlink_to(elsewhere)
@@ -234,9 +237,7 @@ def test_a_writable_folder_replaced_by_a_link_is_left_out_and_logged(
 def test_a_dot_git_link_is_left_unprotected_and_logged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    ws, real_git = tmp_path / "ws", tmp_path / "real-git"
-    ws.mkdir()
-    real_git.mkdir()
+    ws, real_git = folders(tmp_path, "ws", "real-git")
     (ws / ".git").symlink_to(real_git)
     with caplog.at_level(logging.WARNING, logger="yoagent.tools"):
         plan = CommandSandbox(writable_paths=[ws]).plan()

@@ -5,6 +5,7 @@ normalised only where the file's are uniform, the diff's cut, and the tool's det
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,25 @@ NOT_FOUND = "edit_file: old_text was not found in the file. No edit was applied.
 def refused(data: bytes, *edits: Edit, **options: object) -> str:
     with pytest.raises(EditError) as info:
         apply_edits(data, list(edits), **options)  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def after_reading(monkeypatch: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
+    """Run ``action`` once edit_file has read the file, before it writes it."""
+    real_read_all = edit_file.read_all
+
+    def read_then_act(fd: int) -> bytes:
+        data = real_read_all(fd)
+        action()
+        return data
+
+    monkeypatch.setattr(edit_file, "read_all", read_then_act)
+
+
+async def edit_refused(tool: EditFileTool, arguments: dict[str, object], ctx: ToolContext) -> str:
+    """The text of the ToolError ``tool`` raises for ``arguments``."""
+    with pytest.raises(ToolError) as info:
+        await tool.execute(arguments, ctx)
     return str(info.value)
 
 
@@ -215,9 +235,10 @@ async def test_the_arguments_need_one_form_exactly(tmp_path: Path, ctx: ToolCont
             ctx,
         )
     assert str(both.value) == "edit_file: pass either old_text/new_text or edits, not both"
-    with pytest.raises(ToolError) as neither:
-        await tool.execute({"path": "f"}, ctx)
-    assert str(neither.value) == "edit_file: old_text and new_text are required (strings), or edits"
+    assert (
+        await edit_refused(tool, {"path": "f"}, ctx)
+        == "edit_file: old_text and new_text are required (strings), or edits"
+    )
 
 
 async def test_allowed_paths_confine_the_tool(tmp_path: Path, ctx: ToolContext) -> None:
@@ -270,9 +291,10 @@ async def test_a_file_over_the_size_bound_is_refused(
     (tmp_path / "f").write_text("abc\n")
     await tool.execute({"path": "f", "old_text": "a", "new_text": "A"}, ctx)
     (tmp_path / "g").write_text("abcd\n")
-    with pytest.raises(ToolError) as info:
-        await tool.execute({"path": "g", "old_text": "a", "new_text": "A"}, ctx)
-    assert str(info.value) == "edit_file: g is 5 bytes, more than 4; edit it with bash instead"
+    assert (
+        await edit_refused(tool, {"path": "g", "old_text": "a", "new_text": "A"}, ctx)
+        == "edit_file: g is 5 bytes, more than 4; edit it with bash instead"
+    )
 
 
 async def test_a_failed_write_names_the_tool_and_the_file(
@@ -280,19 +302,17 @@ async def test_a_failed_write_names_the_tool_and_the_file(
 ) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "f").write_text("abc\n")
-    real_read_all = edit_file.read_all
 
-    def read_then_remove_the_folder(fd: int) -> bytes:
-        data = real_read_all(fd)
+    def folder_made_a_file() -> None:
         shutil.rmtree(tmp_path / "sub")
         (tmp_path / "sub").write_text("now a file\n")
-        return data
 
-    monkeypatch.setattr(edit_file, "read_all", read_then_remove_the_folder)
+    after_reading(monkeypatch, folder_made_a_file)
     tool = EditFileTool(PathSandbox([tmp_path]))
-    with pytest.raises(ToolError) as info:
-        await tool.execute({"path": "sub/f", "old_text": "a", "new_text": "A"}, ctx)
-    assert str(info.value) == "edit_file: sub/f: a parent in the path is not a folder"
+    assert (
+        await edit_refused(tool, {"path": "sub/f", "old_text": "a", "new_text": "A"}, ctx)
+        == "edit_file: sub/f: a parent in the path is not a folder"
+    )
 
 
 async def test_a_link_swapped_in_after_the_check_is_never_followed(
@@ -304,18 +324,13 @@ async def test_a_link_swapped_in_after_the_check_is_never_followed(
     (outside / "secret").write_text("abc\n")
     (root / "f").write_text("abc\n")
     tool = EditFileTool(PathSandbox([root]))
-    real_read_all = edit_file.read_all
 
-    def read_then_swap(fd: int) -> bytes:
-        data = real_read_all(fd)
+    def file_made_a_link() -> None:
         (root / "f").unlink()
         (root / "f").symlink_to(outside / "secret")
-        return data
 
-    monkeypatch.setattr(edit_file, "read_all", read_then_swap)
-    with pytest.raises(ToolError) as written:
-        await tool.execute({"path": "f", "old_text": "a", "new_text": "A"}, ctx)
-    assert str(written.value) == (
+    after_reading(monkeypatch, file_made_a_link)
+    assert await edit_refused(tool, {"path": "f", "old_text": "a", "new_text": "A"}, ctx) == (
         "edit_file: f: a symbolic link appeared in the path after it was checked; refused"
     )
     assert (outside / "secret").read_text() == "abc\n"
@@ -329,8 +344,8 @@ async def test_a_link_swapped_in_after_the_check_is_never_followed(
             return str(root / "g")  # as if "g" became a link after the check
 
     swapped = EditFileTool(CheckedBeforeTheSwap([root]))
-    with pytest.raises(ToolError) as read:
-        await swapped.execute({"path": "g", "old_text": "a", "new_text": "A"}, ctx)
-    assert str(read.value) == (  # refused before reading, not "old_text was not found"
+    assert await edit_refused(
+        swapped, {"path": "g", "old_text": "a", "new_text": "A"}, ctx
+    ) == (  # refused before reading, not "old_text was not found"
         "edit_file: g: a symbolic link appeared in the path after it was checked; refused"
     )
