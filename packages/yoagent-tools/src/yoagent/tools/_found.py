@@ -24,8 +24,10 @@ class Found:
 
 
 def show_line(text: bytes) -> str:
-    """A matching line as shown: undecodable bytes as ``\\xNN``, cut at 500 characters."""
-    line = utf8_decode(text[:MAX_LINE_BYTES]).rstrip("\r\n")
-    if len(line) <= MAX_LINE_CHARS and len(text) <= MAX_LINE_BYTES:
+    """A matching line as shown: undecodable bytes as ``\\xNN``, cut at 500 characters
+    (or :data:`MAX_LINE_BYTES`); its line ending is not part of it."""
+    body = text.rstrip(b"\r\n")
+    line = utf8_decode(body[:MAX_LINE_BYTES])
+    if len(line) <= MAX_LINE_CHARS and len(body) <= MAX_LINE_BYTES:
         return line
     return line[:MAX_LINE_CHARS] + f" … [line cut at {MAX_LINE_CHARS} characters]"
