@@ -86,8 +86,7 @@ def test_help_starts_with_the_usage_line_and_the_description(help_text: str) -> 
         "[--pricing MODE] [--record REPO] [--plain] [--hide-thinking] [--version]"
     )
     assert description == (
-        "A terminal coding agent. Without -p, opens an interactive session in the current "
-        "folder."
+        "A terminal coding agent. Without -p, opens an interactive session in the current folder."
     )
 
 

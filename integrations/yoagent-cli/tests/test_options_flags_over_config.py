@@ -221,8 +221,7 @@ def test_the_usage_errors_word_for_word(
     )
     monkeypatch.delenv("CLOUDFLARE_ACCOUNT_ID", raising=False)
     assert refused(capsys, tmp_path, "--tool-gate", "clef") == (
-        "yoagent: error: --tool-gate clef: needs CLOUDFLARE_ACCOUNT_ID (the Workers AI "
-        "account id)"
+        "yoagent: error: --tool-gate clef: needs CLOUDFLARE_ACCOUNT_ID (the Workers AI account id)"
     )
 
 
