@@ -148,6 +148,15 @@ def test_a_line_or_exact_text_without_a_style_is_drawn_unstyled() -> None:
     assert out.getvalue() == "plain\nexact\nsecond\x1b[7m\\t\x1b[0ma\n\x1b[32m+x\x1b[0m\n"
 
 
+def test_exact_text_given_a_style_draws_every_line_in_it() -> None:
+    out = io.StringIO()
+    renderer = RichRenderer(
+        Console(file=out, width=60, force_terminal=True, color_system="standard")
+    )
+    renderer.exact("one\ntwo", "bold")
+    assert out.getvalue() == "\x1b[1mone\x1b[0m\n\x1b[1mtwo\x1b[0m\n"
+
+
 def test_thinking_in_several_deltas_stays_on_one_line() -> None:
     def thought(delta: str) -> AgentEvent:
         return MessageUpdate(delta=ThinkingDelta(content_index=0, delta=delta))
