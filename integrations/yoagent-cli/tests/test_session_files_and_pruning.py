@@ -145,7 +145,8 @@ def aged(path: Path, modified: float) -> None:
 
 def test_prune_deletes_nothing_unless_given_a_limit(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    (tmp_path / "old.jsonl").write_bytes(b"x" * 100)
+    with (tmp_path / "old.jsonl").open("wb") as file:
+        file.truncate(2 * MB)
     aged(tmp_path / "old.jsonl", time.time() - 400 * DAY)
     assert store.prune() == []
 
@@ -190,6 +191,8 @@ def test_prune_by_size_keeps_exactly_the_limit(tmp_path: Path) -> None:
 
 
 def test_prune_by_size_deletes_the_oldest_until_under_the_limit(tmp_path: Path) -> None:
+    sized(tmp_path / "just", 1, MB // 2, MB // 2)  # one byte over
+    assert [info.id for info in SessionStore(tmp_path / "just").prune(max_total_mb=1)] == ["s0"]
     sized(tmp_path, 100 * 1024, 500 * 1024, 450 * 1024)  # 1 MB and 2 KB
     deleted = SessionStore(tmp_path).prune(max_total_mb=1)
     assert [info.id for info in deleted] == ["s0"]
