@@ -199,13 +199,18 @@ def test_a_prompt_of_a_dash_is_read_from_stdin(
     assert options(tmp_path, "-p", "-").prompt == "the task\nin two lines\n"
 
 
-def test_the_usage_errors_word_for_word(
+def test_the_usage_errors_of_the_prompt_word_for_word(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert refused(capsys, tmp_path, "--json") == "yoagent: error: --json needs -p TASK"
     assert refused(capsys, tmp_path, "-p", " \n") == "yoagent: error: -p needs a task"
     monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
     assert refused(capsys, tmp_path, "-p", "-") == "yoagent: error: -p needs a task"
+
+
+def test_the_usage_errors_of_paths_urls_servers_and_gates_word_for_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     missing = tmp_path / "missing.md"
     assert refused(capsys, tmp_path, "--system", str(missing)) == (
         f"yoagent: error: --system {missing}: no such file"
