@@ -15,6 +15,9 @@ from yoagent.cli.settings import LoadedSettings, Settings, SettingsError
 from yoagent.core import ThinkingLevel
 from yoagent.tools import SandboxPolicy
 
+MODEL_FLAGS = ("--provider", "openai", "--model", "gpt-x", "--base-url", "http://127.0.0.1:9/v1")
+"""The flags choosing the model, each over its setting."""
+
 
 def options(
     cwd: Path, *argv: str, settings: Settings | None = None, user_file: Path | None = None
@@ -50,12 +53,7 @@ def test_each_flag_reaches_its_option(tmp_path: Path) -> None:
         "-p",
         "fix it",
         "--json",
-        "--provider",
-        "openai",
-        "--model",
-        "gpt-x",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
+        *MODEL_FLAGS,
         "--allow-path",
         str(tmp_path / "more"),
         "--yes",
@@ -147,12 +145,7 @@ def test_a_flag_wins_over_the_settings(tmp_path: Path) -> None:
     )
     got = options(
         tmp_path,
-        "--provider",
-        "openai",
-        "--model",
-        "gpt-x",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
+        *MODEL_FLAGS,
         "--allow-path",
         str(tmp_path / "flag"),
         "--max-turns",
