@@ -44,3 +44,21 @@ async def test_a_crlf_line_of_2000_bytes_is_shown_whole_by_either_engine(
     tool = SearchTool(PathSandbox([tmp_path]), engine=engine)  # type: ignore[arg-type]
     result = await tool.execute({"pattern": "\U0001f600"}, ctx)
     assert result.text == f"crlf.txt:1:{wide}"
+
+
+def test_a_carriage_return_inside_a_longer_line_at_the_bound_is_not_taken_for_its_ending() -> None:
+    wide = "\U0001f600" * 500  # 2,000 bytes
+    assert show_line(wide.encode() + b"\r") == wide  # a CRLF line's text, without the LF
+    assert show_line(wide.encode() + b"\rm") == wide[:500] + CUT  # the first 2,002 bytes
+    assert show_line(b"x\r\r\n") == "x\r"  # only the one line ending
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_a_longer_line_with_a_carriage_return_at_the_bound_is_cut_by_either_engine(
+    tmp_path: Path, ctx: ToolContext, engine: str
+) -> None:
+    wide = "\U0001f600" * 500
+    (tmp_path / "long.txt").write_bytes(wide.encode() + b"\rmore text\n")
+    tool = SearchTool(PathSandbox([tmp_path]), engine=engine)  # type: ignore[arg-type]
+    result = await tool.execute({"pattern": "more"}, ctx)
+    assert result.text == f"long.txt:1:{wide}{CUT}"

@@ -25,8 +25,13 @@ class Found:
 
 def show_line(text: bytes) -> str:
     """A matching line as shown: undecodable bytes as ``\\xNN``, cut at 500 characters
-    (or :data:`MAX_LINE_BYTES`); its line ending is not part of it."""
-    body = text.rstrip(b"\r\n")
+    (or :data:`MAX_LINE_BYTES`); its one line ending is not part of it.
+
+    The engines pass a line without its newline and at most ``MAX_LINE_BYTES + 2`` bytes
+    of it: a CRLF line of exactly the bound arrives whole with its ``\\r``, and a longer
+    line is still longer once a ``\\r`` of its own at the cut is stripped.
+    """
+    body = text.removesuffix(b"\n").removesuffix(b"\r")
     line = utf8_decode(body[:MAX_LINE_BYTES])
     if len(line) <= MAX_LINE_CHARS and len(body) <= MAX_LINE_BYTES:
         return line

@@ -229,7 +229,7 @@ class _FileScan:
             if self.mid_line and line_start == 0:
                 text = self.long_head
             else:
-                text = buffer[line_start : min(line_end, line_start + SHOWN_LINE_BYTES + 1)]
+                text = buffer[line_start : min(line_end, line_start + SHOWN_LINE_BYTES + 2)]
             if not self.search.emit(self.shown, self.line, text):
                 ok = False
                 break
@@ -243,7 +243,7 @@ class _FileScan:
     def _window(self, buffer: bytes) -> bool:
         """Search a window of one long line (no newline in ``buffer``)."""
         if not self.mid_line:
-            self.long_head = buffer[: SHOWN_LINE_BYTES + 1]
+            self.long_head = buffer[: SHOWN_LINE_BYTES + 2]
         ok = True
         if not self.long_matched:
             # the last byte is context, searched again at the start of the next window

@@ -265,9 +265,10 @@ def _lines_at(fd: int, numbers: list[int], stop: Callable[[], bool]) -> Iterator
 
     Blocks are read in turn; the newlines before a wanted line are counted with
     ``bytes.count`` (never a Python step per line), and only the first
-    ``MAX_LINE_BYTES + 1`` bytes of a wanted line are kept, however long it is.
+    ``MAX_LINE_BYTES + 2`` bytes of a wanted line are kept, however long it is (see
+    :func:`show_line`).
     """
-    keep = MAX_LINE_BYTES + 1
+    keep = MAX_LINE_BYTES + 2
     index = 0
     line = 1  # the number of the line the read position is in
     collecting: bytearray | None = None  # the wanted line, once its start is reached
