@@ -172,6 +172,16 @@ def test_record_alone_without_a_model_shows_the_repository_in_the_run_viewer(
     assert ui.made["runs"] == [repo]
 
 
+def test_a_record_repository_from_the_config_file_does_not_hide_a_missing_key(
+    yoagent: InProcess, ui: FakeUi, tmp_path: Path
+) -> None:
+    yoagent.user_config(f'record = "{tmp_path / "repo"}"\n')
+    result = yoagent.run("web")
+    assert (result.code, result.out) == (2, "")
+    assert result.err.startswith("yoagent: no API key found.\n")
+    assert ui.served == {}
+
+
 def test_a_record_path_that_cannot_be_used_is_a_usage_error(
     yoagent: InProcess, server: ScriptedServer, ui: FakeUi
 ) -> None:

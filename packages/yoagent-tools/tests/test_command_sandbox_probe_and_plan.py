@@ -313,7 +313,7 @@ def test_git_files_are_made_only_in_a_folder_never_a_fifo(tmp_path: Path) -> Non
 
     worker = threading.Thread(target=make, daemon=True)
     worker.start()
-    worker.join(0.5)
+    worker.join(5)  # only a blocked open waits it out
     blocked = worker.is_alive()
     if blocked:  # opened for reading, it waits for a writer: give it one
         os.close(os.open(fifo, os.O_WRONLY))

@@ -176,14 +176,15 @@ async def test_the_re_reading_stops_at_the_searchs_deadline(
     real_verify = search.verify
 
     def verify(fd: int, reported: list[object], *, stop: object) -> Verified:
-        give_up = time.monotonic() + 1.5
+        give_up = time.monotonic() + 5
         while not stop() and time.monotonic() < give_up:  # type: ignore[operator]
             time.sleep(0.01)
         seen.append(bool(stop()))  # type: ignore[operator]
         return real_verify(fd, reported, stop=lambda: False)  # type: ignore[arg-type]
 
     monkeypatch.setattr(search, "verify", verify)
-    tool = SearchTool(PathSandbox([tmp_path]), engine="ripgrep", timeout=0.3)
+    # long enough for rg to start and report on a loaded machine before the deadline
+    tool = SearchTool(PathSandbox([tmp_path]), engine="ripgrep", timeout=1.0)
     await tool.execute({"pattern": "needle"}, ctx)
     assert seen == [True]
 
@@ -260,7 +261,7 @@ async def test_a_warning_about_a_path_gone_from_the_searched_folder_is_left_out(
     "body",
     [
         "exec 2>&-; exec sleep 3",  # stderr closed, still running
-        "sleep 1 & exit 0",  # exited, its child holding stdout
+        "sleep 5 & exit 0",  # exited, its child holding stdout
     ],
 )
 async def test_ripgrep_is_done_only_when_it_exited_and_both_pipes_closed(
@@ -283,7 +284,7 @@ async def test_a_cancel_while_lines_are_re_read_ends_the_call_at_once(
 
     def verify(fd: int, reported: list[object], *, stop: object) -> Verified:
         anyio.from_thread.run_sync(token.cancel)
-        give_up = time.monotonic() + 1.0
+        give_up = time.monotonic() + 5.0
         while not stop() and time.monotonic() < give_up:  # type: ignore[operator]
             time.sleep(0.01)
         return real_verify(fd, reported, stop=lambda: False)  # type: ignore[arg-type]
@@ -294,4 +295,4 @@ async def test_a_cancel_while_lines_are_re_read_ends_the_call_at_once(
     with pytest.raises(ToolError) as info:
         await tool.execute({"pattern": "needle"}, make_ctx("search", cancel=token))
     assert str(info.value) == "search: cancelled"
-    assert time.monotonic() - started < 0.8
+    assert time.monotonic() - started < 3.0  # not the 5 s the re-reading would take

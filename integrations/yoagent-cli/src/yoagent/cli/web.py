@@ -106,7 +106,7 @@ def run_web(argv: list[str]) -> int:
             env=os.environ,
         )
     except ConfigError as error:
-        if not args.runs and options.record is None:  # nothing to show without a model
+        if not args.runs and args.record is None:  # a config file's `record` asks for no viewer
             sys.stderr.write(str(error))
             return EXIT_USAGE
         write_inert(sys.stderr, "yoagent: no model to chat with: serving the run viewer only")
