@@ -76,10 +76,14 @@ part_yoagent_ui() {
 }
 
 install_parts() { # install_parts [PACKAGE...]: the parts of those packages, else of all
-  local packages=("$@") package
-  [ ${#packages[@]} -gt 0 ] || packages=(yoagent-tools yoagent-mcp yoagent-dbos yoagent-ui)
-  for package in "${packages[@]}"; do
-    if declare -F "part_${package//-/_}" >/dev/null; then "part_${package//-/_}"; fi
+  local package part
+  if [ $# -eq 0 ]; then
+    for part in $(compgen -A function part_); do "$part"; done
+    return
+  fi
+  for package; do
+    part="part_${package//-/_}"
+    if declare -F "$part" >/dev/null; then "$part"; fi
   done
 }
 

@@ -408,3 +408,47 @@ def test_a_part_installs_what_is_missing_and_says_so_to_later_github_steps(
     assert not any(line.startswith("apt-get install chromium") for line in lines)
     assert "REQUIRE=1" in lines
     assert github_env.read_text("utf-8") == "YOAGENT_DBOS_REQUIRE_POSTGRES=1\n"
+
+
+def test_ci_run_installs_every_part() -> None:
+    parts = re.findall(r"^part_(\w+)\(\)", (REPO / ".ci/parts.sh").read_text("utf-8"), re.M)
+    run = (REPO / ".ci/run").read_text("utf-8")
+    installed = {
+        name.replace("-", "_")
+        for line in re.findall(r"^install_parts (.+)$", run, re.MULTILINE)
+        for name in line.split()
+    }
+    assert installed == set(parts)
+
+
+def test_with_no_package_named_every_part_is_installed(tmp_path: Path) -> None:
+    done = run_parts("install_parts", tmp_path, CHROMIUM="/bin/true")
+    assert done.returncode == 0, done.stderr
+    sections = [line for line in done.stdout.splitlines() if line.startswith("==> ")]
+    assert len(sections) == 5  # bubblewrap, MCP peers, PostgreSQL, UI clients, chromium
+    assert "bwrap --version" in done.stdout.splitlines()
+
+
+def test_run_as_a_script_it_installs_the_named_packages_parts(tmp_path: Path) -> None:
+    github_env = tmp_path / "github_env"
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for name, body in {"npm": 'echo "npm $*"', "bwrap": 'echo "bwrap $*"'}.items():
+        (bin_folder / name).write_text(f"#!/bin/sh\n{body}\n", "utf-8")
+        (bin_folder / name).chmod(0o755)
+    done = subprocess.run(
+        ["bash", str(REPO / ".ci/parts.sh"), "yoagent-tools", "yoagent-mcp"],
+        cwd=tmp_path,  # the script finds the repository itself
+        env={"PATH": f"{bin_folder}:/usr/bin:/bin", "GITHUB_ENV": str(github_env)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert (
+        "npm ci --prefix packages/yoagent-mcp/tests/npm --no-audit --no-fund --loglevel=error"
+        in lines
+    )
+    assert "bwrap --version" in lines
+    assert github_env.read_text("utf-8") == "YOAGENT_REQUIRE_SANDBOX=1\n"

@@ -422,10 +422,12 @@ def test_both_workflows_install_the_packages_real_parts_before_mutating(name: st
     workflow: dict[str, Any] = yaml.safe_load(
         (REPO / ".github/workflows" / name).read_text("utf-8")
     )
-    runs = [str(step.get("run", "")) for step in workflow["jobs"]["mutmut"]["steps"]]
+    steps: list[dict[str, Any]] = workflow["jobs"]["mutmut"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
     [parts] = [i for i, run in enumerate(runs) if run == 'bash .ci/parts.sh "$PACKAGE"']
     [mutate] = [i for i, run in enumerate(runs) if ".ci/mutation.py" in run]
     assert parts < mutate
+    assert steps[parts]["env"]["PACKAGE"] == "${{ matrix.package }}"  # unset, it installs none
 
 
 def test_the_plan_lists_the_packages_with_a_changed_mutated_module(

@@ -99,7 +99,10 @@ def route_reads(monkeypatch: pytest.MonkeyPatch, read: Callable[[Any, int], byte
         def read(self, size: int = -1) -> bytes:
             return read(self.handle, size)
 
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Routed(real_fdopen(fd, mode)))
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Routed:
+        return Routed(real_fdopen(fd, *args, **kwargs))
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
 
 
 @tool
