@@ -7,6 +7,7 @@ import logging
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -90,6 +91,26 @@ def test_a_record_factory_reset_to_the_default_is_wrapped_again(
     logging.setLogRecordFactory(logging.LogRecord)
     with scrub_logs(Scrubber([SECRET]), ["floorlib"]):
         logging.getLogger("floorlib.after_a_reset").info(SECRET)
+    assert _messages(logs) == ["[redacted]"]
+
+
+def test_another_librarys_factory_set_after_a_reset_is_wrapped_too(
+    logs: pytest.LogCaptureFixture,
+) -> None:
+    before = logging.getLogRecordFactory()
+    with scrub_logs(Scrubber([SECRET]), ["floorlib"]):
+        pass
+    logging.setLogRecordFactory(logging.LogRecord)
+
+    def foreign(*args: Any, **kwargs: Any) -> logging.LogRecord:  # as ray.init installs
+        return logging.LogRecord(*args, **kwargs)
+
+    logging.setLogRecordFactory(foreign)
+    try:
+        with scrub_logs(Scrubber([SECRET]), ["floorlib"]):
+            logging.getLogger("floorlib.made_after_a_foreign_factory").info(SECRET)
+    finally:
+        logging.setLogRecordFactory(before)
     assert _messages(logs) == ["[redacted]"]
 
 

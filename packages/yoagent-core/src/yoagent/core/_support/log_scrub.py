@@ -99,7 +99,10 @@ class _Registry(logging.Filter):
             self._guards = (*self._guards, guard)
             self._roots = tuple({*self._roots, *guard.loggers})
             current = logging.getLogRecordFactory()
-            if self._factory is None or current is logging.LogRecord:
+            # Another factory in place of ours (ours reset, then another library's set,
+            # as ray.init does) must be wrapped too: a logger made later is scrubbed
+            # only by it. A factory that still calls ours scrubs twice, which is harmless.
+            if current is not self._factory:
                 self._factory = self._scrubbing(current)
                 logging.setLogRecordFactory(self._factory)
             existing = logging.Logger.manager.loggerDict
