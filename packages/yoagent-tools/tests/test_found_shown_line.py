@@ -35,15 +35,24 @@ def test_a_line_of_2000_bytes_is_whole_and_more_is_cut() -> None:
     assert show_line(("\U0001f600" * 499 + "ab").encode()) == "\U0001f600" * 499 + "a" + CUT
 
 
+async def search_one_file(
+    folder: Path, ctx: ToolContext, engine: str, file: tuple[str, bytes], pattern: str
+) -> str:
+    """What ``engine`` shows for ``pattern`` in a folder holding one file (name, content)."""
+    (folder / file[0]).write_bytes(file[1])
+    tool = SearchTool(PathSandbox([folder]), engine=engine)  # type: ignore[arg-type]
+    return (await tool.execute({"pattern": pattern}, ctx)).text
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 async def test_a_crlf_line_of_2000_bytes_is_shown_whole_by_either_engine(
     tmp_path: Path, ctx: ToolContext, engine: str
 ) -> None:
     wide = "\U0001f600" * 500
-    (tmp_path / "crlf.txt").write_bytes(wide.encode() + b"\r\n")
-    tool = SearchTool(PathSandbox([tmp_path]), engine=engine)  # type: ignore[arg-type]
-    result = await tool.execute({"pattern": "\U0001f600"}, ctx)
-    assert result.text == f"crlf.txt:1:{wide}"
+    shown = await search_one_file(
+        tmp_path, ctx, engine, ("crlf.txt", wide.encode() + b"\r\n"), "\U0001f600"
+    )
+    assert shown == f"crlf.txt:1:{wide}"
 
 
 def test_a_carriage_return_inside_a_longer_line_at_the_bound_is_not_taken_for_its_ending() -> None:
@@ -58,7 +67,7 @@ async def test_a_longer_line_with_a_carriage_return_at_the_bound_is_cut_by_eithe
     tmp_path: Path, ctx: ToolContext, engine: str
 ) -> None:
     wide = "\U0001f600" * 500
-    (tmp_path / "long.txt").write_bytes(wide.encode() + b"\rmore text\n")
-    tool = SearchTool(PathSandbox([tmp_path]), engine=engine)  # type: ignore[arg-type]
-    result = await tool.execute({"pattern": "more"}, ctx)
-    assert result.text == f"long.txt:1:{wide}{CUT}"
+    shown = await search_one_file(
+        tmp_path, ctx, engine, ("long.txt", wide.encode() + b"\rmore text\n"), "more"
+    )
+    assert shown == f"long.txt:1:{wide}{CUT}"
