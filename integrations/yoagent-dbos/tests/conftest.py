@@ -6,13 +6,27 @@ is set, as ``.ci/run`` does)."""
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from dbos_helpers import Postgres, postgres_bin, postgres_server
 from scripted_server import ModelServer
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dbos_console_on_this_sessions_stderr() -> None:
+    """DBOS's console handler keeps the stream it was made with: the stderr one pytest
+    session captured. A second session in the same process (mutmut runs several) would find
+    it closed, and ``DBOS()`` fails flushing it: point it at this session's."""
+    for handler in logging.getLogger("dbos").handlers:
+        if handler.name == "__dbos_console_log_handler__" and isinstance(
+            handler, logging.StreamHandler
+        ):
+            handler.stream = sys.stderr  # not setStream, which flushes the closed one
 
 
 @pytest.fixture
